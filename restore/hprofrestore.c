@@ -1,0 +1,46 @@
+/* hprofrestore: turn a stripped HPROF dump back into one viewers open. */
+#include "../strip/cli.h"
+
+#include <string.h>
+
+static const char usage[] =
+"Usage: hprofrestore [OPTIONS] [IN]\n"
+"Refill every stripped primitive array (0xC3) of a dump written by\n"
+"hprofstrip or libhprofstrip.so with zeros of its original length, so that\n"
+"Eclipse MAT, VisualVM or Android Studio can open it. An unstripped dump\n"
+"goes through unchanged.\n"
+"\n"
+"  IN           input dump; '-' or none: stdin\n"
+"  -o FILE      write FILE (through a temporary file, renamed on success);\n"
+"               '-' or none: stdout\n"
+"  --jvm        also convert an Android 1.0.3 dump to a standard 1.0.2 dump\n"
+"               for Eclipse MAT and VisualVM (see README)\n"
+"  --app-only   with --jvm: drop zygote and image heap objects (like\n"
+"               hprof-conv -z)\n"
+"  -v           print a summary line on stderr\n"
+"  -q           print nothing, not even errors\n"
+"  -h, --help   this help\n"
+"  -V, --version\n"
+"\n"
+"Exit status: 0 success, 1 invalid input or I/O error, 2 usage error.\n";
+
+static int option(const char *arg, unsigned *flags)
+{
+	if (!strcmp(arg, "--jvm")) {
+		*flags |= HS_JVM;
+		return 1;
+	}
+	if (!strcmp(arg, "--app-only")) {
+		*flags |= HS_JVM | HS_APP_ONLY;
+		return 1;
+	}
+	return 0;
+}
+
+int main(int argc, char **argv)
+{
+	static const struct cli_tool tool = {
+		"hprofrestore", usage, "restored", HS_RESTORE, option
+	};
+	return cli_main(&tool, argc, argv);
+}

@@ -1,0 +1,218 @@
+/*
+ * Front end shared by hprofstrip and hprofrestore: options, input loop,
+ * buffered output with in-place length patches, temp file + rename,
+ * progress and messages. Data goes to stdout or -o, messages to stderr.
+ */
+#include "cli.h"
+#include "out.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+#define IN_BUF (1u << 20)
+
+static unsigned char in_buf[IN_BUF];
+
+struct run {
+	const struct cli_tool *tool;
+	const char *in_name;   /* for messages */
+	int verbosity;         /* 0 quiet, 1 errors, 2 summary */
+	int progress;          /* show a progress line */
+	uint64_t in_size;      /* regular input: its size, else 0 */
+	double t0, last;
+};
+
+static double now(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (double)ts.tv_sec + ts.tv_nsec / 1e9;
+}
+
+static void show_progress(struct run *r, uint64_t done, int final)
+{
+	double t = now(), el = t - r->t0, rate, left;
+	int pct;
+
+	if (!final && t - r->last < 0.1 && r->last > 0)
+		return;
+	r->last = t;
+	pct = r->in_size ? (int)(done * 100 / r->in_size) : 100;
+	rate = el > 0 ? (double)done / el : 0;
+	left = rate > 0 ? (double)(r->in_size - done) / rate : 0;
+	fprintf(stderr, "\r%s: %3d%% %8.1f MB/s %4d:%02d left ", r->tool->name,
+	        pct, rate / 1e6, (int)left / 60, (int)left % 60);
+	if (final)
+		fputs("\r\033[K", stderr);
+	fflush(stderr);
+}
+
+static int usage_error(const struct cli_tool *t, const char *fmt, const char *a)
+{
+	fprintf(stderr, "%s: ", t->name);
+	fprintf(stderr, fmt, a);
+	fprintf(stderr, "\nTry '%s --help'.\n", t->name);
+	return EXIT_USAGE;
+}
+
+static int read_some(int fd, void *buf, size_t n, ssize_t *got)
+{
+	do
+		*got = read(fd, buf, n);
+	while (*got < 0 && errno == EINTR);
+	return *got < 0 ? -1 : 0;
+}
+
+/* Runs the engine over in_fd into the sink; 0 on success. */
+static int pump(struct run *r, struct hs_state *st, int in_fd, struct out *o)
+{
+	ssize_t got;
+
+	r->t0 = now();
+	for (;;) {
+		if (read_some(in_fd, in_buf, sizeof in_buf, &got)) {
+			if (r->verbosity)
+				fprintf(stderr, "%s: %s: read: %s\n", r->tool->name,
+				        r->in_name, strerror(errno));
+			return -1;
+		}
+		if (got == 0)
+			break;
+		if (hs_feed(st, in_buf, (size_t)got))
+			break;
+		if (r->progress)
+			show_progress(r, st->in_off, 0);
+	}
+	if (!st->err)
+		hs_finish(st);
+	if (!st->err)
+		out_flush(o);
+	if (r->progress)
+		show_progress(r, st->in_off, 1);
+	if (st->err == HS_E_EMIT || o->err) {
+		if (r->verbosity)
+			fprintf(stderr, "%s: %s: write: %s\n", r->tool->name,
+			        o->name, strerror(o->err ? o->err : EIO));
+		return -1;
+	}
+	if (st->err) {
+		if (r->verbosity)
+			fprintf(stderr, "%s: %s: offset %llu: %s\n", r->tool->name,
+			        r->in_name, (unsigned long long)st->err_off,
+			        hs_strerror(st->err));
+		return -1;
+	}
+	return 0;
+}
+
+static void summary(const struct run *r, const struct hs_state *st)
+{
+	double pct = st->in_off ? 100.0 * (double)st->out_off / (double)st->in_off
+	                        : 100.0;
+	fprintf(stderr,
+	        "%s: %s: %llu -> %llu bytes (%.1f%%), %llu arrays %s, "
+	        "%llu element bytes\n",
+	        r->tool->name, r->in_name, (unsigned long long)st->in_off,
+	        (unsigned long long)st->out_off, pct,
+	        (unsigned long long)st->arrays, r->tool->verb,
+	        (unsigned long long)st->elem_bytes);
+}
+
+int cli_main(const struct cli_tool *tool, int argc, char **argv)
+{
+	const char *in_path = NULL, *out_path = NULL;
+	unsigned flags = tool->flags;
+	struct run r;
+	struct hs_state st;
+	struct hs_sink sink;
+	struct out o;
+	struct stat sb;
+	int i, in_fd, rc, opts = 1;
+
+	memset(&r, 0, sizeof r);
+	r.tool = tool;
+	r.verbosity = 1;
+	for (i = 1; i < argc; i++) {
+		const char *a = argv[i];
+		if (opts && !strcmp(a, "--")) {
+			opts = 0;
+		} else if (opts && (!strcmp(a, "-h") || !strcmp(a, "--help"))) {
+			fputs(tool->usage, stdout);
+			return EXIT_OK;
+		} else if (opts && (!strcmp(a, "-V") || !strcmp(a, "--version"))) {
+			printf("%s %s\n", tool->name, HS_VERSION);
+			return EXIT_OK;
+		} else if (opts && !strcmp(a, "-v")) {
+			r.verbosity++;
+		} else if (opts && !strcmp(a, "-q")) {
+			r.verbosity = 0;
+		} else if (opts && !strcmp(a, "-o")) {
+			if (++i == argc)
+				return usage_error(tool, "-o needs a file name%s", "");
+			out_path = argv[i];
+		} else if (opts && a[0] == '-' && a[1] == 'o' && a[2]) {
+			out_path = a + 2;
+		} else if (opts && a[0] == '-' && a[1]) {
+			if (!tool->option || !tool->option(a, &flags))
+				return usage_error(tool, "unknown option '%s'", a);
+		} else if (!in_path) {
+			in_path = a;
+		} else {
+			return usage_error(tool, "unexpected argument '%s'", a);
+		}
+	}
+	if (!in_path || !strcmp(in_path, "-")) {
+		in_fd = 0;
+		r.in_name = "stdin";
+	} else {
+		in_fd = open(in_path, O_RDONLY | O_CLOEXEC);
+		r.in_name = in_path;
+		if (in_fd < 0) {
+			fprintf(stderr, "%s: %s: %s\n", tool->name, in_path,
+			        strerror(errno));
+			return EXIT_BAD_INPUT;
+		}
+	}
+	if (out_path && !strcmp(out_path, "-"))
+		out_path = NULL;
+	if (!out_path && isatty(1)) {
+		fprintf(stderr, "%s: refusing to write a heap dump to a terminal; "
+		        "use -o FILE or a redirection\n", tool->name);
+		return EXIT_USAGE;
+	}
+	if (fstat(in_fd, &sb) == 0 && S_ISREG(sb.st_mode)) {
+		r.in_size = (uint64_t)sb.st_size;
+#ifdef POSIX_FADV_SEQUENTIAL
+		posix_fadvise(in_fd, 0, 0, POSIX_FADV_SEQUENTIAL);
+#endif
+	}
+	r.progress = r.verbosity > 0 && r.in_size > 0 && isatty(2);
+
+	if (out_open(&o, out_path, tool->name)) {
+		if (in_fd > 0)
+			close(in_fd);
+		return EXIT_BAD_INPUT;
+	}
+	sink.write = out_write;
+	sink.patch = out_patch;
+	sink.user = &o;
+	hs_init(&st, flags, &sink);
+	rc = pump(&r, &st, in_fd, &o);
+	if (in_fd > 0)
+		close(in_fd);
+	if (rc == 0)
+		rc = out_commit(&o);
+	else
+		out_abort(&o);
+	if (rc)
+		return EXIT_BAD_INPUT;
+	if (r.verbosity >= 2)
+		summary(&r, &st);
+	return EXIT_OK;
+}

@@ -1,0 +1,759 @@
+/*
+ * The hprofstrip engine: see hprof.h for the contract.
+ *
+ * Every input byte is either passed through, dropped, or held in the state
+ * and re-emitted (possibly rewritten). Bytes passed through are never copied:
+ * the cursor keeps a pending run [run, p) of the caller's buffer and flushes
+ * it to the sink when something else must be emitted, or at the end of a
+ * feed. Fixed-size headers are parsed in place when they are whole in the
+ * input, and gathered into st->scratch when a feed cut them.
+ */
+#include "hprof.h"
+
+#include <string.h>
+
+enum phase {
+	PH_HDR,     /* header string, byte by byte up to its NUL */
+	PH_HDR_TAIL,/* u4 id size, u8 timestamp */
+	PH_REC,     /* 9-byte record header */
+	PH_REC_BODY,/* non-heap record body, passed */
+	PH_SUB,     /* heap sub-record tag, or the end of the heap record */
+	PH_SUBHDR,  /* fixed part of a sub-record */
+	PH_BODY,    /* st->left bytes passed or dropped, then st->next */
+	PH_CP,      /* class dump: constant pool entry */
+	PH_ST_COUNT,/* class dump: static field count */
+	PH_ST,      /* class dump: static field */
+	PH_IF_COUNT,/* class dump: instance field count */
+	PH_SUB_END, /* sub-record complete */
+	PH_RAW_REC, /* fallback: rest of the heap record, verbatim */
+	PH_RAW      /* fallback: everything, verbatim */
+};
+
+enum act { ACT_PASS, ACT_HOLD, ACT_DROP };
+
+#define HPROF_MAGIC "JAVA PROFILE 1.0."
+#define MAGIC_LEN 17
+#define OPEN_END UINT64_MAX
+
+struct cur {
+	const unsigned char *p, *end, *run;
+};
+
+/* Zeros for restored elements. Never written, so it stays in .bss. */
+static unsigned char zero_page[65536];
+
+#define HS_MSG_(name, msg) msg,
+static const char *const messages[] = { HS_ERRORS(HS_MSG_) };
+#undef HS_MSG_
+
+const char *hs_strerror(enum hs_err err)
+{
+	return (unsigned)err < HS_E_COUNT_ ? messages[err] : "unknown error";
+}
+
+unsigned hs_type_size(unsigned type, unsigned idsize)
+{
+	switch (type) {
+	case 2: return idsize;       /* object */
+	case 4: case 8: return 1;    /* boolean, byte */
+	case 5: case 9: return 2;    /* char, short */
+	case 6: case 10: return 4;   /* float, int */
+	case 7: case 11: return 8;   /* double, long */
+	default: return 0;
+	}
+}
+
+/* Length of a heap sub-record's fixed part, tag included; 0 if unknown. */
+static unsigned sub_fixed_len(unsigned tag, unsigned id)
+{
+	switch (tag) {
+	case 0xFF: case 0x05: case 0x07:           /* unknown, sticky, monitor */
+	case 0x89: case 0x8A: case 0x8B: case 0x8C: /* Android roots */
+	case 0x8D: case 0x90:
+		return 1 + id;
+	case 0x01: return 1 + 2 * id;              /* JNI global */
+	case 0x02: case 0x03: case 0x08: case 0x8E:/* JNI local, frame, thread,
+	                                              JNI monitor */
+		return 1 + id + 8;
+	case 0x04: case 0x06: return 1 + id + 4;   /* native stack, thread block */
+	case 0xFE: return 1 + 4 + id;              /* Android heap dump info */
+	case 0x20: return 1 + 7 * id + 4 + 4 + 2;  /* class dump, to cp count */
+	case 0x21: return 1 + 2 * id + 8;          /* instance dump */
+	case 0x22: return 1 + 2 * id + 8;          /* object array */
+	case 0x23: case 0xC3: return 1 + id + 9;   /* primitive array (nodata) */
+	default: return 0;
+	}
+}
+
+static int is_android_root(unsigned tag)
+{
+	return (tag >= 0x89 && tag <= 0x8E) || tag == 0x90;
+}
+
+static int is_object_dump(unsigned tag)
+{
+	return tag == 0x20 || tag == 0x21 || tag == 0x22 || tag == 0x23 ||
+	       tag == 0xC3;
+}
+
+static unsigned heap_index(uint32_t type)
+{
+	switch (type) {
+	case 0: return HS_HEAP_DEFAULT;
+	case 'A': return HS_HEAP_APP;
+	case 'Z': return HS_HEAP_ZYGOTE;
+	case 'I': return HS_HEAP_IMAGE;
+	case 'J': return HS_HEAP_JIT;
+	default: return HS_HEAP_OTHER;
+	}
+}
+
+static int is_heap_tag(unsigned tag)
+{
+	return tag == 0x0C || tag == 0x1C;
+}
+
+/* ---- output ---------------------------------------------------------- */
+
+static void emit(struct hs_state *st, const void *buf, size_t len)
+{
+	if (st->err || !len)
+		return;
+	if (st->sink.write(st->sink.user, buf, len)) {
+		st->err = HS_E_EMIT;
+		st->err_off = st->in_off;
+		return;
+	}
+	st->out_off += len;
+}
+
+static void flush(struct hs_state *st, struct cur *c)
+{
+	if (c->p > c->run)
+		emit(st, c->run, (size_t)(c->p - c->run));
+	c->run = c->p;
+}
+
+static void consume(struct hs_state *st, struct cur *c, size_t n)
+{
+	c->p += n;
+	st->in_off += n;
+}
+
+static uint64_t rec_left(const struct hs_state *st)
+{
+	return st->rec_end - st->in_off;
+}
+
+/* Make the next n bytes available contiguously. Passed bytes stay in the
+ * pending run; held or dropped ones leave it. NULL: input ran out first,
+ * the part seen so far is kept in scratch. */
+static const unsigned char *take(struct hs_state *st, struct cur *c,
+                                 unsigned n, unsigned act)
+{
+	size_t avail = (size_t)(c->end - c->p);
+	const unsigned char *h;
+
+	if (act != ACT_PASS)
+		flush(st, c);
+	if (st->have == 0 && avail >= n) {
+		h = c->p;
+		consume(st, c, n);
+	} else {
+		size_t k = n - st->have;
+		if (k > avail)
+			k = avail;
+		memcpy(st->scratch + st->have, c->p, k);
+		st->have += (unsigned)k;
+		consume(st, c, k);
+		h = st->have == n ? st->scratch : NULL;
+		if (h)
+			st->have = 0;
+	}
+	if (act != ACT_PASS)
+		c->run = c->p;
+	return h;
+}
+
+/* ---- errors and fallback --------------------------------------------- */
+
+/* A parse error at input offset off. held/nheld: bytes consumed but not yet
+ * emitted. Without HS_FALLBACK the error is sticky; with it, those bytes
+ * go out verbatim and so does the rest of the stream, while the current
+ * heap record keeps an exact length. */
+static void fail(struct hs_state *st, struct cur *c, enum hs_err err,
+                 uint64_t off, const unsigned char *held, size_t nheld)
+{
+	if (!(st->flags & HS_FALLBACK)) {
+		st->err = err;
+		st->err_off = off;
+		return;
+	}
+	st->fallback = err;
+	st->fallback_off = off;
+	flush(st, c);
+	emit(st, held, nheld);
+	st->have = 0;
+	st->phase = is_heap_tag(st->rec_tag) && st->rec_end != 0 ? PH_RAW_REC
+	                                                         : PH_RAW;
+}
+
+/* ---- records ---------------------------------------------------------- */
+
+static void emit_rec_header(struct hs_state *st, struct cur *c)
+{
+	if (st->rec_hdr_out)
+		return;
+	flush(st, c);
+	emit(st, st->rec_hdr, 9);
+	st->rec_hdr_out = 1;
+	st->rec_body_out = st->out_off;
+}
+
+/* The heap record is complete: fix its output length. */
+static void end_record(struct hs_state *st, struct cur *c)
+{
+	flush(st, c);
+	if (st->rec_hdr_out) {
+		uint64_t out_len = st->out_off - st->rec_body_out;
+		uint64_t in_body = st->in_off - st->rec_body_in;
+		/* a truncated record (fallback at finish) keeps its missing tail */
+		if (st->rec_len > in_body)
+			out_len += st->rec_len - in_body;
+		if (out_len > UINT32_MAX) {
+			st->err = HS_E_TOOBIG;
+			st->err_off = st->rec_body_in - 9;
+			return;
+		}
+		if (out_len != hs_be32(st->rec_hdr + 5)) {
+			unsigned char be[4];
+			hs_put_be32(be, (uint32_t)out_len);
+			if (!st->sink.patch ||
+			    st->sink.patch(st->sink.user, st->rec_body_out - 4, be)) {
+				st->err = HS_E_EMIT;
+				st->err_off = st->in_off;
+				return;
+			}
+		}
+	}
+	st->rec_hdr_out = 0;
+	st->open = 0;
+	st->rec_tag = 0;
+	st->rec_end = 0;
+	st->phase = PH_REC;
+}
+
+static int step_header(struct hs_state *st, struct cur *c)
+{
+	if (c->p == c->end)
+		return 0;
+	while (c->p < c->end) {
+		unsigned char b = *c->p;
+		unsigned i = st->have;
+		if (i == 1 && st->scratch[0] == 0x1F && b == 0x8B) {
+			fail(st, c, HS_E_GZIP, 0, st->scratch, i);
+			return 1;
+		}
+		if (i < MAGIC_LEN && b != (unsigned char)HPROF_MAGIC[i] &&
+		    !(i == 0 && b == 0x1F)) {
+			fail(st, c, HS_E_MAGIC, i, st->scratch, i);
+			return 1;
+		}
+		if (i == 0 && b == 0x1F && c->p + 1 < c->end && c->p[1] != 0x8B) {
+			fail(st, c, HS_E_MAGIC, 0, st->scratch, 0);
+			return 1;
+		}
+		if (i >= sizeof st->header - 1 && b != 0) {
+			fail(st, c, HS_E_HEADER, i, st->scratch, i);
+			return 1;
+		}
+		st->scratch[st->have++] = b;
+		consume(st, c, 1);
+		c->run = c->p;
+		if (b == 0) {
+			memcpy(st->header, st->scratch, st->have);
+			st->version = st->have > MAGIC_LEN + 1 ? st->header[MAGIC_LEN] : 0;
+			st->need = st->have; /* header string length, NUL included */
+			st->phase = PH_HDR_TAIL;
+			return 1;
+		}
+	}
+	return 0;
+}
+
+static int step_header_tail(struct hs_state *st, struct cur *c)
+{
+	unsigned n = st->need;
+	const unsigned char *h;
+
+	if (c->p == c->end)
+		return 0;
+	/* scratch already holds the string: gather the 12 bytes after it */
+	{
+		size_t k = n + 12 - st->have, avail = (size_t)(c->end - c->p);
+		if (k > avail)
+			k = avail;
+		memcpy(st->scratch + st->have, c->p, k);
+		st->have += (unsigned)k;
+		consume(st, c, k);
+		c->run = c->p;
+		if (st->have < n + 12)
+			return 0;
+	}
+	h = st->scratch + n;
+	st->idsize = hs_be32(h);
+	st->timestamp = (uint64_t)hs_be32(h + 4) << 32 | hs_be32(h + 8);
+	if (st->idsize != 4 && st->idsize != 8) {
+		st->have = 0;
+		fail(st, c, HS_E_IDSIZE, n, st->scratch, n + 12);
+		return 1;
+	}
+	if ((st->flags & HS_JVM) && st->version == '3')
+		st->scratch[MAGIC_LEN] = '2';
+	emit(st, st->scratch, n + 12);
+	st->have = 0;
+	st->phase = PH_REC;
+	return 1;
+}
+
+static int step_record(struct hs_state *st, struct cur *c)
+{
+	const unsigned char *h;
+	uint32_t len;
+
+	if (c->p == c->end)
+		return 0;
+	h = take(st, c, 9, ACT_HOLD);
+	if (!h)
+		return 0;
+	memcpy(st->rec_hdr, h, 9);
+	st->rec_tag = h[0];
+	len = hs_be32(h + 5);
+	st->rec_len = len;
+	st->rec_body_in = st->in_off;
+	st->rec_end = st->in_off + len;
+	st->rec_hdr_out = 0;
+	if (st->census) {
+		st->census->rec_count[st->rec_tag]++;
+		st->census->rec_bytes[st->rec_tag] += 9 + (uint64_t)len;
+	}
+	if (!is_heap_tag(st->rec_tag)) {
+		emit_rec_header(st, c);
+		st->left = len;
+		st->phase = PH_REC_BODY;
+		return 1;
+	}
+	if (len == 0 && (st->flags & HS_OPEN_LEN) && st->version != '3') {
+		st->open = 1;
+		st->rec_end = OPEN_END;
+	}
+	/* jvm mode writes a heap record's header only once it holds output,
+	 * so records left empty by the conversion disappear */
+	if (!(st->flags & HS_JVM))
+		emit_rec_header(st, c);
+	st->phase = PH_SUB;
+	return 1;
+}
+
+static int step_rec_body(struct hs_state *st, struct cur *c)
+{
+	size_t avail = (size_t)(c->end - c->p);
+	size_t k;
+
+	if (st->left == 0) {
+		st->phase = PH_REC;
+		st->rec_tag = 0;
+		st->rec_end = 0;
+		return 1;
+	}
+	if (!avail)
+		return 0;
+	k = st->left < avail ? (size_t)st->left : avail;
+	consume(st, c, k);
+	st->left -= k;
+	return 1;
+}
+
+static unsigned choose_act(const struct hs_state *st, unsigned tag)
+{
+	unsigned f = st->flags;
+
+	if ((f & HS_APP_ONLY) && is_object_dump(tag) &&
+	    (st->heap == HS_HEAP_ZYGOTE || st->heap == HS_HEAP_IMAGE))
+		return ACT_DROP;
+	if (f & HS_JVM) {
+		if (tag == 0xFE)
+			return ACT_DROP;
+		if (is_android_root(tag))
+			return ACT_HOLD;
+	}
+	if (f & HS_RESTORE)
+		return tag == 0xC3 ? ACT_HOLD : ACT_PASS;
+	return tag == 0x23 ? ACT_HOLD : ACT_PASS;
+}
+
+static int step_sub(struct hs_state *st, struct cur *c)
+{
+	unsigned tag, n;
+
+	if (st->in_off == st->rec_end) {
+		end_record(st, c);
+		return 1;
+	}
+	if (c->p == c->end)
+		return 0;
+	tag = *c->p;
+	n = sub_fixed_len(tag, st->idsize);
+	if (!n) {
+		fail(st, c, HS_E_SUBTAG, st->in_off, NULL, 0);
+		return 1;
+	}
+	if (n > rec_left(st)) {
+		fail(st, c, HS_E_OVERRUN, st->in_off, NULL, 0);
+		return 1;
+	}
+	st->sub_tag = (unsigned char)tag;
+	st->sub_in = st->in_off;
+	st->act = choose_act(st, tag);
+	if (st->act != ACT_DROP)
+		emit_rec_header(st, c);
+	st->need = n;
+	st->phase = PH_SUBHDR;
+	return 1;
+}
+
+/* Bytes of the current body go out (pass) or not (drop), then `next`. */
+static int set_body(struct hs_state *st, struct cur *c, uint64_t len,
+                    unsigned next, const unsigned char *held, size_t nheld)
+{
+	if (len > rec_left(st)) {
+		fail(st, c, HS_E_OVERRUN, st->sub_in, held, nheld);
+		return 1;
+	}
+	st->left = len;
+	st->next = next;
+	st->phase = PH_BODY;
+	return 1;
+}
+
+static void restore_zeros(struct hs_state *st, uint64_t n)
+{
+	while (n && !st->err) {
+		size_t k = n < sizeof zero_page ? (size_t)n : sizeof zero_page;
+		emit(st, zero_page, k);
+		n -= k;
+	}
+}
+
+static int sub_header_done(struct hs_state *st, struct cur *c,
+                           const unsigned char *h)
+{
+	unsigned id = st->idsize, tag = st->sub_tag, n = st->need;
+	unsigned char t;
+
+	switch (tag) {
+	case 0x21:
+		return set_body(st, c, hs_be32(h + 1 + 2 * id + 4), PH_SUB_END, h,
+		                st->act == ACT_PASS ? 0 : n);
+	case 0x22:
+		return set_body(st, c, (uint64_t)hs_be32(h + 1 + id + 4) * id,
+		                PH_SUB_END, h, st->act == ACT_PASS ? 0 : n);
+	case 0x20:
+		st->count = (unsigned)h[n - 2] << 8 | h[n - 1];
+		st->phase = st->count ? PH_CP : PH_ST_COUNT;
+		return 1;
+	case 0xFE:
+		st->heap = (unsigned char)heap_index(hs_be32(h + 1));
+		st->phase = PH_SUB_END;
+		return 1;
+	case 0x23:
+	case 0xC3: {
+		unsigned sz = hs_type_size(h[n - 1], id);
+		uint64_t bytes = (uint64_t)hs_be32(h + 1 + id + 4) * sz;
+		unsigned ti = h[n - 1];
+
+		if (!sz || ti == 2) {
+			fail(st, c, HS_E_TYPE, st->sub_in + n - 1, h,
+			     st->act == ACT_PASS ? 0 : n);
+			return 1;
+		}
+		if (st->census) {
+			if (tag == 0x23) {
+				st->census->prim_count[ti]++;
+				st->census->prim_bytes[ti] += bytes;
+			} else {
+				st->census->nodata_count[ti]++;
+				st->census->nodata_bytes[ti] += bytes;
+			}
+		}
+		if (tag == 0xC3) {
+			if (st->act == ACT_HOLD) {  /* restore */
+				uint64_t body = st->out_off - st->rec_body_out;
+				if (body + n + bytes > UINT32_MAX) {
+					st->err = HS_E_TOOBIG;
+					st->err_off = st->sub_in;
+					return 1;
+				}
+				t = 0x23;
+				emit(st, &t, 1);
+				emit(st, h + 1, n - 1);
+				restore_zeros(st, bytes);
+				st->arrays++;
+				st->elem_bytes += bytes;
+			}
+			st->phase = PH_SUB_END;
+			return 1;
+		}
+		if (st->act == ACT_HOLD) {  /* strip */
+			if (bytes > rec_left(st)) {
+				fail(st, c, HS_E_OVERRUN, st->sub_in, h, n);
+				return 1;
+			}
+			t = 0xC3;
+			emit(st, &t, 1);
+			emit(st, h + 1, n - 1);
+			st->arrays++;
+			st->elem_bytes += bytes;
+			st->act = ACT_DROP;
+		}
+		return set_body(st, c, bytes, PH_SUB_END, h,
+		                st->act == ACT_PASS ? 0 : n);
+	}
+	default:
+		if (st->act == ACT_HOLD) {  /* Android root -> ROOT_UNKNOWN */
+			t = 0xFF;
+			emit(st, &t, 1);
+			emit(st, h + 1, id);
+		}
+		st->phase = PH_SUB_END;
+		return 1;
+	}
+}
+
+static int step_subhdr(struct hs_state *st, struct cur *c)
+{
+	const unsigned char *h;
+
+	if (c->p == c->end)
+		return 0;
+	h = take(st, c, st->need, st->act);
+	if (!h)
+		return 0;
+	return sub_header_done(st, c, h);
+}
+
+static int step_body(struct hs_state *st, struct cur *c)
+{
+	size_t avail, k;
+
+	if (st->left == 0) {
+		st->phase = st->next;
+		return 1;
+	}
+	avail = (size_t)(c->end - c->p);
+	if (!avail)
+		return 0;
+	k = st->left < avail ? (size_t)st->left : avail;
+	if (st->act != ACT_PASS)
+		flush(st, c);
+	consume(st, c, k);
+	if (st->act != ACT_PASS)
+		c->run = c->p;
+	st->left -= k;
+	return 1;
+}
+
+/* Class dump: constant pool entries {u2 index, u1 type, value}, statics
+ * {id name, u1 type, value}, instance fields {id name, u1 type}. */
+static int step_class(struct hs_state *st, struct cur *c)
+{
+	unsigned id = st->idsize, n, sz;
+	const unsigned char *h;
+
+	if (c->p == c->end)
+		return 0;
+	switch (st->phase) {
+	case PH_CP: n = 3; break;
+	case PH_ST: n = id + 1; break;
+	default: n = 2; break;
+	}
+	if (st->have == 0 && n > rec_left(st)) {
+		fail(st, c, HS_E_OVERRUN, st->sub_in, NULL, 0);
+		return 1;
+	}
+	h = take(st, c, n, st->act);
+	if (!h)
+		return 0;
+	switch (st->phase) {
+	case PH_CP:
+	case PH_ST:
+		sz = hs_type_size(h[n - 1], id);
+		if (!sz) {
+			fail(st, c, HS_E_TYPE, st->in_off - 1, NULL, 0);
+			return 1;
+		}
+		st->count--;
+		return set_body(st, c, sz,
+		                st->count ? st->phase : st->phase + 1, NULL, 0);
+	case PH_ST_COUNT:
+		st->count = (unsigned)h[0] << 8 | h[1];
+		st->phase = st->count ? PH_ST : PH_IF_COUNT;
+		return 1;
+	default: /* PH_IF_COUNT */
+		return set_body(st, c, (uint64_t)((unsigned)h[0] << 8 | h[1]) * (id + 1),
+		                PH_SUB_END, NULL, 0);
+	}
+}
+
+static int step_sub_end(struct hs_state *st)
+{
+	if (st->census) {
+		uint64_t b = st->in_off - st->sub_in;
+		st->census->sub_count[st->sub_tag]++;
+		st->census->sub_bytes[st->sub_tag] += b;
+		st->census->heap_bytes[st->heap] += b;
+	}
+	st->phase = PH_SUB;
+	return 1;
+}
+
+static int step_raw(struct hs_state *st, struct cur *c)
+{
+	size_t avail = (size_t)(c->end - c->p), k = avail;
+
+	if (st->phase == PH_RAW_REC) {
+		if (st->in_off == st->rec_end) {
+			end_record(st, c);
+			if (!st->err)
+				st->phase = PH_RAW;
+			return 1;
+		}
+		if (rec_left(st) < k)
+			k = (size_t)rec_left(st);
+	}
+	if (!k)
+		return 0;
+	consume(st, c, k);
+	return 1;
+}
+
+static int step(struct hs_state *st, struct cur *c)
+{
+	switch (st->phase) {
+	case PH_HDR: return step_header(st, c);
+	case PH_HDR_TAIL: return step_header_tail(st, c);
+	case PH_REC: return step_record(st, c);
+	case PH_REC_BODY: return step_rec_body(st, c);
+	case PH_SUB: return step_sub(st, c);
+	case PH_SUBHDR: return step_subhdr(st, c);
+	case PH_BODY: return step_body(st, c);
+	case PH_CP: case PH_ST_COUNT: case PH_ST: case PH_IF_COUNT:
+		return step_class(st, c);
+	case PH_SUB_END: return step_sub_end(st);
+	default: return step_raw(st, c);
+	}
+}
+
+/* ---- API -------------------------------------------------------------- */
+
+void hs_init(struct hs_state *st, unsigned flags, const struct hs_sink *sink)
+{
+	memset(st, 0, sizeof *st);
+	st->flags = flags;
+	st->sink = *sink;
+	st->phase = (flags & HS_NO_HEADER) ? PH_REC : PH_HDR;
+	st->idsize = (flags & HS_NO_HEADER) ? 8 : 0;
+}
+
+enum hs_err hs_feed(struct hs_state *st, const void *in, size_t len)
+{
+	struct cur c;
+
+	c.p = c.run = (const unsigned char *)in;
+	c.end = c.p + len;
+	while (!st->err && step(st, &c))
+		;
+	if (!st->err)
+		flush(st, &c);
+	return st->err;
+}
+
+enum hs_err hs_finish(struct hs_state *st)
+{
+	struct cur c = { 0, 0, 0 };
+	enum hs_err e = HS_E_OK;
+
+	if (st->err)
+		return st->err;
+	/* run what needs no input: record ends, body ends */
+	while (!st->err && step(st, &c))
+		;
+	if (st->err)
+		return st->err;
+	switch (st->phase) {
+	case PH_REC:
+	case PH_RAW:
+		return HS_E_OK;
+	case PH_HDR:
+		e = st->in_off ? HS_E_SHORT : HS_E_EMPTY;
+		break;
+	case PH_HDR_TAIL:
+		e = HS_E_SHORT;
+		break;
+	case PH_SUB:
+		if (st->open) {  /* the writer never patched: close it here */
+			st->rec_len = st->in_off - st->rec_body_in;
+			end_record(st, &c);
+			return st->err;
+		}
+		/* fall through */
+	default:
+		e = HS_E_TRUNCATED;
+		break;
+	}
+	if (st->flags & HS_FALLBACK) {
+		if (!st->fallback) {
+			st->fallback = e;
+			st->fallback_off = st->in_off;
+		}
+		if (st->rec_tag && is_heap_tag(st->rec_tag) && !st->open &&
+		    st->rec_end)
+			end_record(st, &c);
+		/* held bytes of an unfinished unit go out verbatim */
+		if (!st->err && st->have) {
+			emit(st, st->scratch, st->have);
+			st->have = 0;
+		}
+		return st->err;
+	}
+	st->err = e;
+	st->err_off = st->in_off;
+	return e;
+}
+
+uint64_t hs_open_record(const struct hs_state *st)
+{
+	return st->open ? st->rec_body_in - 4 : UINT64_MAX;
+}
+
+enum hs_err hs_close_record(struct hs_state *st, uint64_t len_off,
+                            uint32_t value)
+{
+	uint64_t fed;
+	struct cur c = { 0, 0, 0 };
+
+	if (st->err)
+		return st->err;
+	if (!st->open || len_off != st->rec_body_in - 4)
+		return HS_E_PATCH;
+	fed = st->in_off - st->rec_body_in;
+	if (value < fed)
+		return HS_E_PATCH;
+	st->open = 0;
+	st->rec_len = value;
+	st->rec_end = st->rec_body_in + value;
+	/* close now if the body is all in */
+	while (!st->err && step(st, &c))
+		;
+	return st->err;
+}

@@ -1,0 +1,150 @@
+/*
+ * hprofstrip engine: an incremental HPROF stream transformer.
+ *
+ * The engine does no I/O and never allocates. The caller owns the state,
+ * feeds it bytes in chunks cut anywhere (hs_feed), and ends the stream with
+ * hs_finish. Output goes to a caller-supplied sink as a sequence of writes
+ * that point either into the caller's input buffer (bytes passed through)
+ * or into the engine's state (a few rewritten header bytes, zeros).
+ *
+ * Modes:
+ *   strip    (default)  PRIMITIVE_ARRAY_DUMP 0x23 -> PRIMITIVE_ARRAY_NODATA
+ *                       0xC3 (same header, no elements)
+ *   restore  HS_RESTORE 0xC3 -> 0x23 followed by zero elements
+ *   jvm      HS_JVM     with HS_RESTORE: also convert Android 1.0.3 to a
+ *                       plain 1.0.2 dump (see README)
+ *
+ * Heap record lengths are exact in the output. The engine writes each heap
+ * record header with the input's length and, when the record ends and its
+ * length changed, asks the sink to patch the 4 length bytes in place.
+ */
+#ifndef HPROFSTRIP_HPROF_H
+#define HPROFSTRIP_HPROF_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#define HS_VERSION "0.1.0"
+
+/* Errors: one list makes the enum and the messages. */
+#define HS_ERRORS(X)                                                        \
+	X(OK, "no error")                                                   \
+	X(EMPTY, "empty input: not an HPROF file")                          \
+	X(SHORT, "stream ended inside the file header")                     \
+	X(GZIP, "gzip-compressed input: decompress it first (gunzip)")      \
+	X(MAGIC, "not an HPROF file: no \"JAVA PROFILE 1.0.\" header")      \
+	X(HEADER, "malformed file header")                                  \
+	X(IDSIZE, "unsupported identifier size (HPROF uses 4 or 8)")        \
+	X(SUBTAG, "unknown heap sub-record tag")                            \
+	X(TYPE, "invalid basic type")                                       \
+	X(OVERRUN, "sub-record runs past the end of its heap record")       \
+	X(TRUNCATED, "stream ended inside a record")                        \
+	X(TOOBIG, "restored heap record would exceed 4 GiB")                \
+	X(EMIT, "writing the output failed")                                \
+	X(PATCH, "length patch does not match the open heap record")
+
+#define HS_ENUM_(name, msg) HS_E_##name,
+enum hs_err { HS_ERRORS(HS_ENUM_) HS_E_COUNT_ };
+#undef HS_ENUM_
+
+/* Flags for hs_init. */
+enum {
+	HS_RESTORE = 1u << 0,  /* 0xC3 -> 0x23 + zeros, instead of stripping */
+	HS_JVM = 1u << 1,      /* with HS_RESTORE: Android 1.0.3 -> 1.0.2 */
+	HS_APP_ONLY = 1u << 2, /* with HS_JVM: drop zygote/image heap objects */
+	HS_OPEN_LEN = 1u << 3, /* 1.0.1/1.0.2: a heap record of length 0 is a
+	                          placeholder, closed by hs_close_record (JDK 8) */
+	HS_FALLBACK = 1u << 4, /* on a parse error, copy the rest verbatim,
+	                          keep record lengths exact; hs_feed returns OK
+	                          and st->fallback holds the error */
+	HS_NO_HEADER = 1u << 5 /* stream starts at a record (JDK 22 .pN file);
+	                          set st->idsize after hs_init */
+};
+
+/* Where output goes. write() appends; patch() overwrites 4 bytes already
+ * written at output offset off. A non-zero return stops the engine with
+ * HS_E_EMIT. */
+struct hs_sink {
+	int (*write)(void *user, const void *buf, size_t len);
+	int (*patch)(void *user, uint64_t off, const unsigned char be4[4]);
+	void *user;
+};
+
+/* Optional census, filled while feeding when st->census is set. */
+enum { HS_HEAP_DEFAULT, HS_HEAP_APP, HS_HEAP_ZYGOTE, HS_HEAP_IMAGE,
+       HS_HEAP_JIT, HS_HEAP_OTHER, HS_HEAP_COUNT_ };
+struct hs_census {
+	uint64_t rec_count[256], rec_bytes[256]; /* top-level, incl. header */
+	uint64_t sub_count[256], sub_bytes[256]; /* heap sub-records */
+	uint64_t prim_count[12], prim_bytes[12]; /* 0x23 element bytes by type */
+	uint64_t nodata_count[12], nodata_bytes[12]; /* 0xC3: bytes they stand for */
+	uint64_t heap_bytes[HS_HEAP_COUNT_];     /* sub-record bytes per heap */
+};
+
+struct hs_state {
+	/* configuration (set by hs_init, readable) */
+	unsigned flags;
+	struct hs_sink sink;
+	struct hs_census *census; /* NULL: no census */
+
+	/* results, readable at any time */
+	uint64_t in_off;        /* input bytes consumed */
+	uint64_t out_off;       /* output bytes emitted */
+	uint64_t arrays;        /* arrays stripped or restored */
+	uint64_t elem_bytes;    /* element bytes removed or added */
+	enum hs_err err;        /* sticky; HS_E_OK while healthy */
+	uint64_t err_off;       /* input offset of the error */
+	enum hs_err fallback;   /* HS_FALLBACK: the error that started it */
+	uint64_t fallback_off;
+	unsigned idsize;        /* 4 or 8 once the header is read */
+	char version;           /* '1', '2', '3' (0 before the header) */
+	char header[32];        /* the header string, NUL-terminated */
+	uint64_t timestamp;
+
+	/* private */
+	unsigned phase, next, act, have, need, count;
+	unsigned char rec_tag, sub_tag, heap, rec_hdr_out, open;
+	unsigned char scratch[64];
+	unsigned char rec_hdr[9];
+	uint64_t rec_end;       /* input offset where the record ends */
+	uint64_t rec_len;       /* the record's input length */
+	uint64_t rec_body_in;   /* input offset of the record body */
+	uint64_t rec_body_out;  /* output offset of the record body */
+	uint64_t sub_in;        /* input offset of the current sub-record */
+	uint64_t left;          /* bytes left in the current body */
+	uint64_t zeros;         /* restore: zeros still to emit */
+	unsigned elem_type;
+};
+
+/* Basic type sizes (0: invalid); type 2 is an object id. */
+unsigned hs_type_size(unsigned type, unsigned idsize);
+
+void hs_init(struct hs_state *st, unsigned flags, const struct hs_sink *sink);
+enum hs_err hs_feed(struct hs_state *st, const void *in, size_t len);
+enum hs_err hs_finish(struct hs_state *st);
+
+/* HS_OPEN_LEN: the writer has patched the length of the heap record whose
+ * length field sits at input offset len_off to value. Closes the record
+ * once value bytes of its body have been fed. */
+enum hs_err hs_close_record(struct hs_state *st, uint64_t len_off,
+                            uint32_t value);
+/* Input offset of the open record's length field, or UINT64_MAX. */
+uint64_t hs_open_record(const struct hs_state *st);
+
+const char *hs_strerror(enum hs_err err);
+
+/* Big-endian helpers shared by the tools. */
+static inline uint32_t hs_be32(const unsigned char *p)
+{
+	return (uint32_t)p[0] << 24 | (uint32_t)p[1] << 16 |
+	       (uint32_t)p[2] << 8 | p[3];
+}
+static inline void hs_put_be32(unsigned char *p, uint32_t v)
+{
+	p[0] = (unsigned char)(v >> 24);
+	p[1] = (unsigned char)(v >> 16);
+	p[2] = (unsigned char)(v >> 8);
+	p[3] = (unsigned char)v;
+}
+
+#endif

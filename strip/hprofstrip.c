@@ -1,0 +1,29 @@
+/* hprofstrip: strip primitive-array contents from an HPROF heap dump. */
+#include "cli.h"
+
+#include <string.h>
+
+static const char usage[] =
+"Usage: hprofstrip [OPTIONS] [IN]\n"
+"Strip the element bytes of every primitive array from an HPROF heap dump.\n"
+"Each PRIMITIVE_ARRAY_DUMP (0x23) becomes PRIMITIVE_ARRAY_NODATA (0xC3),\n"
+"keeping its id, length and type; record lengths are fixed up.\n"
+"hprofrestore turns the result back into a dump that viewers open.\n"
+"\n"
+"  IN           input dump; '-' or none: stdin\n"
+"  -o FILE      write FILE (through a temporary file, renamed on success);\n"
+"               '-' or none: stdout\n"
+"  -v           print a summary line on stderr\n"
+"  -q           print nothing, not even errors\n"
+"  -h, --help   this help\n"
+"  -V, --version\n"
+"\n"
+"Exit status: 0 success, 1 invalid input or I/O error, 2 usage error.\n";
+
+int main(int argc, char **argv)
+{
+	static const struct cli_tool tool = {
+		"hprofstrip", usage, "stripped", 0, NULL
+	};
+	return cli_main(&tool, argc, argv);
+}
