@@ -1,5 +1,8 @@
-# hprofstrip: see README.md. `make` builds build/, `make check` tests,
-# `make demo` runs a real JVM under the shim.
+# hprofstrip: see README.md.
+#   make            build/hprofstrip, build/hprofrestore, build/libhprofstrip.so
+#   make demo       a real JVM dumps under the shim; restore, check, sizes
+#   make check      every test (installs what it needs)
+#   make bench      throughput, RSS and dump-time figures
 CC ?= cc
 BUILD ?= build
 CFLAGS ?= -O2 -g
@@ -7,10 +10,13 @@ WARN = -std=c11 -D_GNU_SOURCE -Wall -Wextra -Werror
 ALL_CFLAGS = $(WARN) $(CFLAGS)
 
 ENGINE = strip/engine.c
-CLI = strip/cli.c strip/out.c
+CLI = strip/cli.c strip/out.c strip/info.c
 HDRS = strip/hprof.h strip/cli.h strip/out.h
+TOOLS = $(BUILD)/hprofstrip $(BUILD)/hprofrestore
+SHIM = $(BUILD)/libhprofstrip.so
+TESTBIN = $(BUILD)/splitcheck $(BUILD)/oracle $(BUILD)/replay
 
-all: $(BUILD)/hprofstrip $(BUILD)/hprofrestore
+all: $(TOOLS) $(SHIM)
 
 $(BUILD):
 	mkdir -p $@
@@ -21,7 +27,33 @@ $(BUILD)/hprofstrip: strip/hprofstrip.c $(ENGINE) $(CLI) $(HDRS) | $(BUILD)
 $(BUILD)/hprofrestore: restore/hprofrestore.c $(ENGINE) $(CLI) $(HDRS) | $(BUILD)
 	$(CC) $(ALL_CFLAGS) -o $@ restore/hprofrestore.c $(ENGINE) $(CLI) $(LDFLAGS)
 
+$(SHIM): preload/shim.c $(ENGINE) strip/hprof.h | $(BUILD)
+	$(CC) $(ALL_CFLAGS) -fPIC -shared -fvisibility=hidden -pthread \
+		-o $@ preload/shim.c $(ENGINE) -ldl $(LDFLAGS)
+
+$(BUILD)/splitcheck: tests/splitcheck.c $(ENGINE) strip/hprof.h | $(BUILD)
+	$(CC) $(ALL_CFLAGS) -o $@ tests/splitcheck.c $(ENGINE) $(LDFLAGS)
+
+$(BUILD)/oracle: tests/oracle.c | $(BUILD)
+	$(CC) $(ALL_CFLAGS) -o $@ tests/oracle.c $(LDFLAGS)
+
+$(BUILD)/replay: tests/replay.c | $(BUILD)
+	$(CC) $(ALL_CFLAGS) -pthread -o $@ tests/replay.c $(LDFLAGS)
+
+deps:
+	tests/install-deps.sh
+
+check: deps all $(TESTBIN)
+	BUILD=$(BUILD) tests/unit.sh
+	BUILD=$(BUILD) bats --print-output-on-failure bats/
+
+demo: deps all
+	BUILD=$(BUILD) examples/demo.sh
+
+bench: all
+	BUILD=$(BUILD) tests/bench/bench.sh
+
 clean:
 	rm -rf $(BUILD)
 
-.PHONY: all clean
+.PHONY: all deps check demo bench clean

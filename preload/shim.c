@@ -1,0 +1,1217 @@
+/*
+ * libhprofstrip.so: strips heap dumps while the runtime writes them.
+ *
+ *   LD_PRELOAD=libhprofstrip.so java -XX:+HeapDumpOnOutOfMemoryError ...
+ *
+ * Files whose path matches HPROFSTRIP_PATTERN (default *.hprof), JDK 22+
+ * segment files <match>.p<N>, and (HPROFSTRIP_SNIFF, on by default) any
+ * regular file whose first write at offset 0 starts with "JAVA PROFILE
+ * 1.0." are tracked. The bytes the runtime writes to a tracked file go
+ * through the strip engine, and only the stripped dump reaches the disk.
+ * The runtime sees the return values, errno and offsets it would see
+ * without the shim: its offsets are virtual (positions in the dump it
+ * thinks it writes), and a seek-back-and-write of a heap record's length
+ * (JDK 8) becomes a patch of the stripped record's length.
+ *
+ * Every other fd sees exactly the calls it would see without the shim.
+ *
+ * Memory: a fixed pool of trackers in .bss (pages are touched only when a
+ * dump is written), no allocation at all. Output is written with pwrite at
+ * the tracked file's own output offsets, flushed before each intercepted
+ * call returns, so a crash loses nothing the runtime thinks it wrote.
+ */
+#undef _FORTIFY_SOURCE
+#include "../strip/hprof.h"
+
+#include <dlfcn.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <fnmatch.h>
+#include <limits.h>
+#include <pthread.h>
+#include <stdarg.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/sendfile.h>
+#include <sys/stat.h>
+#include <sys/syscall.h>
+#include <sys/types.h>
+#include <sys/uio.h>
+#include <unistd.h>
+
+/* musl <= 1.2.3 maps the *64 names to the plain ones with macros. */
+#undef open64
+#undef openat64
+#undef creat64
+#undef lseek64
+#undef pwrite64
+#undef pwritev64
+#undef ftruncate64
+#undef sendfile64
+#undef fcntl64
+
+#define EXPORT __attribute__((visibility("default")))
+
+#define MAX_TRACKERS 16
+#define MAX_FD 65536
+#define OUT_BUF (64u * 1024)
+#define IN_BUF (64u * 1024)
+#define MAGIC "JAVA PROFILE 1.0."
+#define MAGIC_LEN 17
+
+/* ---- real functions --------------------------------------------------- */
+
+typedef int (*open_fn)(const char *, int, ...);
+typedef int (*openat_fn)(int, const char *, int, ...);
+typedef int (*open2_fn)(const char *, int);
+typedef int (*openat2_fn)(int, const char *, int);
+typedef int (*creat_fn)(const char *, mode_t);
+typedef ssize_t (*write_fn)(int, const void *, size_t);
+typedef ssize_t (*writev_fn)(int, const struct iovec *, int);
+typedef ssize_t (*pwrite_fn)(int, const void *, size_t, off_t);
+typedef ssize_t (*pwrite64_fn)(int, const void *, size_t, int64_t);
+typedef ssize_t (*pwritev_fn)(int, const struct iovec *, int, off_t);
+typedef ssize_t (*pwritev64_fn)(int, const struct iovec *, int, int64_t);
+typedef off_t (*lseek_fn)(int, off_t, int);
+typedef int64_t (*lseek64_fn)(int, int64_t, int);
+typedef int (*close_fn)(int);
+typedef int (*dup_fn)(int);
+typedef int (*dup2_fn)(int, int);
+typedef int (*dup3_fn)(int, int, int);
+typedef int (*fcntl_fn)(int, int, ...);
+typedef int (*ftruncate_fn)(int, off_t);
+typedef int (*ftruncate64_fn)(int, int64_t);
+typedef ssize_t (*sendfile_fn)(int, int, off_t *, size_t);
+typedef ssize_t (*sendfile64_fn)(int, int, int64_t *, size_t);
+typedef ssize_t (*cfr_fn)(int, off_t *, int, off_t *, size_t, unsigned);
+
+static struct {
+	open_fn open, open64;
+	openat_fn openat, openat64;
+	open2_fn open_2, open64_2;
+	openat2_fn openat_2, openat64_2;
+	creat_fn creat, creat64;
+	write_fn write;
+	writev_fn writev;
+	pwrite_fn pwrite;
+	pwrite64_fn pwrite64;
+	pwritev_fn pwritev;
+	pwritev64_fn pwritev64;
+	lseek_fn lseek;
+	lseek64_fn lseek64;
+	close_fn close;
+	dup_fn dup;
+	dup2_fn dup2;
+	dup3_fn dup3;
+	fcntl_fn fcntl, fcntl64;
+	ftruncate_fn ftruncate;
+	ftruncate64_fn ftruncate64;
+	sendfile_fn sendfile;
+	sendfile64_fn sendfile64;
+	cfr_fn copy_file_range;
+} real;
+
+static int resolved;
+
+#define RESOLVE(field, name) \
+	(real.field = (__typeof__(real.field))dlsym(RTLD_NEXT, name))
+
+static void resolve(void)
+{
+	if (__atomic_load_n(&resolved, __ATOMIC_ACQUIRE))
+		return;
+	RESOLVE(open, "open");
+	RESOLVE(openat, "openat");
+	RESOLVE(creat, "creat");
+	RESOLVE(write, "write");
+	RESOLVE(writev, "writev");
+	RESOLVE(pwrite, "pwrite");
+	RESOLVE(pwritev, "pwritev");
+	RESOLVE(lseek, "lseek");
+	RESOLVE(close, "close");
+	RESOLVE(dup, "dup");
+	RESOLVE(dup2, "dup2");
+	RESOLVE(dup3, "dup3");
+	RESOLVE(fcntl, "fcntl");
+	RESOLVE(ftruncate, "ftruncate");
+	RESOLVE(sendfile, "sendfile");
+	RESOLVE(copy_file_range, "copy_file_range");
+	/* the *64 and fortified names may be missing (musl >= 1.2.4) */
+	RESOLVE(open64, "open64");
+	RESOLVE(openat64, "openat64");
+	RESOLVE(open_2, "__open_2");
+	RESOLVE(open64_2, "__open64_2");
+	RESOLVE(openat_2, "__openat_2");
+	RESOLVE(openat64_2, "__openat64_2");
+	RESOLVE(creat64, "creat64");
+	RESOLVE(pwrite64, "pwrite64");
+	RESOLVE(pwritev64, "pwritev64");
+	RESOLVE(lseek64, "lseek64");
+	RESOLVE(fcntl64, "fcntl64");
+	RESOLVE(ftruncate64, "ftruncate64");
+	RESOLVE(sendfile64, "sendfile64");
+	__atomic_store_n(&resolved, 1, __ATOMIC_RELEASE);
+}
+
+/* Raw fallbacks for calls made before dlsym has answered (re-entry from
+ * dlsym itself, or other libraries' constructors). */
+static ssize_t sys_write(int fd, const void *b, size_t n)
+{
+	resolve();
+	return real.write ? real.write(fd, b, n) : syscall(SYS_write, fd, b, n);
+}
+
+static ssize_t sys_pwrite(int fd, const void *b, size_t n, uint64_t off)
+{
+	resolve();
+	if (real.pwrite64)
+		return real.pwrite64(fd, b, n, (int64_t)off);
+	if (real.pwrite)
+		return real.pwrite(fd, b, n, (off_t)off);
+	return syscall(SYS_pwrite64, fd, b, n, (off_t)off);
+}
+
+static int sys_fcntl(int fd, int cmd, unsigned long arg)
+{
+	resolve();
+	return real.fcntl ? real.fcntl(fd, cmd, arg)
+	                  : (int)syscall(SYS_fcntl, fd, cmd, arg);
+}
+
+/* ---- configuration ---------------------------------------------------- */
+
+static struct {
+	int loaded;
+	char pattern[1024];
+	int sniff, quiet;
+	char log[PATH_MAX];
+} cfg;
+
+static void load_config(void)
+{
+	const char *s;
+
+	if (__atomic_load_n(&cfg.loaded, __ATOMIC_ACQUIRE))
+		return;
+	s = getenv("HPROFSTRIP_PATTERN");
+	snprintf(cfg.pattern, sizeof cfg.pattern, "%s", s && *s ? s : "*.hprof");
+	s = getenv("HPROFSTRIP_SNIFF");
+	cfg.sniff = !(s && !strcmp(s, "0"));
+	s = getenv("HPROFSTRIP_QUIET");
+	cfg.quiet = s && *s && strcmp(s, "0");
+	s = getenv("HPROFSTRIP_LOG");
+	snprintf(cfg.log, sizeof cfg.log, "%s", s ? s : "");
+	__atomic_store_n(&cfg.loaded, 1, __ATOMIC_RELEASE);
+}
+
+/* One line to stderr or HPROFSTRIP_LOG, in a single write. */
+static void say(const char *fmt, ...)
+{
+	char line[PATH_MAX + 256];
+	int n, fd = 2, saved = errno;
+	va_list ap;
+
+	load_config();
+	if (cfg.quiet)
+		return;
+	va_start(ap, fmt);
+	n = vsnprintf(line, sizeof line - 1, fmt, ap);
+	va_end(ap);
+	if (n < 0)
+		goto out;
+	if ((size_t)n > sizeof line - 2)
+		n = (int)sizeof line - 2;
+	line[n++] = '\n';
+	if (cfg.log[0]) {
+		resolve();
+		fd = real.open ? real.open(cfg.log, O_WRONLY | O_CREAT | O_APPEND |
+		                           O_CLOEXEC, 0644) : -1;
+		if (fd < 0)
+			fd = 2;
+	}
+	if (sys_write(fd, line, (size_t)n) < 0) {
+		/* nowhere else to report it */
+	}
+	if (fd != 2)
+		real.close(fd);
+out:
+	errno = saved;
+}
+
+/* ---- trackers --------------------------------------------------------- */
+
+enum { T_FREE, T_MAIN, T_SEGMENT };
+
+struct tracker {
+	int kind;
+	int refs;                /* fds that refer to it */
+	pthread_mutex_t lock;
+	char path[256];          /* for messages (may be cut) */
+	char base[PATH_MAX];     /* matched path (without .pN) */
+	struct hs_state st;
+	uint64_t voff;           /* the runtime's file position */
+	uint64_t out_base;       /* file offset of output byte 0 */
+	uint64_t flushed;        /* output bytes already in the file */
+	int fd;                  /* the fd of the current call */
+	int werr;                /* sticky errno of a failed real write */
+	int warned;              /* a fallback was reported */
+	int trunc_at_end;        /* file had old content: cut it at close */
+	int discarded;           /* ftruncate(fd, 0) by the runtime */
+	uint64_t patch_off;      /* length patch being assembled */
+	unsigned char patch[4];
+	unsigned patch_mask;
+	uint64_t seg_in, seg_out, seg_arrays; /* merged .pN segments */
+	struct tracker *main;    /* segment: its main file, if open */
+	size_t blen;
+	unsigned char buf[OUT_BUF];
+	unsigned char in[IN_BUF];  /* sendfile/copy_file_range staging */
+};
+
+static struct tracker pool[MAX_TRACKERS];
+static unsigned char fdmap[MAX_FD];  /* fd -> tracker index + 1 */
+static pthread_mutex_t table_lock = PTHREAD_MUTEX_INITIALIZER;
+
+static struct tracker *lookup(int fd)
+{
+	unsigned i;
+
+	if (fd < 0 || fd >= MAX_FD)
+		return NULL;
+	i = __atomic_load_n(&fdmap[fd], __ATOMIC_ACQUIRE);
+	return i ? &pool[i - 1] : NULL;
+}
+
+static void map_fd(int fd, struct tracker *t)
+{
+	__atomic_store_n(&fdmap[fd], (unsigned char)(t ? t - pool + 1 : 0),
+	                 __ATOMIC_RELEASE);
+}
+
+/* Output sink: buffer, flushed with pwrite at the tracker's own offsets. */
+static int flush_out(struct tracker *t)
+{
+	const unsigned char *p = t->buf;
+	size_t n = t->blen;
+
+	if (t->werr)
+		return -1;
+	while (n) {
+		ssize_t k = sys_pwrite(t->fd, p, n, t->out_base + t->flushed);
+		if (k < 0 && errno == EINTR)
+			continue;
+		if (k <= 0) {
+			t->werr = k < 0 ? errno : EIO;
+			return -1;
+		}
+		p += k;
+		n -= (size_t)k;
+		t->flushed += (uint64_t)k;
+	}
+	t->blen = 0;
+	return 0;
+}
+
+static int sink_write(void *user, const void *buf, size_t len)
+{
+	struct tracker *t = user;
+	const unsigned char *p = buf;
+
+	while (len) {
+		size_t k = OUT_BUF - t->blen;
+		if (k > len)
+			k = len;
+		memcpy(t->buf + t->blen, p, k);
+		t->blen += k;
+		p += k;
+		len -= k;
+		if (t->blen == OUT_BUF && flush_out(t))
+			return -1;
+	}
+	return 0;
+}
+
+static int sink_patch(void *user, uint64_t off, const unsigned char be4[4])
+{
+	struct tracker *t = user;
+	unsigned i;
+
+	for (i = 0; i < 4; i++) {
+		uint64_t at = off + i;
+		if (at >= t->flushed) {
+			t->buf[at - t->flushed] = be4[i];
+		} else {
+			ssize_t k;
+			do
+				k = sys_pwrite(t->fd, be4 + i, 1, t->out_base + at);
+			while (k < 0 && errno == EINTR);
+			if (k != 1) {
+				t->werr = k < 0 ? errno : EIO;
+				return -1;
+			}
+		}
+	}
+	return 0;
+}
+
+static void report_fallback(struct tracker *t)
+{
+	if (t->st.fallback && !t->warned) {
+		t->warned = 1;
+		if (t->st.fallback == HS_E_GZIP)
+			say("hprofstrip: %s: gzip-compressed dump, written unchanged",
+			    t->path);
+		else
+			say("hprofstrip: %s: offset %llu: %s; writing the rest "
+			    "unchanged", t->path,
+			    (unsigned long long)t->st.fallback_off,
+			    hs_strerror(t->st.fallback));
+	}
+}
+
+static void tracker_start(struct tracker *t, int kind, const char *path,
+                          const char *base, unsigned idsize)
+{
+	struct hs_sink sink = { sink_write, sink_patch, NULL };
+	unsigned flags = HS_OPEN_LEN | HS_FALLBACK;
+
+	sink.user = t;
+	t->kind = kind;
+	t->refs = 1;
+	snprintf(t->path, sizeof t->path, "%s", path);
+	snprintf(t->base, sizeof t->base, "%s", base);
+	t->voff = t->out_base = t->flushed = 0;
+	t->werr = t->warned = t->trunc_at_end = t->discarded = 0;
+	t->patch_mask = 0;
+	t->seg_in = t->seg_out = t->seg_arrays = 0;
+	t->main = NULL;
+	t->blen = 0;
+	hs_init(&t->st, flags | (kind == T_SEGMENT ? HS_NO_HEADER : 0), &sink);
+	if (kind == T_SEGMENT)
+		t->st.idsize = idsize;
+}
+
+/* Takes a free tracker (table_lock held). */
+static struct tracker *tracker_alloc(void)
+{
+	unsigned i;
+	for (i = 0; i < MAX_TRACKERS; i++)
+		if (pool[i].kind == T_FREE)
+			return &pool[i];
+	return NULL;
+}
+
+static void tracker_finish(struct tracker *t, int fd)
+{
+	t->fd = fd;
+	if (!t->discarded) {
+		hs_finish(&t->st);
+		flush_out(t);
+		report_fallback(t);
+		if (t->trunc_at_end && !t->werr) {
+			resolve();
+			if (real.ftruncate &&
+			    real.ftruncate(fd, (off_t)(t->out_base + t->st.out_off))) {
+				/* the dump is still whole; old bytes remain after it */
+			}
+		}
+	}
+	if (t->kind == T_SEGMENT && t->main && t->main->kind == T_MAIN) {
+		t->main->seg_in += t->st.in_off;
+		t->main->seg_out += t->st.out_off;
+		t->main->seg_arrays += t->st.arrays;
+	} else if (t->kind == T_MAIN && !t->discarded) {
+		uint64_t in = t->st.in_off - t->seg_out + t->seg_in;
+		uint64_t out = t->st.out_off;
+		if (t->werr)
+			say("hprofstrip: %s: write failed: %s", t->path,
+			    strerror(t->werr));
+		else if (t->st.err)
+			say("hprofstrip: %s: offset %llu: %s", t->path,
+			    (unsigned long long)t->st.err_off,
+			    hs_strerror(t->st.err));
+		say("hprofstrip: %s: %llu bytes in, %llu bytes out (%.1f%%), "
+		    "%llu arrays stripped", t->path, (unsigned long long)in,
+		    (unsigned long long)out, in ? 100.0 * (double)out / (double)in
+		                                : 100.0,
+		    (unsigned long long)(t->st.arrays + t->seg_arrays));
+	}
+	t->kind = T_FREE;
+}
+
+/* ---- which files ------------------------------------------------------ */
+
+static int matches(const char *path)
+{
+	const char *p, *colon, *slash = strrchr(path, '/');
+	const char *base = slash ? slash + 1 : path;
+	char one[sizeof cfg.pattern];
+
+	load_config();
+	for (p = cfg.pattern; *p; p = *colon ? colon + 1 : colon) {
+		size_t n;
+		colon = strchr(p, ':');
+		if (!colon)
+			colon = p + strlen(p);
+		n = (size_t)(colon - p);
+		if (!n)
+			continue;
+		memcpy(one, p, n);
+		one[n] = 0;
+		if (!fnmatch(one, path, 0) || !fnmatch(one, base, 0))
+			return 1;
+	}
+	return 0;
+}
+
+/* "<base>.p<digits>": returns the length of <base>, or 0. */
+static size_t segment_base(const char *path)
+{
+	size_t n = strlen(path), i = n;
+
+	while (i > 0 && path[i - 1] >= '0' && path[i - 1] <= '9')
+		i--;
+	if (i == n || i < 3 || path[i - 1] != 'p' || path[i - 2] != '.')
+		return 0;
+	return i - 2;
+}
+
+/* After a successful open: start tracking fd if its path matches. */
+static void maybe_track(int fd, const char *path, int flags)
+{
+	struct stat sb;
+	struct tracker *t, *main = NULL;
+	char base[PATH_MAX];
+	size_t bl;
+	int kind = T_MAIN, saved = errno;
+	unsigned i, idsize = (unsigned)sizeof(void *);
+
+	if (fd < 0 || fd >= MAX_FD || !path || (flags & O_ACCMODE) == O_RDONLY ||
+	    (flags & O_APPEND))
+		return;
+	if (matches(path)) {
+		snprintf(base, sizeof base, "%s", path);
+	} else if ((bl = segment_base(path)) && bl < sizeof base) {
+		memcpy(base, path, bl);
+		base[bl] = 0;
+		if (!matches(base))
+			return;
+		kind = T_SEGMENT;
+	} else {
+		return;
+	}
+	if (fstat(fd, &sb) || !S_ISREG(sb.st_mode))
+		goto out;
+	pthread_mutex_lock(&table_lock);
+	t = tracker_alloc();
+	if (!t) {
+		pthread_mutex_unlock(&table_lock);
+		say("hprofstrip: %s: too many dumps open at once; written "
+		    "unstripped", path);
+		goto out;
+	}
+	if (kind == T_SEGMENT) {
+		for (i = 0; i < MAX_TRACKERS; i++)
+			if (pool[i].kind == T_MAIN && !strcmp(pool[i].base, base)) {
+				main = &pool[i];
+				if (main->st.idsize)
+					idsize = main->st.idsize;
+			}
+	}
+	tracker_start(t, kind, path, base, idsize);
+	t->main = main;
+	t->trunc_at_end = !(flags & O_TRUNC) && sb.st_size > 0;
+	map_fd(fd, t);
+	pthread_mutex_unlock(&table_lock);
+out:
+	errno = saved;
+}
+
+/* An fd we did not see opened whose first write at offset 0 starts with
+ * the HPROF magic (ART writing to an fd from `am dumpheap`). */
+static struct tracker *sniff(int fd, const void *buf, size_t len, int64_t at)
+{
+	struct stat sb;
+	struct tracker *t;
+	char path[64];
+	int fl, saved;
+
+	load_config();
+	if (!cfg.sniff || len < MAGIC_LEN || fd < 0 || fd >= MAX_FD ||
+	    memcmp(buf, MAGIC, MAGIC_LEN))
+		return NULL;
+	saved = errno;
+	t = NULL;
+	if (fstat(fd, &sb) || !S_ISREG(sb.st_mode))
+		goto out;
+	fl = sys_fcntl(fd, F_GETFL, 0);
+	if (fl < 0 || (fl & O_APPEND))
+		goto out;
+	if (at < 0) {
+		resolve();
+		at = real.lseek64 ? real.lseek64(fd, 0, SEEK_CUR)
+		                  : (int64_t)real.lseek(fd, 0, SEEK_CUR);
+	}
+	if (at != 0)
+		goto out;
+	snprintf(path, sizeof path, "fd %d", fd);
+	pthread_mutex_lock(&table_lock);
+	if (!lookup(fd) && (t = tracker_alloc()) != NULL) {
+		tracker_start(t, T_MAIN, path, "", 0);
+		t->trunc_at_end = sb.st_size > 0;
+		map_fd(fd, t);
+	}
+	pthread_mutex_unlock(&table_lock);
+out:
+	errno = saved;
+	return t;
+}
+
+/* ---- the write path --------------------------------------------------- */
+
+/* A write of len bytes at virtual offset at. Returns 0 or an errno. */
+static int track_write(struct tracker *t, int fd, const void *buf, size_t len,
+                       uint64_t at)
+{
+	t->fd = fd;
+	if (t->werr)
+		return t->werr;
+	if (t->discarded)
+		return 0;
+	if (at == t->st.in_off) {
+		hs_feed(&t->st, buf, len);
+	} else {
+		/* a rewrite: only the length of an open heap record (JDK 8) */
+		uint64_t lo = hs_open_record(&t->st), i;
+		const unsigned char *b = buf;
+		if (lo == UINT64_MAX || at < lo || at + len > lo + 4) {
+			if (!t->warned) {
+				t->warned = 1;
+				say("hprofstrip: %s: unsupported rewrite of %zu bytes "
+				    "at offset %llu; the dump may be damaged", t->path,
+				    len, (unsigned long long)at);
+			}
+			return 0;
+		}
+		if (t->patch_off != lo)
+			t->patch_mask = 0;
+		t->patch_off = lo;
+		for (i = 0; i < len; i++) {
+			t->patch[at - lo + i] = b[i];
+			t->patch_mask |= 1u << (at - lo + i);
+		}
+		if (t->patch_mask == 0xF) {
+			t->patch_mask = 0;
+			if (hs_close_record(&t->st, lo, hs_be32(t->patch)) &&
+			    !t->warned) {
+				t->warned = 1;
+				say("hprofstrip: %s: length patch at offset %llu "
+				    "does not fit the record", t->path,
+				    (unsigned long long)lo);
+			}
+		}
+	}
+	report_fallback(t);
+	if (flush_out(t))
+		return t->werr;
+	return 0;
+}
+
+static ssize_t do_write(int fd, const void *buf, size_t len)
+{
+	struct tracker *t = lookup(fd);
+	int e, saved = errno;
+
+	if (!t && !(t = sniff(fd, buf, len, -1)))
+		return sys_write(fd, buf, len);
+	pthread_mutex_lock(&t->lock);
+	e = track_write(t, fd, buf, len, t->voff);
+	if (!e)
+		t->voff += len;
+	pthread_mutex_unlock(&t->lock);
+	if (e) {
+		errno = e;
+		return -1;
+	}
+	errno = saved;
+	return (ssize_t)len;
+}
+
+EXPORT ssize_t write(int fd, const void *buf, size_t len)
+{
+	return do_write(fd, buf, len);
+}
+
+static ssize_t do_writev(int fd, const struct iovec *iov, int cnt,
+                         int64_t at, int positional)
+{
+	struct tracker *t = lookup(fd);
+	int i, e = 0, saved = errno;
+	uint64_t pos;
+	size_t total = 0;
+
+	if (!t && cnt > 0) {
+		for (i = 0; i < cnt && !iov[i].iov_len; i++)
+			;
+		if (i < cnt && (!positional || at == 0))
+			t = sniff(fd, iov[i].iov_base, iov[i].iov_len,
+			          positional ? at : -1);
+	}
+	if (!t) {
+		resolve();
+		if (!positional)
+			return real.writev(fd, iov, cnt);
+		if (real.pwritev64)
+			return real.pwritev64(fd, iov, cnt, at);
+		return real.pwritev(fd, iov, cnt, (off_t)at);
+	}
+	if (cnt < 0 || cnt > IOV_MAX || (positional && at < 0)) {
+		errno = EINVAL;
+		return -1;
+	}
+	pthread_mutex_lock(&t->lock);
+	pos = positional ? (uint64_t)at : t->voff;
+	for (i = 0; i < cnt && !e; i++) {
+		e = track_write(t, fd, iov[i].iov_base, iov[i].iov_len, pos);
+		pos += iov[i].iov_len;
+		total += iov[i].iov_len;
+	}
+	if (!e && !positional)
+		t->voff = pos;
+	pthread_mutex_unlock(&t->lock);
+	if (e) {
+		errno = e;
+		return -1;
+	}
+	errno = saved;
+	return (ssize_t)total;
+}
+
+EXPORT ssize_t writev(int fd, const struct iovec *iov, int cnt)
+{
+	return do_writev(fd, iov, cnt, 0, 0);
+}
+
+EXPORT ssize_t pwritev(int fd, const struct iovec *iov, int cnt, off_t off)
+{
+	return do_writev(fd, iov, cnt, (int64_t)off, 1);
+}
+
+EXPORT ssize_t pwritev64(int fd, const struct iovec *iov, int cnt, int64_t off)
+{
+	return do_writev(fd, iov, cnt, off, 1);
+}
+
+static ssize_t real_pwrite(int fd, const void *buf, size_t len, int64_t off)
+{
+	resolve();
+	if (real.pwrite64)
+		return real.pwrite64(fd, buf, len, off);
+	return real.pwrite(fd, buf, len, (off_t)off);
+}
+
+static ssize_t do_pwrite(int fd, const void *buf, size_t len, int64_t off)
+{
+	struct tracker *t = lookup(fd);
+	int e, saved = errno;
+
+	if (!t && (off != 0 || !(t = sniff(fd, buf, len, off))))
+		return real_pwrite(fd, buf, len, off);
+	if (off < 0) {
+		errno = EINVAL;
+		return -1;
+	}
+	pthread_mutex_lock(&t->lock);
+	e = track_write(t, fd, buf, len, (uint64_t)off);
+	pthread_mutex_unlock(&t->lock);
+	if (e) {
+		errno = e;
+		return -1;
+	}
+	errno = saved;
+	return (ssize_t)len;
+}
+
+EXPORT ssize_t pwrite(int fd, const void *buf, size_t len, off_t off)
+{
+	return do_pwrite(fd, buf, len, (int64_t)off);
+}
+
+EXPORT ssize_t pwrite64(int fd, const void *buf, size_t len, int64_t off)
+{
+	return do_pwrite(fd, buf, len, off);
+}
+
+/* ---- offsets ----------------------------------------------------------- */
+
+static int64_t do_lseek(int fd, int64_t off, int whence)
+{
+	struct tracker *t = lookup(fd);
+	int64_t pos;
+
+	if (!t || (whence != SEEK_SET && whence != SEEK_CUR &&
+	           whence != SEEK_END)) {
+		resolve();
+		if (real.lseek64)
+			return real.lseek64(fd, off, whence);
+		return (int64_t)real.lseek(fd, (off_t)off, whence);
+	}
+	pthread_mutex_lock(&t->lock);
+	pos = whence == SEEK_SET ? off
+	    : whence == SEEK_CUR ? (int64_t)t->voff + off
+	                         : (int64_t)t->st.in_off + off;
+	if (pos < 0) {
+		pthread_mutex_unlock(&t->lock);
+		errno = EINVAL;
+		return -1;
+	}
+	t->voff = (uint64_t)pos;
+	pthread_mutex_unlock(&t->lock);
+	return pos;
+}
+
+EXPORT off_t lseek(int fd, off_t off, int whence)
+{
+	int64_t r = do_lseek(fd, (int64_t)off, whence);
+	if (r > (int64_t)((~(uint64_t)0 >> 1) >> (64 - 8 * sizeof(off_t)))) {
+		errno = EOVERFLOW;
+		return -1;
+	}
+	return (off_t)r;
+}
+
+EXPORT int64_t lseek64(int fd, int64_t off, int whence)
+{
+	return do_lseek(fd, off, whence);
+}
+
+static int do_ftruncate(int fd, int64_t len)
+{
+	struct tracker *t = lookup(fd);
+	int r;
+
+	resolve();
+	if (t && len == 0) {
+		/* ART on a failed dump: the file is emptied, then closed */
+		pthread_mutex_lock(&t->lock);
+		t->discarded = 1;
+		t->blen = 0;
+		pthread_mutex_unlock(&t->lock);
+	} else if (t && (uint64_t)len == t->st.in_off) {
+		len = (int64_t)(t->out_base + t->st.out_off);
+	}
+	if (real.ftruncate64)
+		r = real.ftruncate64(fd, len);
+	else
+		r = real.ftruncate(fd, (off_t)len);
+	return r;
+}
+
+EXPORT int ftruncate(int fd, off_t len)
+{
+	return do_ftruncate(fd, (int64_t)len);
+}
+
+EXPORT int ftruncate64(int fd, int64_t len)
+{
+	return do_ftruncate(fd, len);
+}
+
+/* ---- sendfile and copy_file_range into a tracked file ----------------- */
+
+/* Reads up to count bytes of in_fd (at *off, or at its position) and
+ * writes them through t as the runtime's next bytes. */
+static ssize_t pump_into(struct tracker *t, int out_fd, int in_fd,
+                         int64_t *off, size_t count)
+{
+	size_t done = 0;
+	int e = 0, saved = errno;
+
+	pthread_mutex_lock(&t->lock);
+	while (done < count) {
+		size_t want = count - done < IN_BUF ? count - done : IN_BUF;
+		ssize_t n;
+		if (off)
+			n = pread(in_fd, t->in, want, (off_t)(*off));
+		else
+			n = read(in_fd, t->in, want);
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n < 0) {
+			e = errno;
+			break;
+		}
+		if (n == 0)
+			break;
+		e = track_write(t, out_fd, t->in, (size_t)n, t->voff);
+		if (e)
+			break;
+		t->voff += (uint64_t)n;
+		done += (size_t)n;
+		if (off)
+			*off += n;
+	}
+	pthread_mutex_unlock(&t->lock);
+	if (e && !done) {
+		errno = e;
+		return -1;
+	}
+	errno = saved;
+	return (ssize_t)done;
+}
+
+EXPORT ssize_t sendfile(int out_fd, int in_fd, off_t *off, size_t count)
+{
+	struct tracker *t = lookup(out_fd);
+	int64_t o;
+	ssize_t r;
+
+	if (!t) {
+		resolve();
+		return real.sendfile(out_fd, in_fd, off, count);
+	}
+	if (!off)
+		return pump_into(t, out_fd, in_fd, NULL, count);
+	o = (int64_t)*off;
+	r = pump_into(t, out_fd, in_fd, &o, count);
+	*off = (off_t)o;
+	return r;
+}
+
+EXPORT ssize_t sendfile64(int out_fd, int in_fd, int64_t *off, size_t count)
+{
+	struct tracker *t = lookup(out_fd);
+
+	if (!t) {
+		resolve();
+		if (real.sendfile64)
+			return real.sendfile64(out_fd, in_fd, off, count);
+		return real.sendfile(out_fd, in_fd, (off_t *)off, count);
+	}
+	return pump_into(t, out_fd, in_fd, off, count);
+}
+
+EXPORT ssize_t copy_file_range(int in_fd, off_t *in_off, int out_fd,
+                               off_t *out_off, size_t len, unsigned flags)
+{
+	struct tracker *t = lookup(out_fd);
+	int64_t o;
+	ssize_t r;
+
+	if (!t) {
+		resolve();
+		if (!real.copy_file_range) {
+			errno = ENOSYS;
+			return -1;
+		}
+		return real.copy_file_range(in_fd, in_off, out_fd, out_off, len,
+		                            flags);
+	}
+	if (out_off && (uint64_t)*out_off != t->voff) {
+		/* positional writes elsewhere than the end are not dumps */
+		errno = EINVAL;
+		return -1;
+	}
+	if (!in_off)
+		r = pump_into(t, out_fd, in_fd, NULL, len);
+	else {
+		o = (int64_t)*in_off;
+		r = pump_into(t, out_fd, in_fd, &o, len);
+		*in_off = (off_t)o;
+	}
+	if (r > 0 && out_off) {
+		/* positional output leaves the file position where it was */
+		pthread_mutex_lock(&t->lock);
+		t->voff -= (uint64_t)r;
+		pthread_mutex_unlock(&t->lock);
+		*out_off += r;
+	}
+	return r;
+}
+
+/* ---- fd lifetime ------------------------------------------------------- */
+
+/* fd stops referring to its tracker; the last reference ends the dump.
+ * Called before the real close so the last bytes can still be written. */
+static void release_fd(int fd)
+{
+	struct tracker *t = lookup(fd);
+
+	if (!t)
+		return;
+	pthread_mutex_lock(&table_lock);
+	if (lookup(fd) == t) {
+		map_fd(fd, NULL);
+		pthread_mutex_lock(&t->lock);
+		if (--t->refs == 0)
+			tracker_finish(t, fd);
+		pthread_mutex_unlock(&t->lock);
+	}
+	pthread_mutex_unlock(&table_lock);
+}
+
+static void alias_fd(int oldfd, int newfd)
+{
+	struct tracker *t = lookup(oldfd);
+
+	if (!t || newfd < 0 || newfd >= MAX_FD || newfd == oldfd)
+		return;
+	pthread_mutex_lock(&table_lock);
+	if (lookup(oldfd) == t) {
+		pthread_mutex_lock(&t->lock);
+		t->refs++;
+		pthread_mutex_unlock(&t->lock);
+		map_fd(newfd, t);
+	}
+	pthread_mutex_unlock(&table_lock);
+}
+
+EXPORT int close(int fd)
+{
+	int saved = errno;
+
+	resolve();
+	if (lookup(fd)) {
+		release_fd(fd);
+		errno = saved;
+	}
+	return real.close ? real.close(fd) : (int)syscall(SYS_close, fd);
+}
+
+EXPORT int dup(int fd)
+{
+	int r, saved;
+
+	resolve();
+	r = real.dup(fd);
+	if (r >= 0 && lookup(fd)) {
+		saved = errno;
+		alias_fd(fd, r);
+		errno = saved;
+	}
+	return r;
+}
+
+static int do_dup2(int oldfd, int newfd, int flags, int three)
+{
+	int r, saved = errno;
+
+	resolve();
+	/* dup2 onto a tracked fd closes it: end that dump first */
+	if (oldfd != newfd && lookup(newfd) && fcntl(oldfd, F_GETFD) >= 0) {
+		release_fd(newfd);
+		errno = saved;
+	}
+	r = three ? real.dup3(oldfd, newfd, flags) : real.dup2(oldfd, newfd);
+	if (r >= 0 && lookup(oldfd)) {
+		saved = errno;
+		alias_fd(oldfd, r);
+		errno = saved;
+	}
+	return r;
+}
+
+EXPORT int dup2(int oldfd, int newfd)
+{
+	return do_dup2(oldfd, newfd, 0, 0);
+}
+
+EXPORT int dup3(int oldfd, int newfd, int flags)
+{
+	return do_dup2(oldfd, newfd, flags, 1);
+}
+
+static int do_fcntl(fcntl_fn fn, int fd, int cmd, unsigned long arg)
+{
+	int r, saved;
+
+	resolve();
+	if (!fn)
+		fn = real.fcntl;
+	r = fn ? fn(fd, cmd, arg) : (int)syscall(SYS_fcntl, fd, cmd, arg);
+	if (r >= 0 && (cmd == F_DUPFD || cmd == F_DUPFD_CLOEXEC) && lookup(fd)) {
+		saved = errno;
+		alias_fd(fd, r);
+		errno = saved;
+	}
+	return r;
+}
+
+EXPORT int fcntl(int fd, int cmd, ...)
+{
+	va_list ap;
+	unsigned long arg;
+
+	va_start(ap, cmd);
+	arg = va_arg(ap, unsigned long);
+	va_end(ap);
+	resolve();
+	return do_fcntl(real.fcntl, fd, cmd, arg);
+}
+
+EXPORT int fcntl64(int fd, int cmd, ...)
+{
+	va_list ap;
+	unsigned long arg;
+
+	va_start(ap, cmd);
+	arg = va_arg(ap, unsigned long);
+	va_end(ap);
+	resolve();
+	return do_fcntl(real.fcntl64, fd, cmd, arg);
+}
+
+/* ---- opens ------------------------------------------------------------- */
+
+static int needs_mode(int flags)
+{
+#ifdef O_TMPFILE
+	if ((flags & O_TMPFILE) == O_TMPFILE)
+		return 1;
+#endif
+	return (flags & O_CREAT) != 0;
+}
+
+#define VA_MODE(flags, mode)                         \
+	do {                                         \
+		if (needs_mode(flags)) {             \
+			va_list ap_;                 \
+			va_start(ap_, flags);        \
+			mode = va_arg(ap_, int);     \
+			va_end(ap_);                 \
+		}                                    \
+	} while (0)
+
+static int after_open(int fd, const char *path, int flags)
+{
+	if (fd >= 0)
+		maybe_track(fd, path, flags);
+	return fd;
+}
+
+EXPORT int open(const char *path, int flags, ...)
+{
+	int mode = 0;
+
+	VA_MODE(flags, mode);
+	resolve();
+	if (!real.open)
+		return (int)syscall(SYS_openat, AT_FDCWD, path, flags, mode);
+	return after_open(real.open(path, flags, mode), path, flags);
+}
+
+EXPORT int open64(const char *path, int flags, ...)
+{
+	int mode = 0;
+
+	VA_MODE(flags, mode);
+	resolve();
+	if (real.open64)
+		return after_open(real.open64(path, flags, mode), path, flags);
+	return after_open(real.open(path, flags | O_LARGEFILE, mode), path,
+	                  flags);
+}
+
+EXPORT int openat(int dirfd, const char *path, int flags, ...)
+{
+	int mode = 0;
+
+	VA_MODE(flags, mode);
+	resolve();
+	return after_open(real.openat(dirfd, path, flags, mode), path, flags);
+}
+
+EXPORT int openat64(int dirfd, const char *path, int flags, ...)
+{
+	int mode = 0;
+
+	VA_MODE(flags, mode);
+	resolve();
+	if (real.openat64)
+		return after_open(real.openat64(dirfd, path, flags, mode), path,
+		                  flags);
+	return after_open(real.openat(dirfd, path, flags | O_LARGEFILE, mode),
+	                  path, flags);
+}
+
+EXPORT int __open_2(const char *path, int flags)
+{
+	resolve();
+	if (real.open_2)
+		return after_open(real.open_2(path, flags), path, flags);
+	return after_open(real.open(path, flags), path, flags);
+}
+
+EXPORT int __open64_2(const char *path, int flags)
+{
+	resolve();
+	if (real.open64_2)
+		return after_open(real.open64_2(path, flags), path, flags);
+	return after_open(real.open(path, flags | O_LARGEFILE), path, flags);
+}
+
+EXPORT int __openat_2(int dirfd, const char *path, int flags)
+{
+	resolve();
+	if (real.openat_2)
+		return after_open(real.openat_2(dirfd, path, flags), path, flags);
+	return after_open(real.openat(dirfd, path, flags), path, flags);
+}
+
+EXPORT int __openat64_2(int dirfd, const char *path, int flags)
+{
+	resolve();
+	if (real.openat64_2)
+		return after_open(real.openat64_2(dirfd, path, flags), path, flags);
+	return after_open(real.openat(dirfd, path, flags | O_LARGEFILE), path,
+	                  flags);
+}
+
+EXPORT int creat(const char *path, mode_t mode)
+{
+	resolve();
+	return after_open(real.creat(path, mode), path,
+	                  O_WRONLY | O_CREAT | O_TRUNC);
+}
+
+EXPORT int creat64(const char *path, mode_t mode)
+{
+	resolve();
+	if (real.creat64)
+		return after_open(real.creat64(path, mode), path,
+		                  O_WRONLY | O_CREAT | O_TRUNC);
+	return after_open(real.creat(path, mode), path,
+	                  O_WRONLY | O_CREAT | O_TRUNC);
+}
+
+/* ---- fork and start-up --------------------------------------------------- */
+
+static void fork_prepare(void)
+{
+	unsigned i;
+	pthread_mutex_lock(&table_lock);
+	for (i = 0; i < MAX_TRACKERS; i++)
+		pthread_mutex_lock(&pool[i].lock);
+}
+
+static void fork_release(void)
+{
+	unsigned i;
+	for (i = MAX_TRACKERS; i-- > 0;)
+		pthread_mutex_unlock(&pool[i].lock);
+	pthread_mutex_unlock(&table_lock);
+}
+
+__attribute__((constructor)) static void shim_init(void)
+{
+	unsigned i;
+	int saved = errno;
+
+	for (i = 0; i < MAX_TRACKERS; i++)
+		pthread_mutex_init(&pool[i].lock, NULL);
+	resolve();
+	load_config();
+	pthread_atfork(fork_prepare, fork_release, fork_release);
+	errno = saved;
+}

@@ -1,0 +1,21 @@
+#!/bin/sh
+# Installs what the tests and the demo need, when it is missing (Debian).
+set -eu
+need=""
+command -v bats >/dev/null 2>&1 || need="$need bats"
+[ -d /usr/lib/bats/bats-assert ] || [ -d /usr/lib/bats-assert ] || need="$need bats-assert"
+[ -d /usr/lib/bats/bats-support ] || [ -d /usr/lib/bats-support ] || need="$need bats-support"
+[ -x /usr/lib/android-sdk/platform-tools/hprof-conv ] || need="$need hprof-conv"
+dpkg -s visualvm >/dev/null 2>&1 || need="$need visualvm"
+command -v javac >/dev/null 2>&1 || need="$need openjdk-17-jdk-headless"
+command -v script >/dev/null 2>&1 || need="$need bsdutils"
+[ -z "$need" ] && exit 0
+echo "install-deps: installing:$need" >&2
+if [ "$(id -u)" != 0 ]; then
+	echo "install-deps: not root; install these yourself:$need" >&2
+	exit 1
+fi
+export DEBIAN_FRONTEND=noninteractive
+apt-get update -q >/dev/null
+# shellcheck disable=SC2086
+apt-get install -y -q $need >/dev/null

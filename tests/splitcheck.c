@@ -1,0 +1,385 @@
+/*
+ * splitcheck: the engine's output must not depend on where its input was
+ * cut. Feeds a dump whole, then in fixed piece sizes, every 2-way split in
+ * a prefix, and seeded random pieces, and compares every output (and the
+ * counters) with the one-shot output.
+ *
+ *   splitcheck [-r|-j|-a] [-s SEED] [-n ROUNDS] [-p PREFIX] FILE
+ *       -r restore mode, -j restore --jvm, -a restore --app-only
+ *   splitcheck -O [-s SEED] FILE
+ *       JDK 8 replay at engine level: every heap record length is zeroed
+ *       (the placeholder) and closed with hs_close_record once its body is
+ *       fed; the output must equal the normal one.
+ *   splitcheck -F OFFSET [-s SEED] FILE
+ *       the byte at OFFSET becomes an invalid sub-record tag; with
+ *       HS_FALLBACK the engine must report it there, copy the rest
+ *       verbatim, and leave the top-level framing exact, for any cut.
+ *   splitcheck -w FILE OUT   write the one-shot strip output (for tests)
+ */
+#include "../strip/hprof.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+struct mem {
+	unsigned char *b;
+	size_t len, cap;
+};
+
+static int mem_write(void *u, const void *buf, size_t len)
+{
+	struct mem *m = u;
+	if (m->len + len > m->cap) {
+		size_t cap = m->cap ? m->cap : 1 << 16;
+		while (cap < m->len + len)
+			cap *= 2;
+		m->b = realloc(m->b, cap);
+		if (!m->b) {
+			perror("realloc");
+			exit(2);
+		}
+		m->cap = cap;
+	}
+	memcpy(m->b + m->len, buf, len);
+	m->len += len;
+	return 0;
+}
+
+static int mem_patch(void *u, uint64_t off, const unsigned char be[4])
+{
+	struct mem *m = u;
+	if (off + 4 > m->len) {
+		fprintf(stderr, "splitcheck: patch past the output (%llu)\n",
+		        (unsigned long long)off);
+		exit(1);
+	}
+	memcpy(m->b + off, be, 4);
+	return 0;
+}
+
+struct result {
+	struct mem out;
+	enum hs_err err, fallback;
+	uint64_t err_off, fallback_off, arrays, elem_bytes;
+};
+
+static unsigned flags;
+static uint64_t rng;
+
+static uint64_t next_rand(void)
+{
+	rng ^= rng << 13;
+	rng ^= rng >> 7;
+	rng ^= rng << 17;
+	return rng;
+}
+
+/* Records for -O: input offsets of each heap record's length field. */
+struct rec {
+	size_t len_off, body_end;
+	uint32_t len;
+};
+static struct rec *recs;
+static size_t nrecs;
+
+static void find_heap_records(const unsigned char *in, size_t len)
+{
+	size_t off = 0;
+	while (off < len && in[off])
+		off++;
+	off += 1 + 4 + 8;
+	while (off + 9 <= len) {
+		uint32_t l = hs_be32(in + off + 5);
+		if (in[off] == 0x0C || in[off] == 0x1C) {
+			recs = realloc(recs, (nrecs + 1) * sizeof *recs);
+			recs[nrecs].len_off = off + 5;
+			recs[nrecs].body_end = off + 9 + l;
+			recs[nrecs].len = l;
+			nrecs++;
+		}
+		off += 9 + (size_t)l;
+	}
+}
+
+/* Feed [0,len) cut at the given points (sorted, may repeat). With -O,
+ * close open records as soon as their body has been fed. */
+static void run(const unsigned char *in, size_t len, const size_t *cuts,
+                size_t ncuts, struct result *r)
+{
+	struct hs_state st;
+	struct hs_sink sink = { mem_write, mem_patch, NULL };
+	size_t i, pos = 0, next_rec = 0;
+
+	memset(r, 0, sizeof *r);
+	sink.user = &r->out;
+	hs_init(&st, flags, &sink);
+	for (i = 0; i <= ncuts && !st.err; i++) {
+		size_t end = i < ncuts ? cuts[i] : len;
+		while (pos < end && !st.err) {
+			size_t stop = end;
+			if ((flags & HS_OPEN_LEN) && next_rec < nrecs &&
+			    recs[next_rec].body_end <= stop &&
+			    recs[next_rec].body_end >= pos)
+				stop = recs[next_rec].body_end;
+			hs_feed(&st, in + pos, stop - pos);
+			pos = stop;
+			if ((flags & HS_OPEN_LEN) && next_rec < nrecs &&
+			    pos == recs[next_rec].body_end) {
+				enum hs_err e = hs_close_record(&st,
+				        recs[next_rec].len_off, recs[next_rec].len);
+				if (e) {
+					fprintf(stderr, "splitcheck: close at %zu: %s\n",
+					        recs[next_rec].len_off, hs_strerror(e));
+					exit(1);
+				}
+				next_rec++;
+			}
+		}
+	}
+	if (!st.err)
+		hs_finish(&st);
+	r->err = st.err;
+	r->err_off = st.err_off;
+	r->fallback = st.fallback;
+	r->fallback_off = st.fallback_off;
+	r->arrays = st.arrays;
+	r->elem_bytes = st.elem_bytes;
+}
+
+static int same(const struct result *a, const struct result *b,
+                const char *what)
+{
+	size_t i;
+
+	if (a->err != b->err || a->err_off != b->err_off ||
+	    a->fallback != b->fallback || a->fallback_off != b->fallback_off) {
+		fprintf(stderr, "splitcheck: %s: error %s@%llu vs %s@%llu\n", what,
+		        hs_strerror(a->err), (unsigned long long)a->err_off,
+		        hs_strerror(b->err), (unsigned long long)b->err_off);
+		return 0;
+	}
+	if (a->arrays != b->arrays || a->elem_bytes != b->elem_bytes) {
+		fprintf(stderr, "splitcheck: %s: counters differ\n", what);
+		return 0;
+	}
+	for (i = 0; i < a->out.len && i < b->out.len; i++)
+		if (a->out.b[i] != b->out.b[i])
+			break;
+	if (i < a->out.len || i < b->out.len) {
+		fprintf(stderr,
+		        "splitcheck: %s: output differs at offset %zu "
+		        "(lengths %zu, %zu)\n", what, i, a->out.len, b->out.len);
+		return 0;
+	}
+	return 1;
+}
+
+static int check_cuts(const unsigned char *in, size_t len, const size_t *cuts,
+                      size_t ncuts, const struct result *want,
+                      const char *what)
+{
+	struct result got;
+	int ok;
+
+	run(in, len, cuts, ncuts, &got);
+	ok = same(&got, want, what);
+	free(got.out.b);
+	return ok;
+}
+
+static size_t *cuts_every(size_t len, size_t piece, size_t *n)
+{
+	size_t k = piece ? len / piece : 0, i;
+	size_t *c = malloc((k + 1) * sizeof *c);
+	for (i = 0; i < k; i++)
+		c[i] = (i + 1) * piece;
+	*n = k;
+	return c;
+}
+
+static size_t *cuts_random(size_t len, size_t *n)
+{
+	size_t cap = 1024, k = 0, pos = 0;
+	size_t *c = malloc(cap * sizeof *c);
+	while (pos < len) {
+		uint64_t r = next_rand();
+		/* mostly tiny pieces, some large: every boundary class gets cut */
+		size_t piece = (r & 3) == 0 ? (size_t)(r >> 8) % 65536 + 1
+		                            : (size_t)(r >> 8) % 17 + 1;
+		if ((r & 0xF0) == 0)
+			piece = 0; /* empty feeds too */
+		pos += piece;
+		if (pos >= len)
+			break;
+		if (k == cap)
+			c = realloc(c, (cap *= 2) * sizeof *c);
+		c[k++] = pos;
+	}
+	*n = k;
+	return c;
+}
+
+/* Top-level framing of an output: header then records that end exactly at
+ * the end of the buffer. */
+static int framing_ok(const struct mem *m)
+{
+	size_t off = 0;
+	while (off < m->len && m->b[off])
+		off++;
+	off += 1 + 4 + 8;
+	while (off + 9 <= m->len)
+		off += 9 + (size_t)hs_be32(m->b + off + 5);
+	return off == m->len;
+}
+
+static unsigned char *load(const char *path, size_t *len)
+{
+	FILE *f = fopen(path, "rb");
+	unsigned char *b;
+	long n;
+
+	if (!f || fseek(f, 0, SEEK_END) || (n = ftell(f)) < 0 ||
+	    fseek(f, 0, SEEK_SET)) {
+		perror(path);
+		exit(2);
+	}
+	b = malloc((size_t)n + 1);
+	if (!b || fread(b, 1, (size_t)n, f) != (size_t)n) {
+		perror(path);
+		exit(2);
+	}
+	fclose(f);
+	*len = (size_t)n;
+	return b;
+}
+
+int main(int argc, char **argv)
+{
+	unsigned long long seed = 1;
+	long rounds = 20, prefix = 2048, corrupt = -1;
+	int i, open_mode = 0, fails = 0;
+	const char *path = NULL, *write_to = NULL;
+	unsigned char *in;
+	size_t len, n, *c;
+	struct result want;
+	char what[128];
+	static const size_t pieces[] = { 1, 2, 3, 7, 4096, 65536, 1 << 20 };
+
+	for (i = 1; i < argc; i++) {
+		if (!strcmp(argv[i], "-r"))
+			flags |= HS_RESTORE;
+		else if (!strcmp(argv[i], "-j"))
+			flags |= HS_RESTORE | HS_JVM;
+		else if (!strcmp(argv[i], "-a"))
+			flags |= HS_RESTORE | HS_JVM | HS_APP_ONLY;
+		else if (!strcmp(argv[i], "-O"))
+			open_mode = 1;
+		else if (!strcmp(argv[i], "-F") && i + 1 < argc)
+			corrupt = atol(argv[++i]);
+		else if (!strcmp(argv[i], "-s") && i + 1 < argc)
+			seed = strtoull(argv[++i], NULL, 0);
+		else if (!strcmp(argv[i], "-n") && i + 1 < argc)
+			rounds = atol(argv[++i]);
+		else if (!strcmp(argv[i], "-p") && i + 1 < argc)
+			prefix = atol(argv[++i]);
+		else if (!strcmp(argv[i], "-w") && i + 2 < argc) {
+			path = argv[++i];
+			write_to = argv[++i];
+		} else if (!path)
+			path = argv[i];
+		else {
+			fprintf(stderr, "usage: splitcheck [-r|-j|-a|-O|-F OFF] "
+			        "[-s SEED] [-n ROUNDS] [-p PREFIX] FILE\n");
+			return 2;
+		}
+	}
+	if (!path) {
+		fprintf(stderr, "splitcheck: no file\n");
+		return 2;
+	}
+	in = load(path, &len);
+	rng = seed ? seed : 1;
+	if (write_to) {
+		FILE *f;
+		run(in, len, NULL, 0, &want);
+		f = fopen(write_to, "wb");
+		if (want.err || !f || fwrite(want.out.b, 1, want.out.len, f) !=
+		    want.out.len || fclose(f)) {
+			fprintf(stderr, "splitcheck: %s\n", hs_strerror(want.err));
+			return 1;
+		}
+		return 0;
+	}
+
+	if (corrupt >= 0) {
+		if ((size_t)corrupt >= len)
+			return fprintf(stderr, "splitcheck: -F past the end\n"), 2;
+		in[corrupt] = 0x77;
+		flags |= HS_FALLBACK;
+	}
+	run(in, len, NULL, 0, &want);
+	if (open_mode) {
+		/* the reference is the normal output of the real file */
+		size_t r;
+		find_heap_records(in, len);
+		for (r = 0; r < nrecs; r++)
+			memset(in + recs[r].len_off, 0, 4);
+		flags |= HS_OPEN_LEN;
+		if (!check_cuts(in, len, NULL, 0, &want, "open whole"))
+			return 1;
+	}
+	if (want.err && corrupt < 0 && !open_mode) {
+		fprintf(stderr, "splitcheck: %s: offset %llu: %s\n", path,
+		        (unsigned long long)want.err_off, hs_strerror(want.err));
+		return 1;
+	}
+	if (corrupt >= 0) {
+		if (want.fallback != HS_E_SUBTAG ||
+		    want.fallback_off != (uint64_t)corrupt) {
+			fprintf(stderr, "splitcheck: fallback %s@%llu, expected "
+			        "bad tag @%ld\n", hs_strerror(want.fallback),
+			        (unsigned long long)want.fallback_off, corrupt);
+			return 1;
+		}
+		if (!framing_ok(&want.out)) {
+			fprintf(stderr, "splitcheck: fallback output framing broken\n");
+			return 1;
+		}
+		/* everything from the bad byte on is verbatim */
+		if (memcmp(want.out.b + want.out.len - (len - (size_t)corrupt),
+		           in + corrupt, len - (size_t)corrupt)) {
+			fprintf(stderr, "splitcheck: fallback tail not verbatim\n");
+			return 1;
+		}
+	}
+
+	for (i = 0; i < (int)(sizeof pieces / sizeof pieces[0]); i++) {
+		if (pieces[i] == 1 && len > (8u << 20))
+			continue;
+		c = cuts_every(len, pieces[i], &n);
+		snprintf(what, sizeof what, "pieces of %zu", pieces[i]);
+		fails += !check_cuts(in, len, c, n, &want, what);
+		free(c);
+	}
+	for (n = 1; n < (size_t)prefix && n < len; n++) {
+		snprintf(what, sizeof what, "split at %zu", n);
+		if (!check_cuts(in, len, &n, 1, &want, what) && ++fails > 5)
+			break;
+	}
+	for (i = 0; i < rounds; i++) {
+		unsigned long long s = rng;
+		c = cuts_random(len, &n);
+		snprintf(what, sizeof what, "random pieces, seed %#llx", s);
+		fails += !check_cuts(in, len, c, n, &want, what);
+		free(c);
+	}
+	if (fails) {
+		fprintf(stderr, "splitcheck: %s: %d failures (seed %llu)\n", path,
+		        fails, seed);
+		return 1;
+	}
+	printf("splitcheck: %s: ok, %zu -> %zu bytes, %llu arrays, seed %llu\n",
+	       path, len, want.out.len, (unsigned long long)want.arrays, seed);
+	return 0;
+}
