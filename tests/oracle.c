@@ -122,12 +122,14 @@ static void put_u4_at(uint64_t pos, uint32_t v)
 /* ------------------------------------------------------------------ */
 /* statistics / mode                                                  */
 
-enum mode { M_ZERO, M_STRIP, M_EXPECT, M_COUNT };
+enum mode { M_ZERO, M_STRIP, M_EXPECT, M_COUNT, M_OFFSETS };
 
 static enum mode g_mode;
 static uint64_t g_elems;  /* element bytes of all 0x23 arrays */
 static uint64_t g_n23;    /* number of 0x23 sub-records */
 static uint64_t g_nc3;    /* number of 0xC3 sub-records */
+/* offsets: a byte inside the first of each structure (0: none seen) */
+static uint64_t g_at_sub_hdr, g_at_elems, g_at_class_fields, g_hdr_len;
 
 /* ------------------------------------------------------------------ */
 /* heap dump sub-records                                              */
@@ -236,10 +238,14 @@ static uint64_t walk_heap(uint64_t start, uint64_t end)
 
         if (tag == 0x20) {
             len = class_dump_len(q, end);
+            if (!g_at_class_fields && len > 7 * id + 4 + 4 + 2 + 1)
+                g_at_class_fields = q + 7 * id + 4 + 4 + 2 + 1;
         } else if (tag == 0x21) {     /* INSTANCE_DUMP */
             need(q, id + 4 + id + 4, end, "truncated INSTANCE_DUMP header");
             uint64_t n = rd(q + id + 4 + id, 4);
             len = id + 4 + id + 4;
+            if (!g_at_sub_hdr)
+                g_at_sub_hdr = q + 3;
             need(q + len, n, end, "truncated INSTANCE_DUMP data");
             len += n;
         } else if (tag == 0x22) {     /* OBJ_ARRAY_DUMP */
@@ -257,6 +263,8 @@ static uint64_t walk_heap(uint64_t start, uint64_t end)
             if (!sz)
                 bad(q + id + 4 + 4, "bad element type in PRIMITIVE_ARRAY_DUMP");
             uint64_t data = n * sz;
+            if (!g_at_elems && data > 2)
+                g_at_elems = q + hdr + data / 2;
             need(q + hdr, data, end, "truncated PRIMITIVE_ARRAY_DUMP data");
             len = hdr + data;
             g_n23++;
@@ -308,6 +316,7 @@ static void walk_file(void)
         bad(p, "identifier size is not 4 or 8");
     g_idsize = (unsigned)ids;
     p += 4 + 8;
+    g_hdr_len = p;
 
     if (g_mode == M_STRIP)
         out_bytes(g_buf, p);
@@ -378,7 +387,8 @@ static void write_file(const char *path, const unsigned char *p, uint64_t n)
 static void usage(void)
 {
     fprintf(stderr,
-            "usage: %s zero IN OUT | strip IN OUT | expect IN | count IN\n",
+            "usage: %s zero IN OUT | strip IN OUT | expect IN | count IN | "
+            "offsets IN\n",
             g_prog);
     exit(2);
 }
@@ -396,6 +406,8 @@ int main(int argc, char **argv)
         g_mode = M_EXPECT;
     else if (strcmp(cmd, "count") == 0 && argc == 3)
         g_mode = M_COUNT;
+    else if (strcmp(cmd, "offsets") == 0 && argc == 3)
+        g_mode = M_OFFSETS;
     else
         usage();
 
@@ -425,6 +437,17 @@ int main(int argc, char **argv)
     case M_COUNT:
         printf("p23 %llu c3 %llu\n", (unsigned long long)g_n23,
                (unsigned long long)g_nc3);
+        break;
+    case M_OFFSETS:
+        /* a byte inside the header, the first record header, the first
+         * instance header, the first array's elements, the first class
+         * dump's field table: where truncation tests cut */
+        printf("header 10\nrecord-header %llu\nsub-header %llu\n"
+               "elements %llu\nclass-fields %llu\n",
+               (unsigned long long)(g_hdr_len + 4),
+               (unsigned long long)g_at_sub_hdr,
+               (unsigned long long)g_at_elems,
+               (unsigned long long)g_at_class_fields);
         break;
     }
     free(g_buf);

@@ -1,0 +1,61 @@
+# Shared by every .bats file: paths, fixtures, small checks.
+ROOT="$(cd "$BATS_TEST_DIRNAME/.." && pwd)"
+BUILD="${BUILD:-build}"
+case $BUILD in /*) B=$BUILD ;; *) B=$ROOT/$BUILD ;; esac
+STRIP=$B/hprofstrip
+RESTORE=$B/hprofrestore
+SHIM=$B/libhprofstrip.so
+ORACLE=$B/oracle
+SPLIT=$B/splitcheck
+REPLAY=$B/replay
+JUDGE=$ROOT/tests/java/judge.sh
+CORPUS=${HPROFSTRIP_CORPUS:-$ROOT/../shared/corpus}
+HPROF_CONV=/usr/lib/android-sdk/platform-tools/hprof-conv
+
+load /usr/lib/bats/bats-support/load
+load /usr/lib/bats/bats-assert/load
+
+corpus_files() {
+	ls "$CORPUS"/art/*.hprof "$CORPUS"/hotspot/*.hprof
+}
+
+art_files() {
+	ls "$CORPUS"/art/*.hprof
+}
+
+# A fresh JDK 17 dump of HeapBuilder's heap, made once per build dir.
+jdk17_fixture() {
+	local f=$B/fixtures/jdk17.hprof
+	mkdir -p "$B/fixtures"
+	(
+		flock 9
+		if [ ! -s "$f" ]; then
+			"$JUDGE" build >&2
+			rm -f "$f.tmp.hprof"
+			java -cp "$B/java" HeapBuilder mxbean "$f.tmp.hprof" >&2
+			mv "$f.tmp.hprof" "$f"
+		fi
+	) 9>"$B/fixtures/.lock"
+	echo "$f"
+}
+
+size_of() {
+	stat -c %s "$1"
+}
+
+# Fails unless the file has no 0x23 left and walks cleanly (independent
+# parser), and its size plus its arrays' element bytes is the restored size.
+assert_stripped_dump() {
+	local f=$1 tmp=$BATS_TEST_TMPDIR/asd.$$
+	run "$ORACLE" count "$f"
+	assert_success
+	assert_output --regexp '^p23 0 c3 [1-9][0-9]*$'
+	"$RESTORE" -o "$tmp" "$f"
+	run "$ORACLE" expect "$tmp"
+	assert_success
+	local elems
+	elems=$(echo "$output" | sed 's/.* elems \([0-9]*\) .*/\1/')
+	[ "$elems" -gt 0 ]
+	[ $(( $(size_of "$f") + elems )) -eq "$(size_of "$tmp")" ]
+	rm -f "$tmp"
+}

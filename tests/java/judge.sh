@@ -1,0 +1,80 @@
+#!/bin/bash
+# judge.sh: compile and run the Java side of the test suite.
+#
+#   tests/java/judge.sh build              compile HeapBuilder and HeapJudge
+#                                          into "${BUILD:-build}/java"
+#   tests/java/judge.sh CMD FILE [ARG]     compile if needed, then run
+#                                          HeapJudge CMD FILE [ARG]
+#                                          (histo, count, arrays, markers)
+#
+# BUILD is taken relative to the repository root unless absolute. The
+# VisualVM heap library comes from the Debian package visualvm; override its
+# path with HEAPJUDGE_JAR. Extra JVM options: HEAPJUDGE_JAVA_OPTS.
+# Exit status 3: java, javac or the VisualVM jar is missing (tests may skip).
+set -eu
+
+root=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
+src="$root/tests/java"
+build=${BUILD:-build}
+case $build in
+/*) out="$build/java" ;;
+*) out="$root/$build/java" ;;
+esac
+jar=${HEAPJUDGE_JAR:-/usr/share/visualvm/visualvm/modules/org-graalvm-visualvm-lib-jfluid-heap.jar}
+
+missing() {
+	echo "judge.sh: $1" >&2
+	exit 3
+}
+
+command -v java >/dev/null || missing "java not found (apt-get install openjdk-17-jdk-headless)"
+[ -r "$jar" ] || missing "$jar not found (apt-get install visualvm)"
+
+stale() {
+	local c s
+	for c in HeapBuilder HeapJudge; do
+		[ -f "$out/$c.class" ] || return 0
+		for s in HeapBuilder HeapJudge; do
+			[ "$src/$s.java" -nt "$out/$c.class" ] && return 0
+		done
+	done
+	return 1
+}
+
+compile() {
+	command -v javac >/dev/null || missing "javac not found (apt-get install openjdk-17-jdk-headless)"
+	mkdir -p "$out"
+	# Tests may run in parallel: one compiles, the others wait for it.
+	exec 9>"$out/.lock"
+	if command -v flock >/dev/null; then flock 9; fi
+	if stale; then
+		local tmp
+		tmp=$(mktemp -d "$out/.javac.XXXXXX")
+		if ! javac -nowarn -Xlint:-options --release 11 -encoding UTF-8 \
+			-cp "$jar" -d "$tmp" "$src/HeapBuilder.java" "$src/HeapJudge.java"; then
+			rm -rf "$tmp"
+			exit 1
+		fi
+		# Each class file lands whole (rename); nested classes go first so
+		# that a fresh top-level class (what stale checks) means all are.
+		for f in "$tmp"/*'$'*.class; do [ -e "$f" ] && mv -f "$f" "$out/"; done
+		mv -f "$tmp"/*.class "$out/"
+		rm -rf "$tmp"
+	fi
+	exec 9>&-
+}
+
+if [ $# -lt 1 ]; then
+	echo "usage: $0 build | histo FILE | count FILE CLASS | arrays FILE CLASS | markers FILE" >&2
+	exit 2
+fi
+
+if [ "$1" = build ]; then
+	[ $# -eq 1 ] || { echo "usage: $0 build" >&2; exit 2; }
+	compile
+	exit 0
+fi
+
+if stale; then compile; fi
+# shellcheck disable=SC2086
+exec java ${HEAPJUDGE_JAVA_OPTS:-} -cp "$out:$jar" HeapJudge "$@"

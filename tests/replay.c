@@ -1,0 +1,1036 @@
+/*
+ * replay: write an existing, complete .hprof file again with the syscall
+ * pattern of a real runtime, so that an LD_PRELOAD shim can be tested
+ * against what HotSpot and ART really do.
+ *
+ *   replay MODE IN OUT [SEED]
+ *
+ * Without the shim every mode leaves OUT byte-identical to IN (and no
+ * OUT.pN file behind). SEED (default 1) makes the random modes
+ * reproducible. Nothing is printed on success; a failing call prints
+ * "replay: MODE: <call>: <strerror>" and exits 1.
+ *
+ * IN is read whole (open O_RDONLY, fstat, read, close) before OUT is
+ * opened, so a shim sees one read-only open of IN first.
+ *
+ * Sources quoted below are the public repositories named, read for this
+ * driver; see /tmp/research/runtimes.md of the task that wrote it.
+ *
+ * Modes (each has a longer comment at its function):
+ *   random     open64 O_WRONLY|O_CREAT|O_TRUNC 0600, write() pieces of
+ *              random size (1 B .. 64 KiB, many of 1..16 B), close.
+ *   threads    JDK 11.0.14+/17 CompressionBackend: the main thread opens,
+ *              two writer threads issue the 1 MiB write()s in order,
+ *              the main thread closes.
+ *   jdk8       JDK 6/7/8 DumpWriter: 8 MiB buffer, heap records written
+ *              with a length placeholder, fixed up with lseek64 + write
+ *              of 4 bytes + lseek64 back. O_EXCL: OUT must not exist.
+ *   jdk22      JDK 22+ two-phase dump: non-heap records to OUT, heap
+ *              records to OUT.p0, OUT.p1 ... (written by threads), then
+ *              merged into OUT with sendfile and removed; HEAP_DUMP_END
+ *              last. O_EXCL: OUT and OUT.pN must not exist.
+ *   art        Android ART hprof.cc: open O_WRONLY|O_CREAT|O_TRUNC|
+ *              O_CLOEXEC 0644, dup, close the original, header alone in
+ *              one write, then one whole top-level record per write,
+ *              fdatasync, close.
+ *   artcloexec as art, but the copy is made with fcntl(F_DUPFD_CLOEXEC),
+ *              as current ART's DupCloexec() does.
+ *   artpipe    as art; OUT should be named so it does not look like a
+ *              dump (out.bin). OUT "-" writes to a dup of stdout.
+ *   pwrite     pwrite64 at increasing offsets, random sizes; the file
+ *              offset never moves.
+ *   writev     writev with 1..8 iovecs of random sizes, some empty.
+ *   bytes      one write() per byte (small files only).
+ *
+ * Environment: REPLAY_JDK8_BUF=N makes the jdk8 buffer N bytes instead
+ * of 8 MiB. HotSpot itself halves the buffer until malloc succeeds, so
+ * small buffers are real; they also make records larger than the buffer
+ * (written unbuffered) appear with small test files.
+ *
+ * Build: cc -std=c11 -D_GNU_SOURCE -Wall -Wextra -Werror -O2 -pthread
+ *        tests/replay.c -o replay        (glibc or musl-gcc)
+ */
+#ifndef _GNU_SOURCE
+#define _GNU_SOURCE 1
+#endif
+#ifndef _LARGEFILE64_SOURCE
+#define _LARGEFILE64_SOURCE 1
+#endif
+
+#include <errno.h>
+#include <fcntl.h>
+#include <pthread.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/sendfile.h>
+#include <sys/stat.h>
+#include <sys/types.h>
+#include <sys/uio.h>
+#include <unistd.h>
+
+#define MIB (1024u * 1024u)
+
+static const char *g_mode = "?";
+
+static void die(const char *call)
+{
+	fprintf(stderr, "replay: %s: %s: %s\n", g_mode, call, strerror(errno));
+	exit(1);
+}
+
+static void die_msg(const char *what, const char *msg)
+{
+	fprintf(stderr, "replay: %s: %s: %s\n", g_mode, what, msg);
+	exit(1);
+}
+
+static void *xmalloc(size_t n)
+{
+	void *p = malloc(n ? n : 1);
+	if (!p)
+		die("malloc");
+	return p;
+}
+
+/* ---- seeded PRNG (splitmix64) ---- */
+
+static uint64_t g_rng;
+
+static uint64_t rnd(void)
+{
+	uint64_t z = (g_rng += 0x9e3779b97f4a7c15ull);
+	z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
+	z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
+	return z ^ (z >> 31);
+}
+
+static size_t rnd_range(size_t lo, size_t hi) /* inclusive */
+{
+	return lo + (size_t)(rnd() % (uint64_t)(hi - lo + 1));
+}
+
+/* Piece size: 40% 1..16 bytes, 30% 17..4096, 30% 4097..64 KiB. */
+static size_t rnd_piece(void)
+{
+	unsigned r = (unsigned)(rnd() % 10);
+	if (r < 4)
+		return rnd_range(1, 16);
+	if (r < 7)
+		return rnd_range(17, 4096);
+	return rnd_range(4097, 65536);
+}
+
+/* ---- plain I/O helpers ---- */
+
+/* write() until done: retry on EINTR and short writes, as HotSpot's
+ * os::write (RESTARTABLE) + write loops and ART's WriteFully
+ * (TEMP_FAILURE_RETRY) do. A 0 return is an error (JDK 17 write_buf). */
+static void write_all(int fd, const void *buf, size_t len)
+{
+	const unsigned char *p = buf;
+	while (len > 0) {
+		size_t n = len > 0x7ffff000u ? 0x7ffff000u : len;
+		ssize_t w = write(fd, p, n);
+		if (w < 0) {
+			if (errno == EINTR)
+				continue;
+			die("write");
+		}
+		if (w == 0) {
+			errno = EIO;
+			die("write");
+		}
+		p += w;
+		len -= (size_t)w;
+	}
+}
+
+static void xclose(int fd)
+{
+	if (close(fd) != 0)
+		die("close");
+}
+
+static unsigned char *read_input(const char *path, size_t *len_out)
+{
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		die("open");
+	struct stat st;
+	if (fstat(fd, &st) != 0)
+		die("fstat");
+	size_t len = (size_t)st.st_size, got = 0;
+	unsigned char *buf = xmalloc(len);
+	while (got < len) {
+		ssize_t r = read(fd, buf + got, len - got);
+		if (r < 0) {
+			if (errno == EINTR)
+				continue;
+			die("read");
+		}
+		if (r == 0)
+			die_msg(path, "file shrank while reading");
+		got += (size_t)r;
+	}
+	xclose(fd);
+	*len_out = len;
+	return buf;
+}
+
+/* ---- HPROF framing: header + top-level records ---- */
+
+struct rec {
+	size_t off;  /* offset of the tag byte */
+	size_t len;  /* 9 + body length */
+	unsigned char tag;
+};
+
+struct hprof {
+	const unsigned char *d;
+	size_t len;
+	size_t hdr_len;   /* "JAVA PROFILE 1.0.x\0" + u4 idsize + u8 time */
+	unsigned idsize;
+	struct rec *recs;
+	size_t nrec;
+};
+
+static uint32_t be32(const unsigned char *p)
+{
+	return (uint32_t)p[0] << 24 | (uint32_t)p[1] << 16 |
+	       (uint32_t)p[2] << 8 | p[3];
+}
+
+static int is_heap_tag(unsigned tag)
+{
+	return tag == 0x0C || tag == 0x1C; /* HEAP_DUMP, HEAP_DUMP_SEGMENT */
+}
+
+static void parse_hprof(struct hprof *h, const char *name)
+{
+	const unsigned char *nul = memchr(h->d, 0, h->len < 64 ? h->len : 64);
+	if (!nul || h->len < 19 || memcmp(h->d, "JAVA PROFILE 1.0.", 17) != 0)
+		die_msg(name, "not an HPROF file");
+	h->hdr_len = (size_t)(nul - h->d) + 1 + 4 + 8;
+	if (h->hdr_len > h->len)
+		die_msg(name, "truncated header");
+	h->idsize = be32(nul + 1);
+	if (h->idsize != 4 && h->idsize != 8)
+		die_msg(name, "identifier size is not 4 or 8");
+
+	size_t cap = 1024, off = h->hdr_len;
+	h->recs = xmalloc(cap * sizeof *h->recs);
+	h->nrec = 0;
+	while (off < h->len) {
+		if (h->len - off < 9)
+			die_msg(name, "truncated record header");
+		size_t body = be32(h->d + off + 5);
+		if (body > h->len - off - 9)
+			die_msg(name, "record runs past the end of the file");
+		if (h->nrec == cap) {
+			cap *= 2;
+			struct rec *n = realloc(h->recs, cap * sizeof *n);
+			if (!n)
+				die("realloc");
+			h->recs = n;
+		}
+		h->recs[h->nrec].off = off;
+		h->recs[h->nrec].len = 9 + body;
+		h->recs[h->nrec].tag = h->d[off];
+		h->nrec++;
+		off += 9 + body;
+	}
+}
+
+/* ==================================================================
+ * random: write() pieces of random size.
+ * Not a runtime: the worst case for a stream parser. open64 as JDK 8's
+ * os::create_binary_file (openjdk/jdk8u hotspot/src/os/linux/vm/
+ * os_linux.cpp) does, with O_TRUNC as with jcmd GC.heap_dump -overwrite.
+ * ================================================================== */
+static void mode_random(const unsigned char *d, size_t len, const char *out)
+{
+	int fd = open64(out, O_WRONLY | O_CREAT | O_TRUNC, 0600);
+	if (fd < 0)
+		die("open64");
+	size_t off = 0;
+	while (off < len) {
+		size_t n = rnd_piece();
+		if (n > len - off)
+			n = len - off;
+		write_all(fd, d + off, n);
+		off += n;
+	}
+	xclose(fd);
+}
+
+/* ==================================================================
+ * threads: JDK 11.0.14+ / 17 / 21 (serial) CompressionBackend.
+ * openjdk/jdk17u-dev src/hotspot/share/services/heapDumperCompression.cpp:
+ * FileWriter::open_writer() calls os::create_binary_file (O_WRONLY|
+ * O_CREAT|O_TRUNC or O_EXCL, 0600) on the dumping thread;
+ * CompressionBackend::finish_work() hands each finished 1 MiB WriteWork,
+ * in id order, to FileWriter::write_buf(), which loops os::write() until
+ * done, on whichever thread finished it (a writer thread running
+ * thread_loop() or the VM thread). No seeks: heap segment lengths are
+ * patched inside the buffer (DumpWriter::finish_dump_segment in
+ * heapDumper.cpp). FileWriter's destructor closes the fd.
+ * Here: main opens, two writer threads take chunk i (1 MiB each, last one
+ * shorter) in turn i % 2, strictly in order, main joins and closes.
+ * ================================================================== */
+struct tw_shared {
+	pthread_mutex_t mu;
+	pthread_cond_t cv;
+	size_t next;      /* next chunk to write */
+	size_t nchunks;
+	const unsigned char *d;
+	size_t len;
+	int fd;
+};
+
+struct tw_arg {
+	struct tw_shared *s;
+	size_t first;
+};
+
+static void *tw_main(void *argp)
+{
+	struct tw_arg *a = argp;
+	struct tw_shared *s = a->s;
+	for (size_t i = a->first; i < s->nchunks; i += 2) {
+		if ((errno = pthread_mutex_lock(&s->mu)) != 0)
+			die("pthread_mutex_lock");
+		while (s->next != i)
+			if ((errno = pthread_cond_wait(&s->cv, &s->mu)) != 0)
+				die("pthread_cond_wait");
+		if ((errno = pthread_mutex_unlock(&s->mu)) != 0)
+			die("pthread_mutex_unlock");
+
+		size_t off = i * (size_t)MIB;
+		size_t n = s->len - off < MIB ? s->len - off : MIB;
+		write_all(s->fd, s->d + off, n);
+
+		if ((errno = pthread_mutex_lock(&s->mu)) != 0)
+			die("pthread_mutex_lock");
+		s->next++;
+		if ((errno = pthread_cond_broadcast(&s->cv)) != 0)
+			die("pthread_cond_broadcast");
+		if ((errno = pthread_mutex_unlock(&s->mu)) != 0)
+			die("pthread_mutex_unlock");
+	}
+	return NULL;
+}
+
+static void mode_threads(const unsigned char *d, size_t len, const char *out)
+{
+	struct tw_shared s;
+	s.next = 0;
+	s.nchunks = (len + MIB - 1) / MIB;
+	s.d = d;
+	s.len = len;
+	s.fd = open64(out, O_WRONLY | O_CREAT | O_TRUNC, 0600);
+	if (s.fd < 0)
+		die("open64");
+	if ((errno = pthread_mutex_init(&s.mu, NULL)) != 0)
+		die("pthread_mutex_init");
+	if ((errno = pthread_cond_init(&s.cv, NULL)) != 0)
+		die("pthread_cond_init");
+
+	pthread_t t[2];
+	struct tw_arg a[2];
+	for (int i = 0; i < 2; i++) {
+		a[i].s = &s;
+		a[i].first = (size_t)i;
+		if ((errno = pthread_create(&t[i], NULL, tw_main, &a[i])) != 0)
+			die("pthread_create");
+	}
+	for (int i = 0; i < 2; i++)
+		if ((errno = pthread_join(t[i], NULL)) != 0)
+			die("pthread_join");
+	pthread_cond_destroy(&s.cv);
+	pthread_mutex_destroy(&s.mu);
+	xclose(s.fd);
+}
+
+/* ==================================================================
+ * jdk8: JDK 6/7/8 (and 9 .. 11.0.13, before JDK-8234510) DumpWriter.
+ * Repository wuyiccc/openjdk-jdk8u (a jdk8u mirror) and openjdk/jdk7u,
+ * hotspot/src/share/vm/services/heapDumper.cpp:
+ *  - DumpWriter::DumpWriter: buffer io_buffer_size = 8*M (halved until
+ *    malloc succeeds); fd = os::create_binary_file(path, false), which in
+ *    openjdk/jdk8u hotspot/src/os/linux/vm/os_linux.cpp is
+ *    open64(path, O_WRONLY|O_CREAT|O_EXCL, S_IREAD|S_IWRITE).
+ *  - write_raw: if pos + len >= size, flush(); if len >= size the item
+ *    goes straight to write_internal() (unbuffered), else it is copied.
+ *    write_internal loops ::write over short writes (n < 0 is an error).
+ *  - current_offset() = os::current_file_offset(fd) (lseek64(fd, 0,
+ *    SEEK_CUR)) + buffered bytes; seek_to_offset(off) = flush() then
+ *    lseek64(fd, off, SEEK_SET).
+ *  - VM_HeapDumper::write_dump_header: u1 HEAP_DUMP (1.0.1) or
+ *    HEAP_DUMP_SEGMENT (1.0.2), u4 ticks, dump_start = current_offset(),
+ *    u4 0 (placeholder).
+ *  - write_current_dump_record_length: dump_end = current_offset();
+ *    seek_to_offset(dump_start); write_u4(dump_end - dump_start - 4);
+ *    seek_to_offset(dump_end)  => syscalls: lseek64(SEEK_CUR),
+ *    write(buffer), lseek64(dump_start, SEEK_SET), write(4 bytes),
+ *    lseek64(dump_end, SEEK_SET). (Later 8u computes dump_end from its
+ *    byte counters instead of the SEEK_CUR lseek; the rest is the same.)
+ *  - check_segment_length rolls over to a new segment past
+ *    HeapDumpSegmentSize (1 GiB; 2 GiB in later 8u), end_of_dump fixes up
+ *    the last one and, for 1.0.2, appends HEAP_DUMP_END (u1, u4 0, u4 0).
+ *    1.0.2 is chosen when heap used > SegmentedHeapDumpThreshold (2 GiB),
+ *    else 1.0.1 with one HEAP_DUMP record (always 1.0.2 since JDK 9 and
+ *    later 8u, JDK-8144732 / CSR JDK-8235300).
+ * Here every 0x0C/0x1C record of IN is replayed that way (a rollover is
+ * just the next record); other records go through the buffer with their
+ * lengths known. Item sizes follow HotSpot's write_u1/u2/u4/u8/id calls;
+ * a primitive array's elements are one write_raw (HotSpot does that for
+ * byte[] everywhere and for all types on big-endian hosts), an object
+ * array's elements one id each. Deviation: JDK 8 gives up on EINTR; this
+ * driver retries.
+ * ================================================================== */
+struct j8 {
+	int fd;
+	unsigned char *buf;
+	size_t size, pos;
+};
+
+static void j8_flush(struct j8 *w)
+{
+	if (w->pos > 0) {
+		write_all(w->fd, w->buf, w->pos);
+		w->pos = 0;
+	}
+}
+
+static void j8_raw(struct j8 *w, const unsigned char *s, size_t len)
+{
+	if (w->pos + len >= w->size)
+		j8_flush(w);
+	if (len >= w->size) {
+		write_all(w->fd, s, len);
+	} else {
+		memcpy(w->buf + w->pos, s, len);
+		w->pos += len;
+	}
+}
+
+static int64_t j8_current_offset(struct j8 *w)
+{
+	off64_t o = lseek64(w->fd, 0, SEEK_CUR);
+	if (o < 0)
+		die("lseek64");
+	return (int64_t)o + (int64_t)w->pos;
+}
+
+static void j8_seek(struct j8 *w, int64_t off)
+{
+	j8_flush(w);
+	if (lseek64(w->fd, (off64_t)off, SEEK_SET) != (off64_t)off)
+		die("lseek64");
+}
+
+/* Feed n bytes as items of at most `item` bytes. */
+static void j8_items(struct j8 *w, const unsigned char *p, size_t n,
+                     size_t item)
+{
+	while (n > 0) {
+		size_t k = n < item ? n : item;
+		j8_raw(w, p, k);
+		p += k;
+		n -= k;
+	}
+}
+
+static unsigned type_size(unsigned t, unsigned idsize)
+{
+	switch (t) {
+	case 2: return idsize;        /* object */
+	case 4: case 8: return 1;     /* boolean, byte */
+	case 5: case 9: return 2;     /* char, short */
+	case 6: case 10: return 4;    /* float, int */
+	case 7: case 11: return 8;    /* double, long */
+	default: return 0;
+	}
+}
+
+/* Size of a heap sub-record's fixed part, or 0 if unknown. The variable
+ * parts of 0x20/0x21/0x22/0x23 are handled by the caller. */
+static size_t sub_fixed(unsigned tag, unsigned id)
+{
+	switch (tag) {
+	case 0xFF: case 0x05: case 0x07: return 1 + id;
+	case 0x89: case 0x8A: case 0x8B: case 0x8C: case 0x8D: case 0x90:
+		return 1 + id;                        /* Android roots */
+	case 0x01: return 1 + 2 * id;
+	case 0x02: case 0x03: case 0x08: case 0x8E: return 1 + id + 8;
+	case 0x04: case 0x06: return 1 + id + 4;
+	case 0xFE: return 1 + 4 + id;                 /* Android heap info */
+	case 0xC3: return 1 + id + 4 + 4 + 1;        /* prim array, no data */
+	default: return 0;
+	}
+}
+
+/* Length of a CLASS_DUMP (0x20) sub-record at p (n bytes left), 0 if bad. */
+static size_t class_dump_len(const unsigned char *p, size_t n, unsigned id)
+{
+	size_t o = 1 + id + 4 + 6 * id + 4;
+	if (o + 2 > n)
+		return 0;
+	unsigned cnt = (unsigned)p[o] << 8 | p[o + 1];
+	o += 2;
+	for (unsigned i = 0; i < cnt; i++) {   /* constant pool */
+		if (o + 3 > n)
+			return 0;
+		unsigned ts = type_size(p[o + 2], id);
+		if (!ts)
+			return 0;
+		o += 3 + ts;
+	}
+	if (o + 2 > n)
+		return 0;
+	cnt = (unsigned)p[o] << 8 | p[o + 1];
+	o += 2;
+	for (unsigned i = 0; i < cnt; i++) {   /* static fields */
+		if (o + id + 1 > n)
+			return 0;
+		unsigned ts = type_size(p[o + id], id);
+		if (!ts)
+			return 0;
+		o += id + 1 + ts;
+	}
+	if (o + 2 > n)
+		return 0;
+	cnt = (unsigned)p[o] << 8 | p[o + 1];
+	o += 2 + (size_t)cnt * (id + 1);       /* instance fields */
+	return o <= n ? o : 0;
+}
+
+static void j8_heap_body(struct j8 *w, const unsigned char *p, size_t n,
+                         unsigned id)
+{
+	while (n > 0) {
+		unsigned tag = p[0];
+		size_t fixed = sub_fixed(tag, id), total = 0;
+		if (fixed) {
+			total = fixed;
+			if (total <= n)
+				j8_items(w, p, total, 8);
+		} else if (tag == 0x20) {
+			total = class_dump_len(p, n, id);
+			if (total)
+				j8_items(w, p, total, 8);
+		} else if (tag == 0x21 && 1 + 2 * id + 8 <= n) {
+			size_t h = 1 + 2 * id + 8;
+			total = h + be32(p + 1 + 2 * id + 4);
+			if (total <= n) {
+				j8_items(w, p, h, 8);
+				j8_items(w, p + h, total - h, 8);
+			}
+		} else if (tag == 0x22 && 1 + 2 * id + 8 <= n) {
+			size_t h = 1 + 2 * id + 8;
+			total = h + (size_t)be32(p + 1 + id + 4) * id;
+			if (total <= n) {
+				j8_items(w, p, h, 8);
+				j8_items(w, p + h, total - h, id);
+			}
+		} else if (tag == 0x23 && 1 + id + 9 <= n) {
+			size_t h = 1 + id + 9;
+			unsigned ts = type_size(p[h - 1], id);
+			total = ts ? h + (size_t)be32(p + 1 + id + 4) * ts : 0;
+			if (total && total <= n) {
+				j8_items(w, p, h, 8);
+				if (total > h)  /* one write_raw of the elements */
+					j8_raw(w, p + h, total - h);
+			}
+		}
+		if (total == 0 || total > n) {
+			/* Unknown or malformed: the rest in 4 KiB items. */
+			j8_items(w, p, n, 4096);
+			return;
+		}
+		p += total;
+		n -= total;
+	}
+}
+
+static void mode_jdk8(struct hprof *h, const char *out)
+{
+	struct j8 w;
+	const char *env = getenv("REPLAY_JDK8_BUF");
+	w.size = env && *env ? (size_t)strtoull(env, NULL, 0) : 8 * (size_t)MIB;
+	if (w.size < 16)
+		w.size = 16;
+	w.buf = xmalloc(w.size);
+	w.pos = 0;
+	w.fd = open64(out, O_WRONLY | O_CREAT | O_EXCL, 0600);
+	if (w.fd < 0)
+		die("open64");
+
+	/* Header: write_raw(magic), write_u1(0), write_u4(idsize), write_u8. */
+	const unsigned char *d = h->d;
+	size_t mlen = h->hdr_len - 13;
+	j8_raw(&w, d, mlen);
+	j8_raw(&w, d + mlen, 1);
+	j8_raw(&w, d + mlen + 1, 4);
+	j8_raw(&w, d + mlen + 5, 8);
+
+	for (size_t i = 0; i < h->nrec; i++) {
+		const unsigned char *r = d + h->recs[i].off;
+		size_t body = h->recs[i].len - 9;
+		j8_raw(&w, r, 1);        /* tag */
+		j8_raw(&w, r + 1, 4);    /* ticks */
+		if (!is_heap_tag(r[0])) {
+			j8_raw(&w, r + 5, 4);
+			if (r[0] == 0x01 && body >= h->idsize) { /* UTF8 */
+				j8_raw(&w, r + 9, h->idsize);
+				if (body > h->idsize)
+					j8_raw(&w, r + 9 + h->idsize,
+					       body - h->idsize);
+			} else {
+				j8_items(&w, r + 9, body, 8);
+			}
+			continue;
+		}
+		/* write_dump_header */
+		int64_t dump_start = j8_current_offset(&w);
+		static const unsigned char zero4[4];
+		j8_raw(&w, zero4, 4);
+		j8_heap_body(&w, r + 9, body, h->idsize);
+		/* write_current_dump_record_length */
+		int64_t dump_end = j8_current_offset(&w);
+		int64_t dump_len = dump_end - dump_start - 4;
+		if (dump_len != (int64_t)body)
+			die_msg("jdk8", "internal error: record length");
+		j8_seek(&w, dump_start);
+		j8_raw(&w, r + 5, 4);    /* == big-endian dump_len */
+		j8_seek(&w, dump_end);
+	}
+	j8_flush(&w);   /* DumpWriter::close: flush, ::close */
+	xclose(w.fd);
+	free(w.buf);
+}
+
+/* ==================================================================
+ * jdk22: JDK 22+ two-phase heap dump (JDK-8306441, DumpMerger).
+ * openjdk/jdk src/hotspot/share/services/heapDumper.cpp:
+ *  - HeapDumper::dump: DumpWriter writer(path, overwrite, compressor)
+ *    -> FileWriter::open_writer -> os::create_binary_file: open(path,
+ *    O_WRONLY|O_CREAT|(overwrite ? O_TRUNC : O_EXCL), 0600).
+ *  - VM_HeapDumper::work: the VM dumper writes the header, UTF8,
+ *    LOAD_CLASS, FRAME/TRACE records to that writer (1 MiB buffer,
+ *    AbstractDumpWriter::write_raw fills it completely, then flush() ->
+ *    FileWriter::write_buf loops os::write). Every dumper (VM dumper
+ *    included) opens its own DumpWriter on "<path>.p<N>"
+ *    (DumpMerger::get_writer_path, same create_binary_file flags) and
+ *    writes heap segments there: start_sub_record flushes before a new
+ *    segment, finish_dump_segment patches the length in the buffer and
+ *    flushes, so each segment is one write() (a segment with one huge
+ *    sub-record spans several 1 MiB writes). The writer closes the file
+ *    in its destructor. After all dumpers finish, writer()->flush().
+ *  - DumpMerger::do_merge (outside the safepoint, calling thread): for
+ *    i in 0..dump_seq-1: merge_file(path.p<i>) = os::open(path,
+ *    O_RDONLY, 0) (open + fstat, CLOEXEC), os::stat(path) for st_size,
+ *    loop os::Linux::sendfile(writer fd, segment fd, &offset, st_size)
+ *    while offset < st_size, ::close; then remove(path) even on error.
+ *    merge_done: end_of_dump (HEAP_DUMP_END u1 0x2C, u4 0, u4 0) and
+ *    flush -> one 9-byte write. Main file before the merge: header and
+ *    the non-heap records only.
+ * Here: IN's records are replayed in IN's order; each run of consecutive
+ * 0x0C/0x1C records is split into up to 4 contiguous groups (seeded),
+ * group N written to OUT.pN by its own thread (open, one write per
+ * segment, close); then the main writer is flushed, the files merged
+ * and removed, and a 0x2C that follows the run is written and flushed.
+ * Non-heap records go through the main 1 MiB buffer.
+ * ================================================================== */
+struct wbuf {              /* AbstractDumpWriter with a 1 MiB buffer */
+	int fd;
+	unsigned char *buf;
+	size_t size, pos;
+};
+
+static void wb_flush(struct wbuf *w)
+{
+	if (w->pos > 0) {
+		write_all(w->fd, w->buf, w->pos);
+		w->pos = 0;
+	}
+}
+
+static void wb_raw(struct wbuf *w, const unsigned char *s, size_t len)
+{
+	while (len > w->size - w->pos) {
+		size_t k = w->size - w->pos;
+		memcpy(w->buf + w->pos, s, k);
+		w->pos += k;
+		s += k;
+		len -= k;
+		wb_flush(w);
+	}
+	memcpy(w->buf + w->pos, s, len);
+	w->pos += len;
+}
+
+struct seg_job {
+	const char *path;
+	const unsigned char *d;
+	const struct rec *recs;
+	size_t nrec;
+};
+
+static int create_binary_file(const char *path)
+{
+	/* os::create_binary_file(path, false) */
+	int fd = open(path, O_WRONLY | O_CREAT | O_EXCL, 0600);
+	if (fd < 0)
+		die("open");
+	return fd;
+}
+
+static void *seg_main(void *argp)
+{
+	struct seg_job *j = argp;
+	struct wbuf w;
+	w.fd = create_binary_file(j->path);
+	w.size = MIB;
+	w.pos = 0;
+	w.buf = xmalloc(w.size);
+	for (size_t i = 0; i < j->nrec; i++) {
+		wb_flush(&w);   /* start_sub_record: flush if pos > 0 */
+		wb_raw(&w, j->d + j->recs[i].off, j->recs[i].len);
+		wb_flush(&w);   /* finish_dump_segment */
+	}
+	free(w.buf);
+	xclose(w.fd);
+	return NULL;
+}
+
+static char *seg_path(const char *out, size_t n)
+{
+	size_t l = strlen(out) + 24;
+	char *p = xmalloc(l);
+	snprintf(p, l, "%s.p%zu", out, n);
+	return p;
+}
+
+static void merge_file(int out_fd, const char *path)
+{
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		die("open");
+	struct stat st;
+	if (fstat(fd, &st) != 0)  /* os::open rejects directories */
+		die("fstat");
+	if (stat(path, &st) != 0)
+		die("stat");
+	off_t offset = 0;
+	while (offset < st.st_size) {
+		ssize_t r = sendfile(out_fd, fd, &offset, (size_t)st.st_size);
+		if (r < 0) {
+			if (errno == EINTR)
+				continue;
+			die("sendfile");
+		}
+		if (r == 0) {
+			errno = EIO;
+			die("sendfile");
+		}
+	}
+	xclose(fd);
+}
+
+/* Write heap records recs[0..n) through segment files, then merge. */
+static void j22_heap_run(struct wbuf *main_w, const char *out,
+                         const unsigned char *d, const struct rec *recs,
+                         size_t n)
+{
+	size_t nfiles = n < 4 ? n : 4;
+	nfiles = rnd_range(1, nfiles);
+	struct seg_job *jobs = xmalloc(nfiles * sizeof *jobs);
+	pthread_t *tids = xmalloc(nfiles * sizeof *tids);
+
+	/* Split n records into nfiles non-empty contiguous groups. */
+	size_t start = 0;
+	for (size_t f = 0; f < nfiles; f++) {
+		size_t left_files = nfiles - f;
+		size_t left_recs = n - start;
+		size_t take = left_files == 1 ? left_recs
+		            : rnd_range(1, left_recs - (left_files - 1));
+		jobs[f].path = seg_path(out, f);
+		jobs[f].d = d;
+		jobs[f].recs = recs + start;
+		jobs[f].nrec = take;
+		start += take;
+	}
+	for (size_t f = 0; f < nfiles; f++)
+		if ((errno = pthread_create(&tids[f], NULL, seg_main,
+		                            &jobs[f])) != 0)
+			die("pthread_create");
+	for (size_t f = 0; f < nfiles; f++)
+		if ((errno = pthread_join(tids[f], NULL)) != 0)
+			die("pthread_join");
+
+	wb_flush(main_w);  /* writer()->flush() after all dumpers */
+	for (size_t f = 0; f < nfiles; f++) {
+		merge_file(main_w->fd, jobs[f].path);
+		if (remove(jobs[f].path) != 0)
+			die("remove");
+		free((char *)jobs[f].path);
+	}
+	free(tids);
+	free(jobs);
+}
+
+static void mode_jdk22(struct hprof *h, const char *out)
+{
+	struct wbuf w;
+	w.fd = create_binary_file(out);
+	w.size = MIB;
+	w.pos = 0;
+	w.buf = xmalloc(w.size);
+
+	wb_raw(&w, h->d, h->hdr_len);
+	size_t i = 0;
+	while (i < h->nrec) {
+		if (!is_heap_tag(h->recs[i].tag)) {
+			wb_raw(&w, h->d + h->recs[i].off, h->recs[i].len);
+			i++;
+			continue;
+		}
+		size_t j = i;
+		while (j < h->nrec && is_heap_tag(h->recs[j].tag))
+			j++;
+		j22_heap_run(&w, out, h->d, h->recs + i, j - i);
+		i = j;
+		if (i < h->nrec && h->recs[i].tag == 0x2C) {
+			/* DumpMerger::merge_done: end_of_dump + flush */
+			wb_raw(&w, h->d + h->recs[i].off, h->recs[i].len);
+			wb_flush(&w);
+			i++;
+		}
+	}
+	wb_flush(&w);
+	free(w.buf);
+	xclose(w.fd);
+}
+
+/* ==================================================================
+ * art / artcloexec / artpipe: Android ART runtime/hprof/hprof.cc.
+ * LineageOS/android_art runtime/hprof/hprof.cc, Hprof::DumpToFile: with
+ * an fd from `am dumpheap` (VMDebug.dumpHprofData(name, fd)) it writes
+ * to out_fd = DupCloexec(fd_) (fcntl(fd, F_DUPFD_CLOEXEC, 0),
+ * libartbase/base/file_utils.cc; older ART: dup(fd_)); otherwise to
+ * open(filename, O_WRONLY|O_CREAT|O_TRUNC|O_CLOEXEC, 0644) (older ART
+ * without O_CLOEXEC). FileEndianOutput buffers one record;
+ * EndianOutput::StartNewRecord ends the previous one (EndRecord patches
+ * its length in the buffer, HandleFlush -> File::WriteFully), so the
+ * fixed header (WriteFixedHeader, no record of its own) is written alone
+ * first, then exactly one top-level record per WriteFully, HEAP_DUMP_END
+ * included. FdFile::WriteFully (libartbase/base/unix_file/fd_file.cc)
+ * loops TEMP_FAILURE_RETRY(write()) over short writes.
+ * FlushCloseOrErase: Flush = TEMP_FAILURE_RETRY(fdatasync()) (EINVAL, a
+ * pipe or socket, is not an error), then Close. On a write error, Erase:
+ * ftruncate64(fd, 0), fdatasync, close.
+ * Here: open (or, for artpipe with OUT "-", stdout), dup (or fcntl
+ * F_DUPFD_CLOEXEC for artcloexec), close the original, header in one
+ * write, one record per write, fdatasync, close.
+ * ================================================================== */
+static void mode_art(struct hprof *h, const char *out, int cloexec)
+{
+	int fd;
+	if (strcmp(out, "-") == 0) {
+		fd = dup(STDOUT_FILENO);  /* stands for the fd am passes */
+		if (fd < 0)
+			die("dup");
+	} else {
+		fd = open(out, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+		if (fd < 0)
+			die("open");
+	}
+	int fd2;
+	if (cloexec) {
+		fd2 = fcntl(fd, F_DUPFD_CLOEXEC, 0);
+		if (fd2 < 0)
+			die("fcntl");
+	} else {
+		fd2 = dup(fd);
+		if (fd2 < 0)
+			die("dup");
+	}
+	xclose(fd);
+
+	write_all(fd2, h->d, h->hdr_len);
+	for (size_t i = 0; i < h->nrec; i++)
+		write_all(fd2, h->d + h->recs[i].off, h->recs[i].len);
+	while (fdatasync(fd2) != 0) {
+		if (errno == EINTR)
+			continue;
+		if (errno == EINVAL)
+			break;
+		die("fdatasync");
+	}
+	xclose(fd2);
+}
+
+/* ==================================================================
+ * pwrite: positional writes, file offset never moves. ART's
+ * FdFile::PwriteFully (same fd_file.cc) writes this way; no heap dumper
+ * does, so it checks that a shim tracks offsets, not the fd position.
+ * ================================================================== */
+static void mode_pwrite(const unsigned char *d, size_t len, const char *out)
+{
+	int fd = open64(out, O_WRONLY | O_CREAT | O_TRUNC, 0600);
+	if (fd < 0)
+		die("open64");
+	size_t off = 0;
+	while (off < len) {
+		size_t n = rnd_piece();
+		if (n > len - off)
+			n = len - off;
+		while (n > 0) {
+			ssize_t w = pwrite64(fd, d + off, n, (off64_t)off);
+			if (w < 0) {
+				if (errno == EINTR)
+					continue;
+				die("pwrite64");
+			}
+			if (w == 0) {
+				errno = EIO;
+				die("pwrite64");
+			}
+			off += (size_t)w;
+			n -= (size_t)w;
+		}
+	}
+	xclose(fd);
+}
+
+/* ==================================================================
+ * writev: gathered writes of 1..8 iovecs, ~1 in 5 of them empty.
+ * (ART's old DDMS path used iovecs; here it tests iovec splitting.)
+ * ================================================================== */
+static void mode_writev(const unsigned char *d, size_t len, const char *out)
+{
+	int fd = open64(out, O_WRONLY | O_CREAT | O_TRUNC, 0600);
+	if (fd < 0)
+		die("open64");
+	size_t off = 0;
+	while (off < len) {
+		struct iovec iov[8];
+		int cnt = (int)rnd_range(1, 8);
+		size_t at = off;
+		for (int k = 0; k < cnt; k++) {
+			size_t n = rnd() % 5 == 0 ? 0 : rnd_piece();
+			if (n > len - at)
+				n = len - at;
+			iov[k].iov_base = (void *)(d + at);
+			iov[k].iov_len = n;
+			at += n;
+		}
+		struct iovec *v = iov;
+		int vc = cnt;
+		size_t want = at - off;
+		while (want > 0) {
+			ssize_t w = writev(fd, v, vc);
+			if (w < 0) {
+				if (errno == EINTR)
+					continue;
+				die("writev");
+			}
+			if (w == 0) {
+				errno = EIO;
+				die("writev");
+			}
+			size_t done = (size_t)w;
+			want -= done;
+			off += done;
+			/* Short write: drop the iovecs already written. */
+			while (vc > 0 && done >= v->iov_len) {
+				done -= v->iov_len;
+				v++;
+				vc--;
+			}
+			if (vc > 0 && done > 0) {
+				v->iov_base = (char *)v->iov_base + done;
+				v->iov_len -= done;
+			}
+		}
+	}
+	xclose(fd);
+}
+
+/* ==================================================================
+ * bytes: one write() per byte.
+ * ================================================================== */
+static void mode_bytes(const unsigned char *d, size_t len, const char *out)
+{
+	int fd = open64(out, O_WRONLY | O_CREAT | O_TRUNC, 0600);
+	if (fd < 0)
+		die("open64");
+	for (size_t i = 0; i < len; i++)
+		write_all(fd, d + i, 1);
+	xclose(fd);
+}
+
+static void usage(void)
+{
+	fprintf(stderr,
+	        "usage: replay MODE IN OUT [SEED]\n"
+	        "modes: random threads jdk8 jdk22 art artcloexec artpipe "
+	        "pwrite writev bytes\n");
+	exit(2);
+}
+
+int main(int argc, char **argv)
+{
+	if (argc < 4 || argc > 5)
+		usage();
+	const char *mode = argv[1], *in = argv[2], *out = argv[3];
+	g_mode = mode;
+	uint64_t seed = 1;
+	if (argc == 5) {
+		char *end;
+		errno = 0;
+		seed = strtoull(argv[4], &end, 0);
+		if (errno || *end || end == argv[4])
+			usage();
+	}
+	g_rng = seed;
+
+	struct hprof h;
+	memset(&h, 0, sizeof h);
+	size_t len;
+	unsigned char *d = read_input(in, &len);
+	h.d = d;
+	h.len = len;
+
+	if (strcmp(mode, "random") == 0) {
+		mode_random(d, len, out);
+	} else if (strcmp(mode, "threads") == 0) {
+		mode_threads(d, len, out);
+	} else if (strcmp(mode, "pwrite") == 0) {
+		mode_pwrite(d, len, out);
+	} else if (strcmp(mode, "writev") == 0) {
+		mode_writev(d, len, out);
+	} else if (strcmp(mode, "bytes") == 0) {
+		mode_bytes(d, len, out);
+	} else if (strcmp(mode, "jdk8") == 0) {
+		parse_hprof(&h, in);
+		mode_jdk8(&h, out);
+	} else if (strcmp(mode, "jdk22") == 0) {
+		parse_hprof(&h, in);
+		mode_jdk22(&h, out);
+	} else if (strcmp(mode, "art") == 0 || strcmp(mode, "artpipe") == 0) {
+		parse_hprof(&h, in);
+		mode_art(&h, out, 0);
+	} else if (strcmp(mode, "artcloexec") == 0) {
+		parse_hprof(&h, in);
+		mode_art(&h, out, 1);
+	} else {
+		usage();
+	}
+	free(h.recs);
+	free(d);
+	return 0;
+}
