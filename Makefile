@@ -11,7 +11,7 @@ ALL_CFLAGS = $(WARN) $(CFLAGS)
 
 ENGINE = strip/engine.c
 CLI = strip/cli.c strip/out.c strip/info.c
-HDRS = strip/hprof.h strip/cli.h strip/out.h
+HDRS = strip/hprof.h strip/cli.h strip/out.h strip/info.h
 TOOLS = $(BUILD)/hprofstrip $(BUILD)/hprofrestore
 SHIM = $(BUILD)/libhprofstrip.so
 TESTBIN = $(BUILD)/splitcheck $(BUILD)/oracle $(BUILD)/replay

@@ -90,10 +90,12 @@ static int is_android_root(unsigned tag)
 	return (tag >= 0x89 && tag <= 0x8E) || tag == 0x90;
 }
 
-static int is_object_dump(unsigned tag)
+/* Sub-records --app-only drops in the zygote and image heaps. Like
+ * hprof-conv -z, class dumps stay (app objects refer to their classes),
+ * and so do roots. */
+static int is_instance_dump(unsigned tag)
 {
-	return tag == 0x20 || tag == 0x21 || tag == 0x22 || tag == 0x23 ||
-	       tag == 0xC3;
+	return tag == 0x21 || tag == 0x22 || tag == 0x23 || tag == 0xC3;
 }
 
 static unsigned heap_index(uint32_t type)
@@ -111,6 +113,12 @@ static unsigned heap_index(uint32_t type)
 static int is_heap_tag(unsigned tag)
 {
 	return tag == 0x0C || tag == 0x1C;
+}
+
+/* HS_JVM converts 1.0.3 only: 1.0.1 and 1.0.2 get a plain restore. */
+static int jvm_convert(const struct hs_state *st)
+{
+	return (st->flags & HS_JVM) && st->version == '3';
 }
 
 /* ---- output ---------------------------------------------------------- */
@@ -177,6 +185,8 @@ static const unsigned char *take(struct hs_state *st, struct cur *c,
 
 /* ---- errors and fallback --------------------------------------------- */
 
+static void emit_rec_header(struct hs_state *st, struct cur *c);
+
 /* A parse error at input offset off. held/nheld: bytes consumed but not yet
  * emitted. Without HS_FALLBACK the error is sticky; with it, those bytes
  * go out verbatim and so does the rest of the stream, while the current
@@ -191,11 +201,17 @@ static void fail(struct hs_state *st, struct cur *c, enum hs_err err,
 	}
 	st->fallback = err;
 	st->fallback_off = off;
+	st->maybe_open = 0;
 	flush(st, c);
-	emit(st, held, nheld);
 	st->have = 0;
 	st->phase = is_heap_tag(st->rec_tag) && st->rec_end != 0 ? PH_RAW_REC
 	                                                         : PH_RAW;
+	/* jvm mode may not have written the record's header yet */
+	if (st->phase == PH_RAW_REC)
+		emit_rec_header(st, c);
+	st->fb_in = st->in_off - nheld;
+	st->fb_out = st->out_off;
+	emit(st, held, nheld);
 }
 
 /* ---- records ---------------------------------------------------------- */
@@ -213,6 +229,8 @@ static void emit_rec_header(struct hs_state *st, struct cur *c)
 /* The heap record is complete: fix its output length. */
 static void end_record(struct hs_state *st, struct cur *c)
 {
+	if (st->census && st->rec_len == 0)
+		st->census->empty_heap_recs++;
 	flush(st, c);
 	if (st->rec_hdr_out) {
 		uint64_t out_len = st->out_off - st->rec_body_out;
@@ -327,6 +345,7 @@ static int step_record(struct hs_state *st, struct cur *c)
 	if (!h)
 		return 0;
 	memcpy(st->rec_hdr, h, 9);
+	st->records++;
 	st->rec_tag = h[0];
 	len = hs_be32(h + 5);
 	st->rec_len = len;
@@ -343,13 +362,14 @@ static int step_record(struct hs_state *st, struct cur *c)
 		st->phase = PH_REC_BODY;
 		return 1;
 	}
-	if (len == 0 && (st->flags & HS_OPEN_LEN) && st->version != '3') {
-		st->open = 1;
-		st->rec_end = OPEN_END;
-	}
+	/* a placeholder or an empty record: the next byte tells (step_sub) */
+	st->maybe_open = len == 0 && (st->flags & HS_OPEN_LEN);
+	/* each heap record starts in the default heap (the writers reset it,
+	 * and hprof-conv reads it so) */
+	st->heap = HS_HEAP_DEFAULT;
 	/* jvm mode writes a heap record's header only once it holds output,
 	 * so records left empty by the conversion disappear */
-	if (!(st->flags & HS_JVM))
+	if (!jvm_convert(st))
 		emit_rec_header(st, c);
 	st->phase = PH_SUB;
 	return 1;
@@ -374,14 +394,26 @@ static int step_rec_body(struct hs_state *st, struct cur *c)
 	return 1;
 }
 
+/* After a heap record header of length 0 (HS_OPEN_LEN): does the next
+ * byte start a sub-record (the length is a placeholder: JDK 8 patches it
+ * later) or the next record (the record is empty, as ART writes some)?
+ * Writers put heap records last, before HEAP_DUMP_END: ART writes its
+ * strings, classes and traces first, so its empty segments are followed
+ * by 0x1C or 0x2C, never by a sub-record tag. Tags 0x01-0x08, which both
+ * can be, are sub-records here. */
+static int opens_record(const struct hs_state *st, unsigned tag)
+{
+	return sub_fixed_len(tag, st->idsize) != 0;
+}
+
 static unsigned choose_act(const struct hs_state *st, unsigned tag)
 {
 	unsigned f = st->flags;
 
-	if ((f & HS_APP_ONLY) && is_object_dump(tag) &&
-	    (st->heap == HS_HEAP_ZYGOTE || st->heap == HS_HEAP_IMAGE))
-		return ACT_DROP;
-	if (f & HS_JVM) {
+	if (jvm_convert(st)) {
+		if ((f & HS_APP_ONLY) && is_instance_dump(tag) &&
+		    (st->heap == HS_HEAP_ZYGOTE || st->heap == HS_HEAP_IMAGE))
+			return ACT_DROP;
 		if (tag == 0xFE)
 			return ACT_DROP;
 		if (is_android_root(tag))
@@ -397,8 +429,19 @@ static int step_sub(struct hs_state *st, struct cur *c)
 	unsigned tag, n;
 
 	if (st->in_off == st->rec_end) {
-		end_record(st, c);
-		return 1;
+		if (!st->maybe_open) {
+			end_record(st, c);
+			return 1;
+		}
+		if (c->p == c->end)
+			return 0;
+		st->maybe_open = 0;
+		if (!opens_record(st, *c->p)) {
+			end_record(st, c);
+			return 1;
+		}
+		st->open = 1;
+		st->rec_end = OPEN_END;
 	}
 	if (c->p == c->end)
 		return 0;
@@ -685,6 +728,7 @@ enum hs_err hs_finish(struct hs_state *st)
 
 	if (st->err)
 		return st->err;
+	st->maybe_open = 0;  /* nothing follows: that record was empty */
 	/* run what needs no input: record ends, body ends */
 	while (!st->err && step(st, &c))
 		;
@@ -692,6 +736,13 @@ enum hs_err hs_finish(struct hs_state *st)
 		return st->err;
 	switch (st->phase) {
 	case PH_REC:
+		if (st->have)  /* it ended inside a record header */
+			e = HS_E_TRUNCATED;
+		else if (!st->records && !(st->flags & HS_NO_HEADER))
+			e = HS_E_NORECORDS;
+		else
+			return HS_E_OK;
+		break;
 	case PH_RAW:
 		return HS_E_OK;
 	case PH_HDR:
@@ -733,7 +784,14 @@ enum hs_err hs_finish(struct hs_state *st)
 
 uint64_t hs_open_record(const struct hs_state *st)
 {
-	return st->open ? st->rec_body_in - 4 : UINT64_MAX;
+	return st->open || st->maybe_open ? st->rec_body_in - 4 : UINT64_MAX;
+}
+
+uint64_t hs_map_verbatim(const struct hs_state *st, uint64_t in_off)
+{
+	if (!st->fallback || in_off < st->fb_in)
+		return UINT64_MAX;
+	return in_off - st->fb_in + st->fb_out;
 }
 
 enum hs_err hs_close_record(struct hs_state *st, uint64_t len_off,
@@ -744,6 +802,10 @@ enum hs_err hs_close_record(struct hs_state *st, uint64_t len_off,
 
 	if (st->err)
 		return st->err;
+	if (st->maybe_open && len_off == st->rec_body_in - 4) {
+		st->maybe_open = 0;
+		st->open = 1;
+	}
 	if (!st->open || len_off != st->rec_body_in - 4)
 		return HS_E_PATCH;
 	fed = st->in_off - st->rec_body_in;

@@ -31,6 +31,7 @@
 	X(OK, "no error")                                                   \
 	X(EMPTY, "empty input: not an HPROF file")                          \
 	X(SHORT, "stream ended inside the file header")                     \
+	X(NORECORDS, "no records after the file header")                    \
 	X(GZIP, "gzip-compressed input: decompress it first (gunzip)")      \
 	X(MAGIC, "not an HPROF file: no \"JAVA PROFILE 1.0.\" header")      \
 	X(HEADER, "malformed file header")                                  \
@@ -52,8 +53,10 @@ enum {
 	HS_RESTORE = 1u << 0,  /* 0xC3 -> 0x23 + zeros, instead of stripping */
 	HS_JVM = 1u << 1,      /* with HS_RESTORE: Android 1.0.3 -> 1.0.2 */
 	HS_APP_ONLY = 1u << 2, /* with HS_JVM: drop zygote/image heap objects */
-	HS_OPEN_LEN = 1u << 3, /* 1.0.1/1.0.2: a heap record of length 0 is a
-	                          placeholder, closed by hs_close_record (JDK 8) */
+	HS_OPEN_LEN = 1u << 3, /* a heap record of length 0 followed by a
+	                          sub-record is a placeholder, closed by
+	                          hs_close_record (JDK 8 seeks back and
+	                          patches); followed by a record, it is empty */
 	HS_FALLBACK = 1u << 4, /* on a parse error, copy the rest verbatim,
 	                          keep record lengths exact; hs_feed returns OK
 	                          and st->fallback holds the error */
@@ -79,6 +82,7 @@ struct hs_census {
 	uint64_t prim_count[12], prim_bytes[12]; /* 0x23 element bytes by type */
 	uint64_t nodata_count[12], nodata_bytes[12]; /* 0xC3: bytes they stand for */
 	uint64_t heap_bytes[HS_HEAP_COUNT_];     /* sub-record bytes per heap */
+	uint64_t empty_heap_recs;                /* heap records of length 0 */
 };
 
 struct hs_state {
@@ -92,10 +96,12 @@ struct hs_state {
 	uint64_t out_off;       /* output bytes emitted */
 	uint64_t arrays;        /* arrays stripped or restored */
 	uint64_t elem_bytes;    /* element bytes removed or added */
+	uint64_t records;       /* top-level records seen */
 	enum hs_err err;        /* sticky; HS_E_OK while healthy */
 	uint64_t err_off;       /* input offset of the error */
 	enum hs_err fallback;   /* HS_FALLBACK: the error that started it */
 	uint64_t fallback_off;
+	uint64_t fb_in, fb_out; /* where the verbatim copy began, in and out */
 	unsigned idsize;        /* 4 or 8 once the header is read */
 	char version;           /* '1', '2', '3' (0 before the header) */
 	char header[32];        /* the header string, NUL-terminated */
@@ -103,7 +109,7 @@ struct hs_state {
 
 	/* private */
 	unsigned phase, next, act, have, need, count;
-	unsigned char rec_tag, sub_tag, heap, rec_hdr_out, open;
+	unsigned char rec_tag, sub_tag, heap, rec_hdr_out, open, maybe_open;
 	unsigned char scratch[64];
 	unsigned char rec_hdr[9];
 	uint64_t rec_end;       /* input offset where the record ends */
@@ -130,6 +136,10 @@ enum hs_err hs_close_record(struct hs_state *st, uint64_t len_off,
                             uint32_t value);
 /* Input offset of the open record's length field, or UINT64_MAX. */
 uint64_t hs_open_record(const struct hs_state *st);
+/* HS_FALLBACK: the output offset of input byte in_off when it was copied
+ * verbatim (at or after the fallback point), else UINT64_MAX. Lets a
+ * writer's later rewrite of such bytes land where they are. */
+uint64_t hs_map_verbatim(const struct hs_state *st, uint64_t in_off);
 
 const char *hs_strerror(enum hs_err err);
 

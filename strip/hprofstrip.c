@@ -1,5 +1,6 @@
 /* hprofstrip: strip primitive-array contents from an HPROF heap dump. */
 #include "cli.h"
+#include "info.h"
 
 #include <string.h>
 
@@ -13,6 +14,10 @@ static const char usage[] =
 "  IN           input dump; '-' or none: stdin\n"
 "  -o FILE      write FILE (through a temporary file, renamed on success);\n"
 "               '-' or none: stdout\n"
+"  --info       print a census of IN instead (records, sub-records and\n"
+"               primitive arrays by tag, stripped arrays, heaps) and whether\n"
+"               it is well-formed; exit 1 if not. See --info --help\n"
+"  --json       with --info: one JSON object\n"
 "  -v           print a summary line on stderr\n"
 "  -q           print nothing, not even errors\n"
 "  -h, --help   this help\n"
@@ -25,5 +30,7 @@ int main(int argc, char **argv)
 	static const struct cli_tool tool = {
 		"hprofstrip", usage, "stripped", 0, NULL
 	};
+	if (info_wanted(argc, argv))
+		return info_main(tool.name, argc, argv);
 	return cli_main(&tool, argc, argv);
 }

@@ -14,7 +14,7 @@
  * opened, so a shim sees one read-only open of IN first.
  *
  * Sources quoted below are the public repositories named, read for this
- * driver; see /tmp/research/runtimes.md of the task that wrote it.
+ * driver; tests/runtimes.md holds the notes, with citations.
  *
  * Modes (each has a longer comment at its function):
  *   random     open64 O_WRONLY|O_CREAT|O_TRUNC 0600, write() pieces of

@@ -41,21 +41,19 @@ if [ ! -s "$fresh" ]; then
 fi
 for f in $files $fresh; do
 	n=$(basename "$f")
-	check "split invariance, strip: $n" "$b/splitcheck" -s "$seed" "$f"
+	check "split invariance, strip: $n" "$b/splitcheck" -p 256 -n 10 -s "$seed" "$f"
 	"$b/splitcheck" -w "$f" "$tmp/$n.s"
-	check "split invariance, restore: $n" "$b/splitcheck" -r -s "$seed" "$tmp/$n.s"
+	check "split invariance, restore: $n" "$b/splitcheck" -r -p 256 -n 10 -s "$seed" "$tmp/$n.s"
+	check "JDK 8 placeholder lengths: $n" "$b/splitcheck" -O -p 64 -n 5 -s "$seed" "$f"
 	case $(head -c 18 "$f") in
 	*1.0.3)
-		check "split invariance, --jvm: $n" "$b/splitcheck" -j -n 5 -s "$seed" "$tmp/$n.s"
-		check "split invariance, --app-only: $n" "$b/splitcheck" -a -n 5 -s "$seed" "$tmp/$n.s"
-		;;
-	*)
-		check "JDK 8 placeholder lengths: $n" "$b/splitcheck" -O -n 5 -s "$seed" "$f"
+		check "split invariance, --jvm: $n" "$b/splitcheck" -j -p 64 -n 5 -s "$seed" "$tmp/$n.s"
+		check "split invariance, --app-only: $n" "$b/splitcheck" -a -p 64 -n 5 -s "$seed" "$tmp/$n.s"
 		;;
 	esac
 	# fallback: an invalid tag at the first instance dump's offset
 	off=$(( $("$b/oracle" offsets "$f" | sed -n "s/^sub-header //p") - 4 ))
-	check "fallback at offset $off: $n" "$b/splitcheck" -F "$off" -n 5 -s "$seed" "$f"
+	check "fallback at offset $off: $n" "$b/splitcheck" -F "$off" -p 64 -n 5 -s "$seed" "$f"
 done
 echo "$pass passed, $fail failed"
 [ "$fail" -eq 0 ]

@@ -1,0 +1,117 @@
+#!/usr/bin/env bats
+# The progress line: shown on stderr when stderr is a terminal and the input
+# a regular file; never when stderr is a pipe or a file. Terminals come
+# from util-linux script(1), which runs a command under a pseudo-terminal.
+
+load '/usr/lib/bats/bats-support/load'
+load '/usr/lib/bats/bats-assert/load'
+
+bats_require_minimum_version 1.5.0
+
+setup() {
+	ROOT=$(cd "$BATS_TEST_DIRNAME/.." && pwd)
+	BUILD=${BUILD:-build}
+	case $BUILD in
+	/*) B=$BUILD ;;
+	*) B=$ROOT/$BUILD ;;
+	esac
+	HS=$B/hprofstrip
+	HR=$B/hprofrestore
+	CORPUS=${HPROFSTRIP_CORPUS:-$ROOT/../shared/corpus}
+	IN=$CORPUS/hotspot/jdk21-demo.hprof
+	[ -x "$HS" ] && [ -x "$HR" ] || fail "$HS or $HR is missing: run make"
+	[ -r "$IN" ] || skip "no corpus in $CORPUS"
+	command -v script >/dev/null || skip "script (util-linux) not installed"
+	script --version 2>/dev/null | grep -q util-linux || skip "script is not util-linux's"
+	OUT=$BATS_TEST_TMPDIR/out.hprof
+}
+
+# tty CMD: run the shell command CMD under a pseudo-terminal; what the
+# terminal showed lands in $output
+tty() {
+	run script -qec "$1" /dev/null
+}
+
+@test "a pseudo-terminal is a terminal (sanity check of the harness)" {
+	tty "test -t 2 && echo stderr-is-a-tty"
+	assert_success
+	assert_output --partial "stderr-is-a-tty"
+}
+
+@test "hprofstrip shows progress on a terminal, then clears the line" {
+	tty "'$HS' -o '$OUT' '$IN'"
+	assert_success
+	assert_output --regexp $'\rhprofstrip: +[0-9]+% +[0-9.]+ MB/s +[0-9]+:[0-9]{2} left'
+	assert_output --partial "hprofstrip: 100%"
+	# the last thing written erases the line
+	[[ $output == *$'\r\e[K' ]]
+	# and the output is the same as without a terminal
+	"$HS" -o "$OUT.plain" "$IN"
+	cmp "$OUT" "$OUT.plain"
+}
+
+@test "hprofrestore shows progress on a terminal" {
+	"$HS" -o "$OUT.s" "$IN"
+	tty "'$HR' -o '$OUT' '$OUT.s'"
+	assert_success
+	assert_output --regexp $'\rhprofrestore: +[0-9]+% +[0-9.]+ MB/s'
+	assert_output --partial "hprofrestore: 100%"
+}
+
+@test "progress with stdin redirected from a regular file" {
+	tty "'$HS' -o '$OUT' < '$IN'"
+	assert_success
+	assert_output --partial "hprofstrip: 100%"
+}
+
+@test "no progress when stderr is a file" {
+	run "$HS" -o "$OUT" "$IN" 2> "$BATS_TEST_TMPDIR/err"
+	assert_success
+	[ ! -s "$BATS_TEST_TMPDIR/err" ]
+	# even with stdin and stdout on a terminal
+	tty "'$HS' -o '$OUT' '$IN' 2> '$BATS_TEST_TMPDIR/err'"
+	assert_success
+	assert_output ""
+	[ ! -s "$BATS_TEST_TMPDIR/err" ]
+}
+
+@test "no progress when stderr is a pipe" {
+	run bash -c "'$HS' -o '$OUT' '$IN' 2>&1 >/dev/null | cat"
+	assert_success
+	assert_output ""
+	tty "'$HS' -o '$OUT' '$IN' 2>&1 | cat"
+	assert_success
+	assert_output ""
+	tty "'$HR' -o '$OUT.r' '$OUT' 2>&1 | cat"
+	assert_success
+	assert_output ""
+}
+
+@test "no progress on a terminal when the input is a pipe" {
+	tty "cat '$IN' | '$HS' -o '$OUT'"
+	assert_success
+	assert_output ""
+	"$HS" -o "$OUT.plain" "$IN"
+	cmp "$OUT" "$OUT.plain"
+}
+
+@test "no progress on a terminal with -q" {
+	tty "'$HS' -q -o '$OUT' '$IN'"
+	assert_success
+	assert_output ""
+}
+
+@test "no progress from --info, on a terminal or not" {
+	tty "'$HS' --info '$IN' > '$BATS_TEST_TMPDIR/report'"
+	assert_success
+	assert_output ""
+	run tail -n 1 "$BATS_TEST_TMPDIR/report"
+	assert_output "well-formed"
+}
+
+@test "errors on a terminal: the progress line gives way to the message" {
+	head -c 3000000 "$IN" > "$BATS_TEST_TMPDIR/cut.hprof"
+	tty "'$HS' -o '$OUT' '$BATS_TEST_TMPDIR/cut.hprof'"
+	assert_failure 1
+	assert_output --regexp $'\e\\[K'"hprofstrip: $BATS_TEST_TMPDIR/cut.hprof: offset 3000000: stream ended inside a record"
+}

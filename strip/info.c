@@ -1,0 +1,480 @@
+/*
+ * hprofstrip --info: run the engine over a dump with a census and a sink
+ * that discards everything, then print what the dump holds (records and
+ * heap sub-records by tag, primitive-array bytes by type, stripped arrays,
+ * bytes per heap) and whether it is well-formed. Text or --json.
+ */
+#include "info.h"
+#include "cli.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#define INFO_BUF (1u << 20)
+
+static unsigned char info_buf[INFO_BUF];
+
+static const char info_usage[] =
+"Usage: hprofstrip --info [--json] [-q] [IN]\n"
+"Print a census of an HPROF heap dump, stripped or not: header, records and\n"
+"heap sub-records by tag (count, bytes), primitive-array bytes by element\n"
+"type, stripped arrays (0xC3) and the bytes they stand for, bytes per heap\n"
+"(Android 1.0.3). The last line says whether the dump is well-formed or\n"
+"names the first offset where it is not.\n"
+"\n"
+"  IN           input dump; '-' or none: stdin\n"
+"  --json       one JSON object instead of text\n"
+"  -q           no error message on stderr\n"
+"\n"
+"Exit status: 0 well-formed, 1 malformed or I/O error, 2 usage error.\n";
+
+/* ---- names ------------------------------------------------------------ */
+
+static const char *rec_name(unsigned tag)
+{
+	switch (tag) {
+	case 0x01: return "STRING";
+	case 0x02: return "LOAD_CLASS";
+	case 0x03: return "UNLOAD_CLASS";
+	case 0x04: return "STACK_FRAME";
+	case 0x05: return "STACK_TRACE";
+	case 0x06: return "ALLOC_SITES";
+	case 0x07: return "HEAP_SUMMARY";
+	case 0x0A: return "START_THREAD";
+	case 0x0B: return "END_THREAD";
+	case 0x0C: return "HEAP_DUMP";
+	case 0x0D: return "CPU_SAMPLES";
+	case 0x0E: return "CONTROL_SETTINGS";
+	case 0x1C: return "HEAP_DUMP_SEGMENT";
+	case 0x2C: return "HEAP_DUMP_END";
+	default: return NULL;
+	}
+}
+
+static const char *sub_name(unsigned tag)
+{
+	switch (tag) {
+	case 0xFF: return "ROOT_UNKNOWN";
+	case 0x01: return "ROOT_JNI_GLOBAL";
+	case 0x02: return "ROOT_JNI_LOCAL";
+	case 0x03: return "ROOT_JAVA_FRAME";
+	case 0x04: return "ROOT_NATIVE_STACK";
+	case 0x05: return "ROOT_STICKY_CLASS";
+	case 0x06: return "ROOT_THREAD_BLOCK";
+	case 0x07: return "ROOT_MONITOR_USED";
+	case 0x08: return "ROOT_THREAD_OBJECT";
+	case 0x20: return "CLASS_DUMP";
+	case 0x21: return "INSTANCE_DUMP";
+	case 0x22: return "OBJECT_ARRAY_DUMP";
+	case 0x23: return "PRIMITIVE_ARRAY_DUMP";
+	case 0x89: return "ROOT_INTERNED_STRING";
+	case 0x8A: return "ROOT_FINALIZING";
+	case 0x8B: return "ROOT_DEBUGGER";
+	case 0x8C: return "ROOT_REFERENCE_CLEANUP";
+	case 0x8D: return "ROOT_VM_INTERNAL";
+	case 0x8E: return "ROOT_JNI_MONITOR";
+	case 0x90: return "UNREACHABLE";
+	case 0xC3: return "PRIMITIVE_ARRAY_NODATA";
+	case 0xFE: return "HEAP_DUMP_INFO";
+	default: return NULL;
+	}
+}
+
+static const char *type_name(unsigned t)
+{
+	static const char *const names[12] = {
+		NULL, NULL, "object", NULL, "boolean", "char", "float",
+		"double", "byte", "short", "int", "long"
+	};
+	return t < 12 ? names[t] : NULL;
+}
+
+static const char *const heap_names[HS_HEAP_COUNT_] = {
+	[HS_HEAP_DEFAULT] = "default", [HS_HEAP_APP] = "app",
+	[HS_HEAP_ZYGOTE] = "zygote",   [HS_HEAP_IMAGE] = "image",
+	[HS_HEAP_JIT] = "jit",         [HS_HEAP_OTHER] = "other"
+};
+
+/* A tag's name, or TAG_0xNN for a top-level tag HPROF does not define. */
+static const char *tag_label(const char *name, unsigned tag, char buf[16])
+{
+	if (name)
+		return name;
+	snprintf(buf, 16, "TAG_0x%02X", tag);
+	return buf;
+}
+
+/* ---- the run ---------------------------------------------------------- */
+
+struct info {
+	const char *prog;
+	const char *in_name;
+	int json, quiet;
+	struct hs_state st;
+	struct hs_census census;
+};
+
+static int discard_write(void *user, const void *buf, size_t len)
+{
+	(void)user;
+	(void)buf;
+	(void)len;
+	return 0;
+}
+
+static int discard_patch(void *user, uint64_t off, const unsigned char be4[4])
+{
+	(void)user;
+	(void)off;
+	(void)be4;
+	return 0;
+}
+
+/* 0: the engine ran to its end (well-formed or not); -1: read error. */
+static int run(struct info *in, int fd)
+{
+	static const struct hs_sink sink = { discard_write, discard_patch, NULL };
+	ssize_t got;
+
+	hs_init(&in->st, 0, &sink);
+	in->st.census = &in->census;
+	for (;;) {
+		do
+			got = read(fd, info_buf, sizeof info_buf);
+		while (got < 0 && errno == EINTR);
+		if (got < 0) {
+			if (!in->quiet)
+				fprintf(stderr, "%s: %s: read: %s\n", in->prog,
+				        in->in_name, strerror(errno));
+			return -1;
+		}
+		if (got == 0)
+			break;
+		if (hs_feed(&in->st, info_buf, (size_t)got))
+			return 0;
+	}
+	hs_finish(&in->st);
+	return 0;
+}
+
+/* ---- text ------------------------------------------------------------- */
+
+static void put_timestamp(uint64_t ms)
+{
+	time_t secs = (time_t)(ms / 1000);
+	struct tm tm;
+	char buf[64];
+
+	printf("timestamp     %llu", (unsigned long long)ms);
+	if (ms / 1000 < (uint64_t)1 << 40 && gmtime_r(&secs, &tm) &&
+	    strftime(buf, sizeof buf, "%Y-%m-%dT%H:%M:%S", &tm))
+		printf(" (%s.%03uZ)", buf, (unsigned)(ms % 1000));
+	putchar('\n');
+}
+
+static void text_report(const struct info *in)
+{
+	const struct hs_state *st = &in->st;
+	const struct hs_census *c = &in->census;
+	uint64_t n = 0, b = 0, an = 0, ab = 0;
+	char lbl[16];
+	unsigned t;
+
+	printf("file          %s\n", in->in_name);
+	printf("format        %s\n", st->header[0] ? st->header : "(none)");
+	if (st->idsize)
+		printf("id size       %u\n", st->idsize);
+	if (st->version)
+		put_timestamp(st->timestamp);
+	printf("bytes         %llu\n", (unsigned long long)st->in_off);
+
+	printf("\n%-28s %4s %12s %15s\n", "records", "tag", "count", "bytes");
+	for (t = 0; t < 256; t++) {
+		if (!c->rec_count[t])
+			continue;
+		printf("  %-26s 0x%02X %12llu %15llu\n",
+		       tag_label(rec_name(t), t, lbl), t,
+		       (unsigned long long)c->rec_count[t],
+		       (unsigned long long)c->rec_bytes[t]);
+		n += c->rec_count[t];
+		b += c->rec_bytes[t];
+	}
+	printf("  %-26s %4s %12llu %15llu\n", "total", "",
+	       (unsigned long long)n, (unsigned long long)b);
+	if (c->empty_heap_recs)
+		printf("  %llu heap records of length 0\n",
+		       (unsigned long long)c->empty_heap_recs);
+
+	n = b = 0;
+	printf("\n%-28s %4s %12s %15s\n", "heap sub-records", "tag", "count",
+	       "bytes");
+	for (t = 0; t < 256; t++) {
+		if (!c->sub_count[t])
+			continue;
+		printf("  %-26s 0x%02X %12llu %15llu\n",
+		       tag_label(sub_name(t), t, lbl), t,
+		       (unsigned long long)c->sub_count[t],
+		       (unsigned long long)c->sub_bytes[t]);
+		n += c->sub_count[t];
+		b += c->sub_bytes[t];
+	}
+	printf("  %-26s %4s %12llu %15llu\n", "total", "",
+	       (unsigned long long)n, (unsigned long long)b);
+
+	n = b = 0;
+	printf("\n%-33s %12s %15s\n", "primitive arrays (0x23)", "count",
+	       "element bytes");
+	for (t = 0; t < 12; t++) {
+		if (!c->prim_count[t])
+			continue;
+		printf("  %-31s %12llu %15llu\n", type_name(t),
+		       (unsigned long long)c->prim_count[t],
+		       (unsigned long long)c->prim_bytes[t]);
+		n += c->prim_count[t];
+		b += c->prim_bytes[t];
+	}
+	printf("  %-31s %12llu %15llu\n", "total", (unsigned long long)n,
+	       (unsigned long long)b);
+
+	for (t = 0; t < 12; t++) {
+		an += c->nodata_count[t];
+		ab += c->nodata_bytes[t];
+	}
+	printf("\n%-33s %12s %15s\n", "stripped arrays (0xC3)", "count",
+	       "element bytes");
+	for (t = 0; t < 12; t++) {
+		if (!c->nodata_count[t])
+			continue;
+		printf("  %-31s %12llu %15llu\n", type_name(t),
+		       (unsigned long long)c->nodata_count[t],
+		       (unsigned long long)c->nodata_bytes[t]);
+	}
+	printf("  %-31s %12llu %15llu\n", "total", (unsigned long long)an,
+	       (unsigned long long)ab);
+
+	if (st->version == '3') {
+		printf("\n%-33s %12s %15s\n", "heaps (sub-record bytes)", "",
+		       "bytes");
+		for (t = 0; t < HS_HEAP_COUNT_; t++) {
+			if (!c->heap_bytes[t])
+				continue;
+			printf("  %-31s %12s %15llu\n", heap_names[t], "",
+			       (unsigned long long)c->heap_bytes[t]);
+		}
+	}
+
+	putchar('\n');
+	if (st->err)
+		printf("malformed at offset %llu: %s\n",
+		       (unsigned long long)st->err_off, hs_strerror(st->err));
+	else
+		printf("well-formed\n");
+}
+
+/* ---- JSON ------------------------------------------------------------- */
+
+static void json_string(const char *s)
+{
+	putchar('"');
+	for (; *s; s++) {
+		unsigned char ch = (unsigned char)*s;
+		if (ch == '"' || ch == '\\')
+			printf("\\%c", ch);
+		else if (ch < 0x20 || ch == 0x7F)
+			printf("\\u%04x", ch);
+		else
+			putchar(ch);
+	}
+	putchar('"');
+}
+
+static void json_tags(const char *key, const uint64_t *count,
+                      const uint64_t *bytes, const char *(*name)(unsigned))
+{
+	const char *sep = "";
+	char lbl[16];
+	unsigned t;
+
+	printf(",\n  \"%s\": {", key);
+	for (t = 0; t < 256; t++) {
+		if (!count[t])
+			continue;
+		printf("%s\n    ", sep);
+		json_string(tag_label(name(t), t, lbl));
+		printf(": {\"tag\": %u, \"count\": %llu, \"bytes\": %llu}", t,
+		       (unsigned long long)count[t],
+		       (unsigned long long)bytes[t]);
+		sep = ",";
+	}
+	printf("%s}", *sep ? "\n  " : "");
+}
+
+static void json_types(const char *key, const uint64_t *count,
+                       const uint64_t *bytes)
+{
+	const char *sep = "";
+	uint64_t n = 0, b = 0;
+	unsigned t;
+
+	for (t = 0; t < 12; t++) {
+		n += count[t];
+		b += bytes[t];
+	}
+	printf(",\n  \"%s\": {\"count\": %llu, \"bytes\": %llu, \"by_type\": {",
+	       key, (unsigned long long)n, (unsigned long long)b);
+	for (t = 0; t < 12; t++) {
+		if (!count[t])
+			continue;
+		printf("%s\"%s\": {\"count\": %llu, \"bytes\": %llu}", sep,
+		       type_name(t), (unsigned long long)count[t],
+		       (unsigned long long)bytes[t]);
+		sep = ", ";
+	}
+	printf("}}");
+}
+
+static void json_report(const struct info *in)
+{
+	const struct hs_state *st = &in->st;
+	const struct hs_census *c = &in->census;
+	unsigned t;
+
+	printf("{\n  \"file\": ");
+	json_string(in->in_name);
+	printf(",\n  \"header\": ");
+	if (st->header[0])
+		json_string(st->header);
+	else
+		printf("null");
+	if (st->version)
+		printf(",\n  \"version\": \"1.0.%c\"", st->version);
+	else
+		printf(",\n  \"version\": null");
+	if (st->idsize)
+		printf(",\n  \"id_size\": %u", st->idsize);
+	else
+		printf(",\n  \"id_size\": null");
+	if (st->version)
+		printf(",\n  \"timestamp\": %llu",
+		       (unsigned long long)st->timestamp);
+	else
+		printf(",\n  \"timestamp\": null");
+	printf(",\n  \"bytes\": %llu", (unsigned long long)st->in_off);
+	json_tags("records", c->rec_count, c->rec_bytes, rec_name);
+	printf(",\n  \"empty_heap_records\": %llu",
+	       (unsigned long long)c->empty_heap_recs);
+	json_tags("sub_records", c->sub_count, c->sub_bytes, sub_name);
+	json_types("primitive_arrays", c->prim_count, c->prim_bytes);
+	json_types("stripped_arrays", c->nodata_count, c->nodata_bytes);
+	printf(",\n  \"heaps\": {");
+	for (t = 0; t < HS_HEAP_COUNT_; t++)
+		printf("%s\"%s\": %llu", t ? ", " : "", heap_names[t],
+		       (unsigned long long)c->heap_bytes[t]);
+	printf("}");
+	printf(",\n  \"well_formed\": %s", st->err ? "false" : "true");
+	if (st->err) {
+		printf(",\n  \"error_offset\": %llu,\n  \"error\": ",
+		       (unsigned long long)st->err_off);
+		json_string(hs_strerror(st->err));
+	} else {
+		printf(",\n  \"error_offset\": null,\n  \"error\": null");
+	}
+	printf("\n}\n");
+}
+
+/* ---- main ------------------------------------------------------------- */
+
+int info_wanted(int argc, char **argv)
+{
+	int i;
+
+	for (i = 1; i < argc; i++) {
+		if (!strcmp(argv[i], "--"))
+			return 0;
+		if (!strcmp(argv[i], "--info"))
+			return 1;
+	}
+	return 0;
+}
+
+static int info_usage_error(const char *prog, const char *fmt, const char *a)
+{
+	fprintf(stderr, "%s: ", prog);
+	fprintf(stderr, fmt, a);
+	fprintf(stderr, "\nTry '%s --help'.\n", prog);
+	return EXIT_USAGE;
+}
+
+int info_main(const char *prog, int argc, char **argv)
+{
+	static struct info in;
+	const char *in_path = NULL;
+	int i, fd, rc, opts = 1;
+
+	memset(&in, 0, sizeof in);
+	in.prog = prog;
+	for (i = 1; i < argc; i++) {
+		const char *a = argv[i];
+		if (opts && !strcmp(a, "--")) {
+			opts = 0;
+		} else if (opts && (!strcmp(a, "-h") || !strcmp(a, "--help"))) {
+			fputs(info_usage, stdout);
+			return EXIT_OK;
+		} else if (opts && !strcmp(a, "--info")) {
+			/* the mode itself */
+		} else if (opts && !strcmp(a, "--json")) {
+			in.json = 1;
+		} else if (opts && !strcmp(a, "-q")) {
+			in.quiet = 1;
+		} else if (opts && !strcmp(a, "-v")) {
+			in.quiet = 0;
+		} else if (opts && a[0] == '-' && a[1]) {
+			return info_usage_error(prog, "--info: unsupported option '%s'",
+			                        a);
+		} else if (!in_path) {
+			in_path = a;
+		} else {
+			return info_usage_error(prog, "unexpected argument '%s'", a);
+		}
+	}
+	if (!in_path || !strcmp(in_path, "-")) {
+		fd = 0;
+		in.in_name = "stdin";
+	} else {
+		fd = open(in_path, O_RDONLY | O_CLOEXEC);
+		in.in_name = in_path;
+		if (fd < 0) {
+			if (!in.quiet)
+				fprintf(stderr, "%s: %s: %s\n", prog, in_path,
+				        strerror(errno));
+			return EXIT_BAD_INPUT;
+		}
+	}
+	rc = run(&in, fd);
+	if (fd > 0)
+		close(fd);
+	if (rc)
+		return EXIT_BAD_INPUT;
+	if (in.json)
+		json_report(&in);
+	else
+		text_report(&in);
+	if (fflush(stdout) || ferror(stdout)) {
+		if (!in.quiet)
+			fprintf(stderr, "%s: stdout: write: %s\n", prog,
+			        strerror(errno ? errno : EIO));
+		return EXIT_BAD_INPUT;
+	}
+	if (in.st.err) {
+		if (!in.quiet)
+			fprintf(stderr, "%s: %s: offset %llu: %s\n", prog, in.in_name,
+			        (unsigned long long)in.st.err_off,
+			        hs_strerror(in.st.err));
+		return EXIT_BAD_INPUT;
+	}
+	return EXIT_OK;
+}
