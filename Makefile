@@ -56,4 +56,8 @@ bench: all
 clean:
 	rm -rf $(BUILD)
 
+# Fuzzing and sanitizer builds; musl and arm64 ports.
+-include tests/fuzz/fuzz.mk
+-include tests/ports.mk
+
 .PHONY: all deps check demo bench clean
