@@ -270,7 +270,10 @@ struct tracker {
 };
 
 static struct tracker pool[MAX_TRACKERS];
-static unsigned char fdmap[MAX_FD];  /* fd -> tracker index + 1 */
+/* fd -> tracker index + 1; FD_SEEN: opened in front of the shim and not
+ * matched, so never sniffed (sniffing is for fds opened elsewhere) */
+static unsigned char fdmap[MAX_FD];
+#define FD_SEEN 0xFF
 static pthread_mutex_t table_lock = PTHREAD_MUTEX_INITIALIZER;
 
 static struct tracker *lookup(int fd)
@@ -280,7 +283,19 @@ static struct tracker *lookup(int fd)
 	if (fd < 0 || fd >= MAX_FD)
 		return NULL;
 	i = __atomic_load_n(&fdmap[fd], __ATOMIC_ACQUIRE);
-	return i ? &pool[i - 1] : NULL;
+	return i && i != FD_SEEN ? &pool[i - 1] : NULL;
+}
+
+static unsigned char fd_state(int fd)
+{
+	return fd >= 0 && fd < MAX_FD
+	           ? __atomic_load_n(&fdmap[fd], __ATOMIC_ACQUIRE) : 0;
+}
+
+static void set_fd_state(int fd, unsigned char v)
+{
+	if (fd >= 0 && fd < MAX_FD)
+		__atomic_store_n(&fdmap[fd], v, __ATOMIC_RELEASE);
 }
 
 static void map_fd(int fd, struct tracker *t)
@@ -539,7 +554,7 @@ static struct tracker *sniff(int fd, const void *buf, size_t len, int64_t at)
 
 	load_config();
 	if (!cfg.sniff || len < MAGIC_LEN || fd < 0 || fd >= MAX_FD ||
-	    memcmp(buf, MAGIC, MAGIC_LEN))
+	    memcmp(buf, MAGIC, MAGIC_LEN) || fd_state(fd) == FD_SEEN)
 		return NULL;
 	saved = errno;
 	t = NULL;
@@ -557,7 +572,7 @@ static struct tracker *sniff(int fd, const void *buf, size_t len, int64_t at)
 		goto out;
 	snprintf(path, sizeof path, "fd %d", fd);
 	pthread_mutex_lock(&table_lock);
-	if (!lookup(fd) && (t = tracker_alloc()) != NULL) {
+	if (!fd_state(fd) && (t = tracker_alloc()) != NULL) {
 		tracker_start(t, T_MAIN, path, "", 0);
 		t->trunc_at_end = sb.st_size > 0;
 		map_fd(fd, t);
@@ -584,7 +599,25 @@ static int track_write(struct tracker *t, int fd, const void *buf, size_t len,
 	} else {
 		/* a rewrite: only the length of an open heap record (JDK 8) */
 		uint64_t lo = hs_open_record(&t->st), i;
+		uint64_t to = hs_map_verbatim(&t->st, at);
 		const unsigned char *b = buf;
+		if (to != UINT64_MAX && at + len <= t->st.in_off) {
+			/* bytes copied verbatim after a fallback: same place */
+			const unsigned char *p = buf;
+			if (flush_out(t))
+				return t->werr;
+			while (len) {
+				ssize_t k = sys_pwrite(fd, p, len, t->out_base + to);
+				if (k < 0 && errno == EINTR)
+					continue;
+				if (k <= 0)
+					return t->werr = k < 0 ? errno : EIO;
+				p += k;
+				len -= (size_t)k;
+				to += (uint64_t)k;
+			}
+			return 0;
+		}
 		if (lo == UINT64_MAX || at < lo || at + len > lo + 4) {
 			if (!t->warned) {
 				t->warned = 1;
@@ -951,12 +984,19 @@ static void release_fd(int fd)
 	pthread_mutex_unlock(&table_lock);
 }
 
+/* newfd now refers to what oldfd refers to: the same tracker, or the same
+ * seen-or-not state. */
 static void alias_fd(int oldfd, int newfd)
 {
 	struct tracker *t = lookup(oldfd);
 
-	if (!t || newfd < 0 || newfd >= MAX_FD || newfd == oldfd)
+	if (newfd < 0 || newfd >= MAX_FD || newfd == oldfd)
 		return;
+	if (!t) {
+		if (fd_state(newfd) != fd_state(oldfd))
+			set_fd_state(newfd, fd_state(oldfd));
+		return;
+	}
 	pthread_mutex_lock(&table_lock);
 	if (lookup(oldfd) == t) {
 		pthread_mutex_lock(&t->lock);
@@ -975,6 +1015,8 @@ EXPORT int close(int fd)
 	if (lookup(fd)) {
 		release_fd(fd);
 		errno = saved;
+	} else if (fd_state(fd)) {
+		set_fd_state(fd, 0);
 	}
 	return real.close ? real.close(fd) : (int)syscall(SYS_close, fd);
 }
@@ -985,7 +1027,7 @@ EXPORT int dup(int fd)
 
 	resolve();
 	r = real.dup(fd);
-	if (r >= 0 && lookup(fd)) {
+	if (r >= 0 && (fd_state(fd) || fd_state(r))) {
 		saved = errno;
 		alias_fd(fd, r);
 		errno = saved;
@@ -1004,7 +1046,7 @@ static int do_dup2(int oldfd, int newfd, int flags, int three)
 		errno = saved;
 	}
 	r = three ? real.dup3(oldfd, newfd, flags) : real.dup2(oldfd, newfd);
-	if (r >= 0 && lookup(oldfd)) {
+	if (r >= 0 && (fd_state(oldfd) || fd_state(r))) {
 		saved = errno;
 		alias_fd(oldfd, r);
 		errno = saved;
@@ -1030,7 +1072,8 @@ static int do_fcntl(fcntl_fn fn, int fd, int cmd, unsigned long arg)
 	if (!fn)
 		fn = real.fcntl;
 	r = fn ? fn(fd, cmd, arg) : (int)syscall(SYS_fcntl, fd, cmd, arg);
-	if (r >= 0 && (cmd == F_DUPFD || cmd == F_DUPFD_CLOEXEC) && lookup(fd)) {
+	if (r >= 0 && (cmd == F_DUPFD || cmd == F_DUPFD_CLOEXEC) &&
+	    (fd_state(fd) || fd_state(r))) {
 		saved = errno;
 		alias_fd(fd, r);
 		errno = saved;
@@ -1085,8 +1128,11 @@ static int needs_mode(int flags)
 
 static int after_open(int fd, const char *path, int flags)
 {
-	if (fd >= 0)
+	if (fd >= 0) {
 		maybe_track(fd, path, flags);
+		if (!lookup(fd))
+			set_fd_state(fd, FD_SEEN);
+	}
 	return fd;
 }
 

@@ -340,9 +340,9 @@ $JRUNS JVMs per variant, interleaved, each a fresh
   java ${JOPTS[*]} BigHeap f.hprof $MB
 which builds the same heap, runs System.gc() twice, waits (<= 5 s) for
 the JIT to go idle, then times with System.nanoTime() only
-HotSpotDiagnosticMXBean.dumpHeap(f, true). That
-call starts with a full GC for live objects: 'GC ms' is its share, from
-the GarbageCollectorMXBeans; 'net' = dumpHeap - GC. Shim runs add
+HotSpotDiagnosticMXBean.dumpHeap(f, true). That call starts with a full
+GC for live objects: 'GC ms' is its share, from the
+GarbageCollectorMXBeans; 'net' = dumpHeap - GC. Shim runs add
   LD_PRELOAD=$SHIM HPROFSTRIP_PATTERN='*.hprof'
 Output to $J (page cache; sync before each JVM, untimed).
 

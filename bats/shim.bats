@@ -1,0 +1,182 @@
+#!/usr/bin/env bats
+# libhprofstrip.so under a real JVM, and under the replay driver that
+# issues the syscalls of runtimes this machine does not have.
+
+load common
+
+setup_file() {
+	"$JUDGE" build >&2
+}
+
+# check_jvm_dump FILE STDERR: the shim left a stripped, well-formed dump;
+# once restored, VisualVM sees HeapBuilder's 12345 markers with their
+# arrays at their original lengths, and the shim's summary line tells the
+# original size.
+check_jvm_dump() {
+	local f=$1 err=$2
+	[ -s "$f" ] || fail "no dump at $f"
+	assert_stripped_dump "$f"
+	"$RESTORE" -o "$BATS_TEST_TMPDIR/restored.hprof" "$f"
+	run "$JUDGE" markers "$BATS_TEST_TMPDIR/restored.hprof"
+	assert_success
+	assert_line "markers 12345"
+	for len in 0 1 3 8 17 64 100 255 256; do
+		assert_line "marker-array-length $len 1029"
+	done
+	for len in 1000 1023 4096; do
+		assert_line "marker-array-length $len 1028"
+	done
+	run "$JUDGE" arrays "$BATS_TEST_TMPDIR/restored.hprof" 'long[]'
+	assert_line "65537 1"
+	# the summary: bytes in is what the JVM wrote, which restore rebuilt
+	run grep "^hprofstrip: .*$(basename "$f"): " "$err"
+	assert_success
+	assert_output --regexp "^hprofstrip: .*: $(size_of "$BATS_TEST_TMPDIR/restored.hprof") bytes in, $(size_of "$f") bytes out \([0-9.]+%\), [1-9][0-9]* arrays stripped$"
+}
+
+@test "JVM: -XX:+HeapDumpOnOutOfMemoryError under the shim" {
+	LD_PRELOAD=$SHIM timeout 120 java -Xmx64m -XX:+HeapDumpOnOutOfMemoryError \
+		-XX:HeapDumpPath="$BATS_TEST_TMPDIR/oom.hprof" -XX:+DisplayVMOutputToStderr \
+		-cp "$B/java" HeapBuilder oom 2>"$BATS_TEST_TMPDIR/err"
+	check_jvm_dump "$BATS_TEST_TMPDIR/oom.hprof" "$BATS_TEST_TMPDIR/err"
+}
+
+@test "JVM: jcmd GC.heap_dump of a process running under the shim" {
+	LD_PRELOAD=$SHIM java -cp "$B/java" HeapBuilder wait "$BATS_TEST_TMPDIR/stop" \
+		>"$BATS_TEST_TMPDIR/out" 2>"$BATS_TEST_TMPDIR/err" &
+	jvm=$!
+	for _ in $(seq 300); do
+		grep -q '^pid ' "$BATS_TEST_TMPDIR/out" && break
+		sleep 0.1
+	done
+	pid=$(sed -n 's/^pid //p' "$BATS_TEST_TMPDIR/out")
+	[ "$pid" = "$jvm" ] || { kill "$jvm"; fail "no pid line"; }
+	run timeout 120 jcmd "$pid" GC.heap_dump "$BATS_TEST_TMPDIR/jcmd.hprof"
+	touch "$BATS_TEST_TMPDIR/stop"
+	wait "$jvm"
+	assert_output --partial "Heap dump file created"
+	check_jvm_dump "$BATS_TEST_TMPDIR/jcmd.hprof" "$BATS_TEST_TMPDIR/err"
+}
+
+@test "JVM: HotSpotDiagnosticMXBean.dumpHeap under the shim" {
+	LD_PRELOAD=$SHIM timeout 120 java -cp "$B/java" HeapBuilder mxbean \
+		"$BATS_TEST_TMPDIR/mx.hprof" 2>"$BATS_TEST_TMPDIR/err"
+	check_jvm_dump "$BATS_TEST_TMPDIR/mx.hprof" "$BATS_TEST_TMPDIR/err"
+}
+
+@test "JVM: a dump the pattern does not match, with sniffing off, is written whole" {
+	HPROFSTRIP_PATTERN='*.nothing' HPROFSTRIP_SNIFF=0 LD_PRELOAD=$SHIM \
+		java -cp "$B/java" HeapBuilder mxbean "$BATS_TEST_TMPDIR/whole.hprof" \
+		2>"$BATS_TEST_TMPDIR/err"
+	run "$ORACLE" count "$BATS_TEST_TMPDIR/whole.hprof"
+	assert_output --regexp '^p23 [1-9][0-9]* c3 0$'
+	run cat "$BATS_TEST_TMPDIR/err"
+	assert_output ""
+}
+
+@test "replay: every runtime's write pattern gives exactly hprofstrip's output" {
+	for f in $(corpus_files); do
+		"$STRIP" -o "$BATS_TEST_TMPDIR/want" "$f"
+		for mode in random threads jdk8 jdk22 art artcloexec pwrite writev; do
+			out=$BATS_TEST_TMPDIR/$mode.hprof
+			rm -f "$out"
+			HPROFSTRIP_QUIET=1 LD_PRELOAD=$SHIM timeout 60 "$REPLAY" "$mode" "$f" "$out" 7 ||
+				fail "$mode: replay failed on $f"
+			cmp "$out" "$BATS_TEST_TMPDIR/want" || fail "$mode: $f"
+			[ -z "$(ls "$out".p* 2>/dev/null)" ] || fail "$mode left $(ls "$out".p*)"
+		done
+		# JDK 8 with a small buffer: records larger than it go unbuffered
+		rm -f "$BATS_TEST_TMPDIR/j8.hprof"
+		HPROFSTRIP_QUIET=1 REPLAY_JDK8_BUF=4096 LD_PRELOAD=$SHIM "$REPLAY" jdk8 "$f" "$BATS_TEST_TMPDIR/j8.hprof"
+		cmp "$BATS_TEST_TMPDIR/j8.hprof" "$BATS_TEST_TMPDIR/want" || fail "jdk8 4096: $f"
+	done
+}
+
+@test "replay: 1-byte writes" {
+	f=$CORPUS/hotspot/jdk6-client-id4-small.hprof
+	"$STRIP" -o "$BATS_TEST_TMPDIR/want" "$f"
+	HPROFSTRIP_QUIET=1 LD_PRELOAD=$SHIM "$REPLAY" bytes "$f" "$BATS_TEST_TMPDIR/b.hprof"
+	cmp "$BATS_TEST_TMPDIR/b.hprof" "$BATS_TEST_TMPDIR/want"
+}
+
+@test "sniffing: an fd the shim never saw opened, written from offset 0 with a dump" {
+	f=$CORPUS/art/art-host-2025.hprof
+	"$STRIP" -o "$BATS_TEST_TMPDIR/want" "$f"
+	# artpipe - writes to a dup of stdout, which the shell opened
+	HPROFSTRIP_QUIET=1 LD_PRELOAD=$SHIM "$REPLAY" artpipe "$f" - >"$BATS_TEST_TMPDIR/x.bin"
+	cmp "$BATS_TEST_TMPDIR/x.bin" "$BATS_TEST_TMPDIR/want"
+	# with sniffing off it is written whole
+	HPROFSTRIP_SNIFF=0 LD_PRELOAD=$SHIM "$REPLAY" artpipe "$f" - >"$BATS_TEST_TMPDIR/y.bin"
+	cmp "$BATS_TEST_TMPDIR/y.bin" "$f"
+	# a pipe is never a dump file: written whole
+	HPROFSTRIP_QUIET=1 LD_PRELOAD=$SHIM "$REPLAY" artpipe "$f" - | cat >"$BATS_TEST_TMPDIR/z.bin"
+	cmp "$BATS_TEST_TMPDIR/z.bin" "$f"
+}
+
+@test "files that do not match are written byte for byte, whatever they hold" {
+	f=$CORPUS/hotspot/jdk21-demo.hprof
+	for mode in random jdk8 writev pwrite; do
+		rm -f "$BATS_TEST_TMPDIR/o.bin"
+		LD_PRELOAD=$SHIM "$REPLAY" "$mode" "$f" "$BATS_TEST_TMPDIR/o.bin" 3
+		cmp "$BATS_TEST_TMPDIR/o.bin" "$f" || fail "$mode"
+	done
+	LD_PRELOAD=$SHIM cp "$f" "$BATS_TEST_TMPDIR/copy.bin"
+	cmp "$BATS_TEST_TMPDIR/copy.bin" "$f"
+	LD_PRELOAD=$SHIM cat "$f" >"$BATS_TEST_TMPDIR/cat.bin"
+	cmp "$BATS_TEST_TMPDIR/cat.bin" "$f"
+}
+
+@test "HPROFSTRIP_PATTERN: colon-separated globs on the path or its basename" {
+	f=$CORPUS/hotspot/jdk11-string.hprof
+	"$STRIP" -o "$BATS_TEST_TMPDIR/want" "$f"
+	mkdir -p "$BATS_TEST_TMPDIR/dumps"
+	HPROFSTRIP_QUIET=1 HPROFSTRIP_SNIFF=0 HPROFSTRIP_PATTERN='*.nothing:heap-*.bin' \
+		LD_PRELOAD=$SHIM "$REPLAY" random "$f" "$BATS_TEST_TMPDIR/heap-1.bin"
+	cmp "$BATS_TEST_TMPDIR/heap-1.bin" "$BATS_TEST_TMPDIR/want"
+	HPROFSTRIP_QUIET=1 HPROFSTRIP_SNIFF=0 HPROFSTRIP_PATTERN="$BATS_TEST_TMPDIR/dumps/*" \
+		LD_PRELOAD=$SHIM "$REPLAY" random "$f" "$BATS_TEST_TMPDIR/dumps/any"
+	cmp "$BATS_TEST_TMPDIR/dumps/any" "$BATS_TEST_TMPDIR/want"
+	HPROFSTRIP_SNIFF=0 HPROFSTRIP_PATTERN='*.nothing' \
+		LD_PRELOAD=$SHIM "$REPLAY" random "$f" "$BATS_TEST_TMPDIR/plain.hprof"
+	cmp "$BATS_TEST_TMPDIR/plain.hprof" "$f"
+}
+
+@test "summary line: stderr by default, HPROFSTRIP_LOG, HPROFSTRIP_QUIET" {
+	f=$CORPUS/hotspot/jdk11-string.hprof
+	run env LD_PRELOAD="$SHIM" "$REPLAY" random "$f" "$BATS_TEST_TMPDIR/a.hprof"
+	assert_success
+	assert_output "hprofstrip: $BATS_TEST_TMPDIR/a.hprof: 2223790 bytes in, 2074927 bytes out (93.3%), 2848 arrays stripped"
+	run env LD_PRELOAD="$SHIM" HPROFSTRIP_LOG="$BATS_TEST_TMPDIR/log" "$REPLAY" random "$f" "$BATS_TEST_TMPDIR/b.hprof"
+	assert_output ""
+	run cat "$BATS_TEST_TMPDIR/log"
+	assert_output "hprofstrip: $BATS_TEST_TMPDIR/b.hprof: 2223790 bytes in, 2074927 bytes out (93.3%), 2848 arrays stripped"
+	run env LD_PRELOAD="$SHIM" HPROFSTRIP_QUIET=1 "$REPLAY" random "$f" "$BATS_TEST_TMPDIR/c.hprof"
+	assert_output ""
+}
+
+@test "unparseable bytes: the rest is written verbatim, one warning, lengths exact" {
+	f=$CORPUS/art/dalvik-api19-leak-service-binder.hprof
+	off=$(( $("$ORACLE" offsets "$f" | sed -n 's/^sub-header //p') - 4 ))
+	cp "$f" "$BATS_TEST_TMPDIR/bad.bin"
+	chmod u+w "$BATS_TEST_TMPDIR/bad.bin"
+	printf '\167' | dd of="$BATS_TEST_TMPDIR/bad.bin" bs=1 seek="$off" conv=notrunc status=none
+	run env LD_PRELOAD="$SHIM" "$REPLAY" art "$BATS_TEST_TMPDIR/bad.bin" "$BATS_TEST_TMPDIR/bad.hprof"
+	assert_success
+	assert_line --index 0 "hprofstrip: $BATS_TEST_TMPDIR/bad.hprof: offset $off: unknown heap sub-record tag; writing the rest unchanged"
+	[ "${#lines[@]}" -eq 2 ]
+	# what follows the bad byte is the input's, byte for byte
+	n=$(( $(size_of "$f") - off ))
+	cmp <(tail -c "$n" "$BATS_TEST_TMPDIR/bad.hprof") <(tail -c "$n" "$BATS_TEST_TMPDIR/bad.bin")
+	# the top-level framing is exact: --info reaches the bad tag, not a
+	# broken record length
+	run "$STRIP" --info "$BATS_TEST_TMPDIR/bad.hprof"
+	assert_line --regexp "^malformed at offset [0-9]+: unknown heap sub-record tag$"
+}
+
+@test "gzip output (-gz) passes through untouched, with one note" {
+	gzip -c "$CORPUS/hotspot/jdk11-string.hprof" >"$BATS_TEST_TMPDIR/in.gz"
+	run env LD_PRELOAD="$SHIM" "$REPLAY" random "$BATS_TEST_TMPDIR/in.gz" "$BATS_TEST_TMPDIR/gz.hprof"
+	assert_success
+	assert_line --index 0 "hprofstrip: $BATS_TEST_TMPDIR/gz.hprof: gzip-compressed dump, written unchanged"
+	cmp "$BATS_TEST_TMPDIR/gz.hprof" "$BATS_TEST_TMPDIR/in.gz"
+}
