@@ -45,7 +45,7 @@ deps:
 
 check: deps all $(TESTBIN)
 	BUILD=$(BUILD) tests/unit.sh
-	BUILD=$(BUILD) bats --print-output-on-failure bats/
+	BUILD=$(BUILD) tests/run-bats.sh bats/
 
 demo: deps all
 	BUILD=$(BUILD) examples/demo.sh
