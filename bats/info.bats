@@ -3,24 +3,14 @@
 # last line says whether the dump is well-formed or names the first offset
 # where it is not.
 
-load '/usr/lib/bats/bats-support/load'
-load '/usr/lib/bats/bats-assert/load'
+load common
 
 bats_require_minimum_version 1.5.0
 
 setup() {
-	ROOT=$(cd "$BATS_TEST_DIRNAME/.." && pwd)
-	BUILD=${BUILD:-build}
-	case $BUILD in
-	/*) B=$BUILD ;;
-	*) B=$ROOT/$BUILD ;;
-	esac
-	HS=$B/hprofstrip
-	CORPUS=${HPROFSTRIP_CORPUS:-$ROOT/../shared/corpus}
-	[ -x "$HS" ] || fail "$HS is missing: run make"
-	shopt -s nullglob
-	FILES=("$CORPUS"/art/*.hprof "$CORPUS"/hotspot/*.hprof)
-	[ ${#FILES[@]} -gt 0 ] || skip "no corpus in $CORPUS"
+	HS=$STRIP
+	mapfile -t FILES < <(corpus_files)
+	[ ${#FILES[@]} -gt 0 ] || fail "no corpus in $CORPUS"
 }
 
 # heap_offsets FILE: prints "REC SUB": the offset of the first heap record

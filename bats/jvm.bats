@@ -4,56 +4,28 @@
 # as the original does, like hprof-conv [-z] but without empty segments and
 # for 4- and 8-byte ids.
 
-load '/usr/lib/bats/bats-support/load'
-load '/usr/lib/bats/bats-assert/load'
+load common
 
 bats_require_minimum_version 1.5.0
 
 setup_file() {
-	ROOT=$(cd "$BATS_TEST_DIRNAME/.." && pwd)
-	BUILD=${BUILD:-build}
-	case $BUILD in
-	/*) B=$BUILD ;;
-	*) B=$ROOT/$BUILD ;;
-	esac
-	export ROOT BUILD B
-	export HS=$B/hprofstrip HR=$B/hprofrestore
-	export JUDGE=$ROOT/tests/java/judge.sh
-	export HPROFCONV=${HPROFCONV:-/usr/lib/android-sdk/platform-tools/hprof-conv}
-	export CORPUS=${HPROFSTRIP_CORPUS:-$ROOT/../shared/corpus}
+	export HS=$STRIP HR=$RESTORE HPROFCONV=$HPROF_CONV
 	export T=$BATS_FILE_TMPDIR
-	JUDGE_RC=0
-	"$JUDGE" build >"$T/judge-build.log" 2>&1 || JUDGE_RC=$?
-	export JUDGE_RC
+	"$JUDGE" build >&2
 	# the test helper that makes Android dumps out of JDK dumps
 	${CC:-cc} -std=c11 -D_GNU_SOURCE -Wall -Wextra -Werror -O2 \
 		-o "$T/androidize" "$ROOT/tests/androidize.c"
 	# a JDK 17 dump (8-byte ids), and its Android twins
-	if [ "$JUDGE_RC" = 0 ]; then
-		java -cp "$B/java" HeapBuilder mxbean "$T/jdk17.hprof" markers=1000
-		"$T/androidize" "$T/jdk17.hprof" "$T/android8.hprof"
-		"$T/androidize" -z "$T/jdk17.hprof" "$T/android8z.hprof"
-	fi
+	java -cp "$B/java" HeapBuilder mxbean "$T/jdk17.hprof" markers=1000
+	"$T/androidize" "$T/jdk17.hprof" "$T/android8.hprof"
+	"$T/androidize" -z "$T/jdk17.hprof" "$T/android8z.hprof"
 }
 
 setup() {
-	[ -x "$HS" ] && [ -x "$HR" ] || fail "$HS or $HR is missing: run make"
 	ART=("$CORPUS/art/art-host-2025.hprof"
 		"$CORPUS/art/dalvik-api19-leak-service-binder.hprof")
 	DALVIK=$CORPUS/art/dalvik-api19-leak-service-binder.hprof
-	[ -r "${ART[0]}" ] && [ -r "$DALVIK" ] || skip "no ART corpus in $CORPUS"
-}
-
-need_judge() {
-	case $JUDGE_RC in
-	0) ;;
-	3) skip "VisualVM judge unavailable: $(cat "$T/judge-build.log")" ;;
-	*) fail "judge.sh build failed: $(cat "$T/judge-build.log")" ;;
-	esac
-}
-
-need_hprofconv() {
-	[ -x "$HPROFCONV" ] || skip "hprof-conv not installed"
+	[ -r "${ART[0]}" ] && [ -r "$DALVIK" ] || fail "no ART corpus in $CORPUS"
 }
 
 # histo FILE: the judge's histogram (fails if VisualVM cannot read FILE)
@@ -100,7 +72,6 @@ android_roots() {
 }
 
 @test "--jvm on the ART corpus reads in VisualVM exactly as the original" {
-	need_judge
 	local f out
 	for f in "${ART[@]}"; do
 		out=$T/$(basename "$f" .hprof).jvm.hprof
@@ -115,7 +86,6 @@ android_roots() {
 }
 
 @test "--jvm on stripped ART dumps reads in VisualVM exactly as the original" {
-	need_judge
 	local f s out
 	for f in "${ART[@]}"; do
 		s=$T/$(basename "$f" .hprof).s.hprof
@@ -154,7 +124,6 @@ android_roots() {
 }
 
 @test "--jvm matches hprof-conv (less its empty segments)" {
-	need_hprofconv
 	local f out conv n_conv n_ours e_conv b_conv b_ours
 	for f in "${ART[@]}"; do
 		out=$T/$(basename "$f" .hprof).jvm.hprof
@@ -180,8 +149,6 @@ android_roots() {
 }
 
 @test "--jvm reads in VisualVM like hprof-conv's output, where that reads" {
-	need_judge
-	need_hprofconv
 	local f out conv
 	for f in "${ART[@]}"; do
 		out=$T/$(basename "$f" .hprof).jvm.hprof
@@ -217,7 +184,6 @@ android_roots() {
 }
 
 @test "--jvm on an 8-byte-id Android dump (JDK 17 + Android sub-records)" {
-	need_judge
 	local a=$T/android8.hprof out=$T/android8.jvm.hprof in_json
 	# the input is Android-flavoured, with 8-byte ids
 	run "$HS" --info --json "$a"
@@ -232,10 +198,8 @@ android_roots() {
 		[ "$(count "$in_json" $n)" -gt 0 ]
 	done
 	# which hprof-conv cannot read
-	if [ -x "$HPROFCONV" ]; then
-		run "$HPROFCONV" "$a" "$T/android8.conv.hprof"
-		assert_failure
-	fi
+	run "$HPROFCONV" "$a" "$T/android8.conv.hprof"
+	assert_failure
 	run --separate-stderr "$HR" --jvm -o "$out" "$a"
 	assert_success
 	assert_plain_102 "$out"
@@ -256,7 +220,6 @@ android_roots() {
 }
 
 @test "--app-only on the Dalvik dump keeps only app-heap instances" {
-	need_judge
 	local out=$T/dalvik.app.hprof n
 	run --separate-stderr "$HR" --app-only -o "$out" "$DALVIK"
 	assert_success
@@ -290,7 +253,6 @@ android_roots() {
 }
 
 @test "--app-only keeps what hprof-conv -z keeps (less its empty segments)" {
-	need_hprofconv
 	local out=$T/dalvik.app.hprof conv=$T/dalvik.convz.hprof
 	"$HR" --app-only -o "$out" "$DALVIK"
 	"$HPROFCONV" -z "$DALVIK" "$conv"
@@ -303,7 +265,6 @@ android_roots() {
 }
 
 @test "--app-only with 8-byte ids drops the zygote heap's objects" {
-	need_judge
 	local out=$T/android8z.app.hprof
 	run --separate-stderr "$HR" --app-only -o "$out" "$T/android8z.hprof"
 	assert_success

@@ -3,26 +3,17 @@
 # a regular file; never when stderr is a pipe or a file. Terminals come
 # from util-linux script(1), which runs a command under a pseudo-terminal.
 
-load '/usr/lib/bats/bats-support/load'
-load '/usr/lib/bats/bats-assert/load'
+load common
 
 bats_require_minimum_version 1.5.0
 
 setup() {
-	ROOT=$(cd "$BATS_TEST_DIRNAME/.." && pwd)
-	BUILD=${BUILD:-build}
-	case $BUILD in
-	/*) B=$BUILD ;;
-	*) B=$ROOT/$BUILD ;;
-	esac
-	HS=$B/hprofstrip
-	HR=$B/hprofrestore
-	CORPUS=${HPROFSTRIP_CORPUS:-$ROOT/../shared/corpus}
+	HS=$STRIP
+	HR=$RESTORE
 	IN=$CORPUS/hotspot/jdk21-demo.hprof
-	[ -x "$HS" ] && [ -x "$HR" ] || fail "$HS or $HR is missing: run make"
-	[ -r "$IN" ] || skip "no corpus in $CORPUS"
-	command -v script >/dev/null || skip "script (util-linux) not installed"
-	script --version 2>/dev/null | grep -q util-linux || skip "script is not util-linux's"
+	[ -r "$IN" ] || fail "no corpus in $CORPUS"
+	script --version 2>/dev/null | grep -q util-linux ||
+		fail "script(1) from util-linux is needed"
 	OUT=$BATS_TEST_TMPDIR/out.hprof
 }
 
