@@ -15,6 +15,14 @@
  *
  * Every other fd sees exactly the calls it would see without the shim.
  *
+ * A pattern matches the path as the program passed it, its basename, and,
+ * for a relative path when a pattern contains '/', the absolute path. A
+ * file opened and closed without a write is left as it was. A forked child
+ * forgets its parent's dumps (its close must not end them; its own dumps
+ * are tracked afresh); a vfork child, which shares our memory, changes
+ * nothing. An fd number handed out again (open, dup) after a close the
+ * shim never saw (close_range, a raw syscall) is a new file.
+ *
  * Memory: a fixed pool of trackers in .bss (pages are touched only when a
  * dump is written), no allocation at all. Output is written with pwrite at
  * the tracked file's own output offsets, flushed before each intercepted
@@ -186,6 +194,7 @@ static struct {
 	int loaded;
 	char pattern[1024];
 	int sniff, quiet;
+	int dirs;                /* a pattern names a directory ('/') */
 	char log[PATH_MAX];
 } cfg;
 
@@ -199,6 +208,7 @@ static void load_config(void)
 	snprintf(cfg.pattern, sizeof cfg.pattern, "%s", s && *s ? s : "*.hprof");
 	s = getenv("HPROFSTRIP_SNIFF");
 	cfg.sniff = !(s && !strcmp(s, "0"));
+	cfg.dirs = strchr(cfg.pattern, '/') != NULL;
 	s = getenv("HPROFSTRIP_QUIET");
 	cfg.quiet = s && *s && strcmp(s, "0");
 	s = getenv("HPROFSTRIP_LOG");
@@ -247,6 +257,7 @@ enum { T_FREE, T_MAIN, T_SEGMENT };
 struct tracker {
 	int kind;
 	int refs;                /* fds that refer to it */
+	pid_t pid;               /* the process that tracks it (vfork) */
 	pthread_mutex_t lock;
 	char path[256];          /* for messages (may be cut) */
 	char base[PATH_MAX];     /* matched path (without .pN) */
@@ -394,6 +405,7 @@ static void tracker_start(struct tracker *t, int kind, const char *path,
 	sink.user = t;
 	t->kind = kind;
 	t->refs = 1;
+	t->pid = getpid();
 	snprintf(t->path, sizeof t->path, "%s", path);
 	snprintf(t->base, sizeof t->base, "%s", base);
 	t->voff = t->out_base = t->flushed = 0;
@@ -420,6 +432,12 @@ static struct tracker *tracker_alloc(void)
 static void tracker_finish(struct tracker *t, int fd)
 {
 	t->fd = fd;
+	if (!t->st.in_off && !t->seg_in && !t->blen) {
+		/* nothing was written (touch, an open to check a name): the
+		 * file stays as it was, old content and all */
+		t->kind = T_FREE;
+		return;
+	}
 	if (!t->discarded) {
 		hs_finish(&t->st);
 		flush_out(t);
@@ -492,28 +510,76 @@ static size_t segment_base(const char *path)
 	return i - 2;
 }
 
+/* A relative path made absolute against dirfd (AT_FDCWD: the working
+ * directory), for patterns that name a directory: a program may open
+ * "x.hprof" in /srv/dumps with HPROFSTRIP_PATTERN=/srv/dumps/\*.hprof.
+ * Returns 0 if it cannot be. */
+static int absolute(int dirfd, const char *path, char *out, size_t size)
+{
+	char link[64];
+	size_t n;
+	ssize_t k;
+
+	while (path[0] == '.' && path[1] == '/')
+		path += 2;
+	if (dirfd == AT_FDCWD) {
+		if (!getcwd(out, size))
+			return 0;
+	} else {
+		snprintf(link, sizeof link, "/proc/self/fd/%d", dirfd);
+		k = readlink(link, out, size - 1);
+		if (k <= 0)
+			return 0;
+		out[k] = 0;
+	}
+	n = strlen(out);
+	if (n + 1 + strlen(path) >= size)
+		return 0;
+	snprintf(out + n, size - n, "%s%s", n && out[n - 1] == '/' ? "" : "/",
+	         path);
+	return 1;
+}
+
+/* Does path, or for a .pN segment its base (put in base), match? */
+static int which_kind(const char *path, char *base, size_t size)
+{
+	size_t bl;
+
+	if (matches(path)) {
+		snprintf(base, size, "%s", path);
+		return T_MAIN;
+	}
+	if ((bl = segment_base(path)) && bl < size) {
+		memcpy(base, path, bl);
+		base[bl] = 0;
+		if (matches(base))
+			return T_SEGMENT;
+	}
+	return T_FREE;
+}
+
 /* After a successful open: start tracking fd if its path matches. */
-static void maybe_track(int fd, const char *path, int flags)
+static void maybe_track(int fd, int dirfd, const char *path, int flags)
 {
 	struct stat sb;
 	struct tracker *t, *main = NULL;
-	char base[PATH_MAX];
-	size_t bl;
-	int kind = T_MAIN, saved = errno;
+	char base[PATH_MAX], full[PATH_MAX];
+	int kind, saved = errno;
 	unsigned i, idsize = (unsigned)sizeof(void *);
 
-	if (fd < 0 || fd >= MAX_FD || !path || (flags & O_ACCMODE) == O_RDONLY ||
+	if (fd < 0 || !path || (flags & O_ACCMODE) == O_RDONLY ||
 	    (flags & O_APPEND))
 		return;
-	if (matches(path)) {
-		snprintf(base, sizeof base, "%s", path);
-	} else if ((bl = segment_base(path)) && bl < sizeof base) {
-		memcpy(base, path, bl);
-		base[bl] = 0;
-		if (!matches(base))
-			return;
-		kind = T_SEGMENT;
-	} else {
+	kind = which_kind(path, base, sizeof base);
+	if (kind == T_FREE && path[0] != '/' && cfg.dirs &&
+	    absolute(dirfd, path, full, sizeof full))
+		kind = which_kind(full, base, sizeof base);
+	errno = saved;
+	if (kind == T_FREE)
+		return;
+	if (fd >= MAX_FD) {
+		say("hprofstrip: %s: fd %d is past the shim's table; written "
+		    "unstripped", path, fd);
 		return;
 	}
 	if (fstat(fd, &sb) || !S_ISREG(sb.st_mode))
@@ -576,6 +642,8 @@ static struct tracker *sniff(int fd, const void *buf, size_t len, int64_t at)
 		tracker_start(t, T_MAIN, path, "", 0);
 		t->trunc_at_end = sb.st_size > 0;
 		map_fd(fd, t);
+	} else if (!t) {
+		t = lookup(fd);  /* another thread's write was first */
 	}
 	pthread_mutex_unlock(&table_lock);
 out:
@@ -637,7 +705,7 @@ static int track_write(struct tracker *t, int fd, const void *buf, size_t len,
 		if (t->patch_mask == 0xF) {
 			t->patch_mask = 0;
 			if (hs_close_record(&t->st, lo, hs_be32(t->patch)) &&
-			    !t->warned) {
+			    !t->werr && !t->warned) {
 				t->warned = 1;
 				say("hprofstrip: %s: length patch at offset %llu "
 				    "does not fit the record", t->path,
@@ -656,6 +724,8 @@ static ssize_t do_write(int fd, const void *buf, size_t len)
 	struct tracker *t = lookup(fd);
 	int e, saved = errno;
 
+	if (!buf && len)  /* the kernel's EFAULT, not a crash in here */
+		return sys_write(fd, buf, len);
 	if (!t && !(t = sniff(fd, buf, len, -1)))
 		return sys_write(fd, buf, len);
 	pthread_mutex_lock(&t->lock);
@@ -680,11 +750,20 @@ static ssize_t do_writev(int fd, const struct iovec *iov, int cnt,
                          int64_t at, int positional)
 {
 	struct tracker *t = lookup(fd);
-	int i, e = 0, saved = errno;
+	int i, e = 0, bad = 0, saved = errno;
 	uint64_t pos;
 	size_t total = 0;
 
-	if (!t && cnt > 0) {
+	/* a NULL vector or buffer: the kernel's EFAULT, not a crash in here */
+	if (cnt > 0 && cnt <= IOV_MAX) {
+		for (i = 0; iov && i < cnt; i++)
+			if (!iov[i].iov_base && iov[i].iov_len)
+				break;
+		bad = !iov || i < cnt;
+	}
+	if (bad)
+		t = NULL;
+	else if (!t && cnt > 0) {
 		for (i = 0; i < cnt && !iov[i].iov_len; i++)
 			;
 		if (i < cnt && (!positional || at == 0))
@@ -749,7 +828,8 @@ static ssize_t do_pwrite(int fd, const void *buf, size_t len, int64_t off)
 	struct tracker *t = lookup(fd);
 	int e, saved = errno;
 
-	if (!t && (off != 0 || !(t = sniff(fd, buf, len, off))))
+	if ((!buf && len) ||
+	    (!t && (off != 0 || !(t = sniff(fd, buf, len, off)))))
 		return real_pwrite(fd, buf, len, off);
 	if (off < 0) {
 		errno = EINVAL;
@@ -966,19 +1046,62 @@ EXPORT ssize_t copy_file_range(int in_fd, off_t *in_off, int out_fd,
 /* ---- fd lifetime ------------------------------------------------------- */
 
 /* fd stops referring to its tracker; the last reference ends the dump.
- * Called before the real close so the last bytes can still be written. */
-static void release_fd(int fd)
+ * Called before the real close so the last bytes can still be written.
+ * Returns 0, or the errno of a write that failed while ending the dump. */
+static int release_fd(int fd)
 {
 	struct tracker *t = lookup(fd);
+	int e = 0;
 
 	if (!t)
+		return 0;
+	/* a vfork child shares our memory but not our fds: hands off */
+	if (t->pid != getpid())
+		return 0;
+	pthread_mutex_lock(&table_lock);
+	if (lookup(fd) == t) {
+		map_fd(fd, NULL);
+		pthread_mutex_lock(&t->lock);
+		if (--t->refs == 0) {
+			int before = t->werr;
+			tracker_finish(t, fd);
+			if (t->werr && !before)
+				e = t->werr;
+		}
+		pthread_mutex_unlock(&t->lock);
+	}
+	pthread_mutex_unlock(&table_lock);
+	return e;
+}
+
+/* The kernel just handed out fd (open, dup...), so whatever fd referred
+ * to before was closed without us seeing it (close_range, a raw syscall,
+ * fclose of an fdopen'd stream). Forget that: if it was a dump's last fd,
+ * the dump ends where the runtime's last write left it (each call's
+ * output was flushed before the call returned). */
+static void fresh_fd(int fd)
+{
+	struct tracker *t;
+
+	if (!fd_state(fd))
+		return;
+	t = lookup(fd);
+	if (!t) {
+		set_fd_state(fd, 0);
+		return;
+	}
+	if (t->pid != getpid())
 		return;
 	pthread_mutex_lock(&table_lock);
 	if (lookup(fd) == t) {
 		map_fd(fd, NULL);
 		pthread_mutex_lock(&t->lock);
-		if (--t->refs == 0)
-			tracker_finish(t, fd);
+		if (--t->refs == 0) {
+			say("hprofstrip: %s: closed behind the shim's back; the "
+			    "dump ends at %llu bytes in", t->path,
+			    (unsigned long long)t->st.in_off);
+			t->kind = T_FREE;
+		}
 		pthread_mutex_unlock(&t->lock);
 	}
 	pthread_mutex_unlock(&table_lock);
@@ -1009,16 +1132,23 @@ static void alias_fd(int oldfd, int newfd)
 
 EXPORT int close(int fd)
 {
-	int saved = errno;
+	int saved = errno, e = 0, r;
 
 	resolve();
 	if (lookup(fd)) {
-		release_fd(fd);
+		e = release_fd(fd);
 		errno = saved;
 	} else if (fd_state(fd)) {
 		set_fd_state(fd, 0);
 	}
-	return real.close ? real.close(fd) : (int)syscall(SYS_close, fd);
+	r = real.close ? real.close(fd) : (int)syscall(SYS_close, fd);
+	if (r == 0 && e) {
+		/* the fd is closed, but the dump's last bytes did not reach
+		 * the disk: say so, as a network file system would */
+		errno = e;
+		r = -1;
+	}
+	return r;
 }
 
 EXPORT int dup(int fd)
@@ -1027,6 +1157,8 @@ EXPORT int dup(int fd)
 
 	resolve();
 	r = real.dup(fd);
+	if (r >= 0)
+		fresh_fd(r);
 	if (r >= 0 && (fd_state(fd) || fd_state(r))) {
 		saved = errno;
 		alias_fd(fd, r);
@@ -1046,6 +1178,8 @@ static int do_dup2(int oldfd, int newfd, int flags, int three)
 		errno = saved;
 	}
 	r = three ? real.dup3(oldfd, newfd, flags) : real.dup2(oldfd, newfd);
+	if (r >= 0 && r != oldfd)
+		fresh_fd(r);
 	if (r >= 0 && (fd_state(oldfd) || fd_state(r))) {
 		saved = errno;
 		alias_fd(oldfd, r);
@@ -1072,6 +1206,8 @@ static int do_fcntl(fcntl_fn fn, int fd, int cmd, unsigned long arg)
 	if (!fn)
 		fn = real.fcntl;
 	r = fn ? fn(fd, cmd, arg) : (int)syscall(SYS_fcntl, fd, cmd, arg);
+	if (r >= 0 && (cmd == F_DUPFD || cmd == F_DUPFD_CLOEXEC))
+		fresh_fd(r);
 	if (r >= 0 && (cmd == F_DUPFD || cmd == F_DUPFD_CLOEXEC) &&
 	    (fd_state(fd) || fd_state(r))) {
 		saved = errno;
@@ -1126,10 +1262,11 @@ static int needs_mode(int flags)
 		}                                    \
 	} while (0)
 
-static int after_open(int fd, const char *path, int flags)
+static int after_open(int dirfd, int fd, const char *path, int flags)
 {
 	if (fd >= 0) {
-		maybe_track(fd, path, flags);
+		fresh_fd(fd);
+		maybe_track(fd, dirfd, path, flags);
 		if (!lookup(fd))
 			set_fd_state(fd, FD_SEEN);
 	}
@@ -1144,7 +1281,7 @@ EXPORT int open(const char *path, int flags, ...)
 	resolve();
 	if (!real.open)
 		return (int)syscall(SYS_openat, AT_FDCWD, path, flags, mode);
-	return after_open(real.open(path, flags, mode), path, flags);
+	return after_open(AT_FDCWD, real.open(path, flags, mode), path, flags);
 }
 
 EXPORT int open64(const char *path, int flags, ...)
@@ -1154,8 +1291,10 @@ EXPORT int open64(const char *path, int flags, ...)
 	VA_MODE(flags, mode);
 	resolve();
 	if (real.open64)
-		return after_open(real.open64(path, flags, mode), path, flags);
-	return after_open(real.open(path, flags | O_LARGEFILE, mode), path,
+		return after_open(AT_FDCWD, real.open64(path, flags, mode),
+		                  path, flags);
+	return after_open(AT_FDCWD, real.open(path, flags | O_LARGEFILE, mode),
+	                  path,
 	                  flags);
 }
 
@@ -1165,7 +1304,8 @@ EXPORT int openat(int dirfd, const char *path, int flags, ...)
 
 	VA_MODE(flags, mode);
 	resolve();
-	return after_open(real.openat(dirfd, path, flags, mode), path, flags);
+	return after_open(dirfd, real.openat(dirfd, path, flags, mode),
+	                  path, flags);
 }
 
 EXPORT int openat64(int dirfd, const char *path, int flags, ...)
@@ -1175,9 +1315,10 @@ EXPORT int openat64(int dirfd, const char *path, int flags, ...)
 	VA_MODE(flags, mode);
 	resolve();
 	if (real.openat64)
-		return after_open(real.openat64(dirfd, path, flags, mode), path,
-		                  flags);
-	return after_open(real.openat(dirfd, path, flags | O_LARGEFILE, mode),
+		return after_open(dirfd, real.openat64(dirfd, path, flags, mode),
+		                  path, flags);
+	return after_open(dirfd,
+	                  real.openat(dirfd, path, flags | O_LARGEFILE, mode),
 	                  path, flags);
 }
 
@@ -1185,39 +1326,45 @@ EXPORT int __open_2(const char *path, int flags)
 {
 	resolve();
 	if (real.open_2)
-		return after_open(real.open_2(path, flags), path, flags);
-	return after_open(real.open(path, flags), path, flags);
+		return after_open(AT_FDCWD, real.open_2(path, flags),
+		                  path, flags);
+	return after_open(AT_FDCWD, real.open(path, flags), path, flags);
 }
 
 EXPORT int __open64_2(const char *path, int flags)
 {
 	resolve();
 	if (real.open64_2)
-		return after_open(real.open64_2(path, flags), path, flags);
-	return after_open(real.open(path, flags | O_LARGEFILE), path, flags);
+		return after_open(AT_FDCWD, real.open64_2(path, flags),
+		                  path, flags);
+	return after_open(AT_FDCWD, real.open(path, flags | O_LARGEFILE),
+	                  path, flags);
 }
 
 EXPORT int __openat_2(int dirfd, const char *path, int flags)
 {
 	resolve();
 	if (real.openat_2)
-		return after_open(real.openat_2(dirfd, path, flags), path, flags);
-	return after_open(real.openat(dirfd, path, flags), path, flags);
+		return after_open(dirfd, real.openat_2(dirfd, path, flags),
+		                  path, flags);
+	return after_open(dirfd, real.openat(dirfd, path, flags), path, flags);
 }
 
 EXPORT int __openat64_2(int dirfd, const char *path, int flags)
 {
 	resolve();
 	if (real.openat64_2)
-		return after_open(real.openat64_2(dirfd, path, flags), path, flags);
-	return after_open(real.openat(dirfd, path, flags | O_LARGEFILE), path,
+		return after_open(dirfd, real.openat64_2(dirfd, path, flags),
+		                  path, flags);
+	return after_open(dirfd, real.openat(dirfd, path, flags | O_LARGEFILE),
+	                  path,
 	                  flags);
 }
 
 EXPORT int creat(const char *path, mode_t mode)
 {
 	resolve();
-	return after_open(real.creat(path, mode), path,
+	return after_open(AT_FDCWD, real.creat(path, mode), path,
 	                  O_WRONLY | O_CREAT | O_TRUNC);
 }
 
@@ -1225,9 +1372,9 @@ EXPORT int creat64(const char *path, mode_t mode)
 {
 	resolve();
 	if (real.creat64)
-		return after_open(real.creat64(path, mode), path,
+		return after_open(AT_FDCWD, real.creat64(path, mode), path,
 		                  O_WRONLY | O_CREAT | O_TRUNC);
-	return after_open(real.creat(path, mode), path,
+	return after_open(AT_FDCWD, real.creat(path, mode), path,
 	                  O_WRONLY | O_CREAT | O_TRUNC);
 }
 
@@ -1249,6 +1396,24 @@ static void fork_release(void)
 	pthread_mutex_unlock(&table_lock);
 }
 
+/* The child of fork has a copy of the parent's trackers and the same
+ * files open. Those dumps are the parent's: the child must never write
+ * them through its copy (its close would end the parent's dump, with a
+ * length patch and maybe a truncation), so it forgets them. Its own dumps
+ * start afresh (KOOM forks and dumps in the child). */
+static void fork_child(void)
+{
+	unsigned i;
+	int fd;
+
+	for (fd = 0; fd < MAX_FD; fd++)
+		if (lookup(fd))
+			map_fd(fd, NULL);
+	for (i = 0; i < MAX_TRACKERS; i++)
+		pool[i].kind = T_FREE;
+	fork_release();
+}
+
 __attribute__((constructor)) static void shim_init(void)
 {
 	unsigned i;
@@ -1258,6 +1423,6 @@ __attribute__((constructor)) static void shim_init(void)
 		pthread_mutex_init(&pool[i].lock, NULL);
 	resolve();
 	load_config();
-	pthread_atfork(fork_prepare, fork_release, fork_release);
+	pthread_atfork(fork_prepare, fork_release, fork_child);
 	errno = saved;
 }

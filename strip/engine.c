@@ -85,6 +85,10 @@ static unsigned sub_fixed_len(unsigned tag, unsigned id)
 	}
 }
 
+/* take() gathers a cut sub-record header in scratch */
+_Static_assert(sizeof ((struct hs_state *)0)->scratch >= 1 + 7 * 8 + 4 + 4 + 2,
+               "scratch holds a class dump's fixed part with 8-byte ids");
+
 static int is_android_root(unsigned tag)
 {
 	return (tag >= 0x89 && tag <= 0x8E) || tag == 0x90;
@@ -268,8 +272,9 @@ static int step_header(struct hs_state *st, struct cur *c)
 	while (c->p < c->end) {
 		unsigned char b = *c->p;
 		unsigned i = st->have;
-		if (i == 1 && st->scratch[0] == 0x1F && b == 0x8B) {
-			fail(st, c, HS_E_GZIP, 0, st->scratch, i);
+		if (i == 1 && st->scratch[0] == 0x1F) {  /* 0x1F was byte 0 */
+			fail(st, c, b == 0x8B ? HS_E_GZIP : HS_E_MAGIC, 0,
+			     st->scratch, i);
 			return 1;
 		}
 		if (i < MAGIC_LEN && b != (unsigned char)HPROF_MAGIC[i] &&
@@ -613,17 +618,18 @@ static int step_class(struct hs_state *st, struct cur *c)
 	unsigned id = st->idsize, n, sz;
 	const unsigned char *h;
 
-	if (c->p == c->end)
-		return 0;
 	switch (st->phase) {
 	case PH_CP: n = 3; break;
 	case PH_ST: n = id + 1; break;
 	default: n = 2; break;
 	}
+	/* before waiting for input: the record's end may be here already */
 	if (st->have == 0 && n > rec_left(st)) {
 		fail(st, c, HS_E_OVERRUN, st->sub_in, NULL, 0);
 		return 1;
 	}
+	if (c->p == c->end)
+		return 0;
 	h = take(st, c, n, st->act);
 	if (!h)
 		return 0;
@@ -721,6 +727,25 @@ enum hs_err hs_feed(struct hs_state *st, const void *in, size_t len)
 	return st->err;
 }
 
+/* Inside a heap record whose end is known. */
+static int in_heap_record(const struct hs_state *st)
+{
+	return st->rec_tag && is_heap_tag(st->rec_tag) && !st->open &&
+	       st->rec_end;
+}
+
+/* Are the bytes gathered in scratch passed (in the output already)? */
+static int unit_passed(const struct hs_state *st)
+{
+	switch (st->phase) {
+	case PH_SUBHDR: case PH_CP: case PH_ST_COUNT: case PH_ST:
+	case PH_IF_COUNT:
+		return st->act == ACT_PASS;
+	default:
+		return 0;
+	}
+}
+
 enum hs_err hs_finish(struct hs_state *st)
 {
 	struct cur c = { 0, 0, 0 };
@@ -767,14 +792,16 @@ enum hs_err hs_finish(struct hs_state *st)
 			st->fallback = e;
 			st->fallback_off = st->in_off;
 		}
-		if (st->rec_tag && is_heap_tag(st->rec_tag) && !st->open &&
-		    st->rec_end)
-			end_record(st, &c);
-		/* held bytes of an unfinished unit go out verbatim */
-		if (!st->err && st->have) {
+		/* held bytes of an unfinished unit go out verbatim, before the
+		 * record's length is fixed (a passed unit's are out already) */
+		if (st->have && !unit_passed(st)) {
+			if (in_heap_record(st))
+				emit_rec_header(st, &c);
 			emit(st, st->scratch, st->have);
-			st->have = 0;
 		}
+		st->have = 0;
+		if (!st->err && in_heap_record(st))
+			end_record(st, &c);
 		return st->err;
 	}
 	st->err = e;

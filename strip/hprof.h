@@ -110,7 +110,9 @@ struct hs_state {
 	/* private */
 	unsigned phase, next, act, have, need, count;
 	unsigned char rec_tag, sub_tag, heap, rec_hdr_out, open, maybe_open;
-	unsigned char scratch[64];
+	unsigned char scratch[72]; /* the longest unit gathered: a class
+	                              dump's fixed part, 67 bytes with
+	                              8-byte ids */
 	unsigned char rec_hdr[9];
 	uint64_t rec_end;       /* input offset where the record ends */
 	uint64_t rec_len;       /* the record's input length */

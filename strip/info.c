@@ -277,17 +277,48 @@ static void text_report(const struct info *in)
 
 /* ---- JSON ------------------------------------------------------------- */
 
+/* Length of the well-formed UTF-8 sequence at s (no overlong forms, no
+ * surrogates, at most U+10FFFF), 0 if there is none. */
+static unsigned utf8_len(const unsigned char *s)
+{
+	unsigned n, i, cp;
+
+	if (s[0] < 0x80)
+		return 1;
+	if (s[0] >= 0xC2 && s[0] <= 0xDF)
+		n = 2, cp = s[0] & 0x1Fu;
+	else if (s[0] >= 0xE0 && s[0] <= 0xEF)
+		n = 3, cp = s[0] & 0x0Fu;
+	else if (s[0] >= 0xF0 && s[0] <= 0xF4)
+		n = 4, cp = s[0] & 0x07u;
+	else
+		return 0;
+	for (i = 1; i < n; i++) {  /* stops at the NUL, which is no 10xxxxxx */
+		if ((s[i] & 0xC0) != 0x80)
+			return 0;
+		cp = cp << 6 | (s[i] & 0x3Fu);
+	}
+	if ((n == 3 && (cp < 0x800 || (cp >= 0xD800 && cp <= 0xDFFF))) ||
+	    (n == 4 && (cp < 0x10000 || cp > 0x10FFFF)))
+		return 0;
+	return n;
+}
+
+/* JSON text is UTF-8: a byte that is not part of a UTF-8 sequence (a
+ * header string or file name may hold any) is written as \u00XX. */
 static void json_string(const char *s)
 {
 	putchar('"');
-	for (; *s; s++) {
+	while (*s) {
 		unsigned char ch = (unsigned char)*s;
+		unsigned n = utf8_len((const unsigned char *)s);
 		if (ch == '"' || ch == '\\')
 			printf("\\%c", ch);
-		else if (ch < 0x20 || ch == 0x7F)
+		else if (ch < 0x20 || ch == 0x7F || !n)
 			printf("\\u%04x", ch);
 		else
-			putchar(ch);
+			fwrite(s, 1, n, stdout);
+		s += n ? n : 1;
 	}
 	putchar('"');
 }
@@ -350,10 +381,14 @@ static void json_report(const struct info *in)
 		json_string(st->header);
 	else
 		printf("null");
-	if (st->version)
-		printf(",\n  \"version\": \"1.0.%c\"", st->version);
-	else
+	if (st->version) {  /* any byte after "1.0." */
+		char v[8];
+		snprintf(v, sizeof v, "1.0.%c", st->version);
+		printf(",\n  \"version\": ");
+		json_string(v);
+	} else {
 		printf(",\n  \"version\": null");
+	}
 	if (st->idsize)
 		printf(",\n  \"id_size\": %u", st->idsize);
 	else
@@ -387,6 +422,29 @@ static void json_report(const struct info *in)
 }
 
 /* ---- main ------------------------------------------------------------- */
+
+int info_mem(const char *name, const void *buf, size_t len, int json)
+{
+	static const struct hs_sink sink = { discard_write, discard_patch, NULL };
+	static struct info in;
+
+	memset(&in, 0, sizeof in);
+	in.prog = "hprofstrip";
+	in.in_name = name;
+	in.json = json;
+	in.quiet = 1;
+	hs_init(&in.st, 0, &sink);
+	in.st.census = &in.census;
+	if (!hs_feed(&in.st, buf, len))
+		hs_finish(&in.st);
+	if (json)
+		json_report(&in);
+	else
+		text_report(&in);
+	if (fflush(stdout) || ferror(stdout))
+		return EXIT_BAD_INPUT;
+	return in.st.err ? EXIT_BAD_INPUT : EXIT_OK;
+}
 
 int info_wanted(int argc, char **argv)
 {

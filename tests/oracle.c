@@ -14,8 +14,15 @@
  *
  * Any malformed input: one-line message naming the offset, exit 1.
  *
+ * Built with -DORACLE_LIB it is a library instead (no main): oracle_walk()
+ * in oracle.h runs the same walker over a buffer, for the fuzz targets.
+ *
  * C11, libc only.
  */
+#ifdef ORACLE_LIB
+#include "fuzz/oracle.h"
+#include <setjmp.h>
+#endif
 #include <stdarg.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -26,6 +33,12 @@
 /* errors                                                             */
 
 static const char *g_prog = "oracle";
+
+#ifdef ORACLE_LIB
+static jmp_buf g_jmp;          /* where bad() returns to */
+static uint64_t g_err_off;
+static const char *g_err_what;
+#endif
 
 static void die(const char *fmt, ...)
 {
@@ -40,6 +53,11 @@ static void die(const char *fmt, ...)
 
 static void bad(uint64_t off, const char *what)
 {
+#ifdef ORACLE_LIB
+    g_err_off = off;
+    g_err_what = what;
+    longjmp(g_jmp, 1);
+#endif
     die("malformed input at offset %llu: %s", (unsigned long long)off, what);
 }
 
@@ -128,6 +146,8 @@ static enum mode g_mode;
 static uint64_t g_elems;  /* element bytes of all 0x23 arrays */
 static uint64_t g_n23;    /* number of 0x23 sub-records */
 static uint64_t g_nc3;    /* number of 0xC3 sub-records */
+static uint64_t g_c3_elems; /* element bytes the 0xC3 sub-records stand for */
+static uint64_t g_sub_count[256]; /* heap sub-records by tag */
 /* offsets: a byte inside the first of each structure (0: none seen) */
 static uint64_t g_at_sub_hdr, g_at_elems, g_at_class_fields, g_hdr_len;
 
@@ -236,6 +256,8 @@ static uint64_t walk_heap(uint64_t start, uint64_t end)
         uint64_t q = p + 1;           /* after the tag */
         uint64_t len;                 /* length after the tag */
 
+        g_sub_count[tag]++;
+
         if (tag == 0x20) {
             len = class_dump_len(q, end);
             if (!g_at_class_fields && len > 7 * id + 4 + 4 + 2 + 1)
@@ -283,8 +305,11 @@ static uint64_t walk_heap(uint64_t start, uint64_t end)
             if (!len)
                 bad(sub, "unknown heap dump sub-record tag");
             need(q, len, end, "truncated heap dump sub-record");
-            if (tag == 0xC3)
+            if (tag == 0xC3) {
                 g_nc3++;
+                g_c3_elems += rd(q + id + 4, 4) *
+                              type_size((unsigned)rd(q + id + 4 + 4, 1));
+            }
         }
 
         if (g_mode == M_STRIP)
@@ -344,6 +369,7 @@ static void walk_file(void)
     }
 }
 
+#ifndef ORACLE_LIB
 static void read_file(const char *path)
 {
     FILE *f = fopen(path, "rb");
@@ -454,3 +480,49 @@ int main(int argc, char **argv)
     free(g_out);
     return 0;
 }
+#endif /* !ORACLE_LIB */
+
+#ifdef ORACLE_LIB
+int oracle_walk(enum oracle_mode mode, const void *in, size_t len,
+                struct oracle_result *r)
+{
+    free(g_out);
+    g_out = NULL;
+    g_outlen = g_outcap = 0;
+    g_buf = (unsigned char *)(uintptr_t)in; /* only read */
+    g_size = len;
+    g_idsize = 0;
+    g_elems = g_n23 = g_nc3 = g_c3_elems = 0;
+    memset(g_sub_count, 0, sizeof g_sub_count);
+    g_at_sub_hdr = g_at_elems = g_at_class_fields = g_hdr_len = 0;
+    g_mode = mode == ORACLE_ZERO ? M_ZERO
+           : mode == ORACLE_STRIP ? M_STRIP : M_COUNT;
+    if (g_mode == M_ZERO) {
+        g_out = malloc(len ? len : 1);
+        if (!g_out)
+            die("out of memory");
+        if (len)
+            memcpy(g_out, in, len);
+        g_outlen = g_outcap = len;
+    }
+    memset(r, 0, sizeof *r);
+    if (setjmp(g_jmp) == 0) {
+        walk_file();
+        r->ok = 1;
+    } else {
+        r->err_off = g_err_off;
+        r->err = g_err_what;
+    }
+    r->idsize = g_idsize;
+    r->hdr_len = g_hdr_len;
+    r->n23 = g_n23;
+    r->nc3 = g_nc3;
+    r->elems = g_elems;
+    r->c3_elems = g_c3_elems;
+    memcpy(r->sub_count, g_sub_count, sizeof r->sub_count);
+    r->out = g_out;
+    r->out_len = (size_t)g_outlen;
+    g_buf = NULL;
+    return r->ok ? 0 : -1;
+}
+#endif

@@ -8,6 +8,10 @@ build=${BUILD:-build}
 case $build in /*) b=$build ;; *) b=$root/$build ;; esac
 corpus=${HPROFSTRIP_CORPUS:-$root/../shared/corpus}
 seed=${SEED:-$(date +%s)}
+# splitcheck's 2-way split prefix and random rounds (make check-sanitize
+# lowers them: sanitized drivers run 4x slower)
+prefix=${UNIT_PREFIX:-256} rounds=${UNIT_ROUNDS:-10}
+prefix4=$(( (prefix + 3) / 4 )) rounds2=$(( (rounds + 1) / 2 ))
 pass=0 fail=0
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
@@ -41,19 +45,19 @@ if [ ! -s "$fresh" ]; then
 fi
 for f in $files $fresh; do
 	n=$(basename "$f")
-	check "split invariance, strip: $n" "$b/splitcheck" -p 256 -n 10 -s "$seed" "$f"
+	check "split invariance, strip: $n" "$b/splitcheck" -p "$prefix" -n "$rounds" -s "$seed" "$f"
 	"$b/splitcheck" -w "$f" "$tmp/$n.s"
-	check "split invariance, restore: $n" "$b/splitcheck" -r -p 256 -n 10 -s "$seed" "$tmp/$n.s"
-	check "JDK 8 placeholder lengths: $n" "$b/splitcheck" -O -p 64 -n 5 -s "$seed" "$f"
+	check "split invariance, restore: $n" "$b/splitcheck" -r -p "$prefix" -n "$rounds" -s "$seed" "$tmp/$n.s"
+	check "JDK 8 placeholder lengths: $n" "$b/splitcheck" -O -p "$prefix4" -n "$rounds2" -s "$seed" "$f"
 	case $(head -c 18 "$f") in
 	*1.0.3)
-		check "split invariance, --jvm: $n" "$b/splitcheck" -j -p 64 -n 5 -s "$seed" "$tmp/$n.s"
-		check "split invariance, --app-only: $n" "$b/splitcheck" -a -p 64 -n 5 -s "$seed" "$tmp/$n.s"
+		check "split invariance, --jvm: $n" "$b/splitcheck" -j -p "$prefix4" -n "$rounds2" -s "$seed" "$tmp/$n.s"
+		check "split invariance, --app-only: $n" "$b/splitcheck" -a -p "$prefix4" -n "$rounds2" -s "$seed" "$tmp/$n.s"
 		;;
 	esac
 	# fallback: an invalid tag at the first instance dump's offset
 	off=$(( $("$b/oracle" offsets "$f" | sed -n "s/^sub-header //p") - 4 ))
-	check "fallback at offset $off: $n" "$b/splitcheck" -F "$off" -p 64 -n 5 -s "$seed" "$f"
+	check "fallback at offset $off: $n" "$b/splitcheck" -F "$off" -p "$prefix4" -n "$rounds2" -s "$seed" "$f"
 done
 echo "$pass passed, $fail failed"
 [ "$fail" -eq 0 ]

@@ -1,0 +1,281 @@
+#!/usr/bin/env bats
+# Shim robustness (issue 3): tests/shimstress.c run in-process under the
+# shim, built four ways so that every entry point the shim wraps is called:
+# plain (open, lseek, pwrite...), -D_FILE_OFFSET_BITS=64 (open64, lseek64,
+# pwrite64, fcntl64...), -D_FORTIFY_SOURCE=2 (__open_2, __openat_2) and
+# both (__open64_2, __openat64_2). Each check also runs without the shim,
+# where a tracked dump must come out as the input, so the driver checks
+# itself. Files that do not match: byte-identical, and the same syscalls
+# on them (strace -P) with and without the shim.
+
+load common
+
+bats_require_minimum_version 1.5.0
+
+BUILDS="shimstress shimstress-lfs shimstress-fortify shimstress-fortify64"
+
+setup() {
+	local b
+	for b in $BUILDS; do
+		[ -x "$B/$b" ] || fail "$B/$b is missing: run make $BUILD/$b"
+	done
+	[ -x "$STRIP" ] && [ -r "$SHIM" ] || fail "run make"
+	IN=$CORPUS/hotspot/jdk8-u05-x64.hprof
+	ART=$CORPUS/art/art-host-2025.hprof
+	[ -r "$IN" ] && [ -r "$ART" ] || fail "no corpus in $CORPUS"
+	T=$BATS_TEST_TMPDIR
+	EXP=$BATS_FILE_TMPDIR/exp.hprof
+	[ -s "$EXP" ] || "$STRIP" -o "$EXP" "$IN"
+}
+
+# stress BUILD TEST [ARG]: shimstress TEST under the shim (EXP: stripped)
+# and without it (EXP: the input), each in a fresh directory
+stress() {
+	local b=$1 t=$2 in=${IN_OVERRIDE:-$IN} exp=${EXP_OVERRIDE:-$EXP}
+	shift 2
+	rm -rf "$T/d" && mkdir "$T/d"
+	run -0 "$B/$b" "$t" "$in" "$in" "$T/d" "$@"
+	rm -rf "$T/d" && mkdir "$T/d"
+	run -0 --separate-stderr env LD_PRELOAD="$SHIM" "$B/$b" "$t" "$in" "$exp" "$T/d" "$@"
+}
+
+@test "the builds call the names the shim wraps" {
+	undef() { nm -D --undefined-only "$B/$1" | awk '{ sub(/@.*/, "", $2); print $2 }'; }
+	run undef shimstress
+	assert_line open
+	assert_line lseek
+	assert_line pwrite
+	run undef shimstress-lfs
+	assert_line open64
+	assert_line openat64
+	assert_line lseek64
+	assert_line pwrite64
+	assert_line pwritev64
+	assert_line creat64
+	assert_line ftruncate64
+	assert_line sendfile64
+	run undef shimstress-fortify
+	assert_line __open_2
+	assert_line __openat_2
+	run undef shimstress-fortify64
+	assert_line __open64_2
+	assert_line __openat64_2
+	# and the shim exports every one of them
+	run nm -D --defined-only "$SHIM"
+	local f
+	for f in open open64 openat openat64 __open_2 __open64_2 __openat_2 \
+		__openat64_2 creat creat64 write writev pwrite pwrite64 pwritev \
+		pwritev64 lseek lseek64 ftruncate ftruncate64 sendfile sendfile64 \
+		copy_file_range close dup dup2 dup3 fcntl fcntl64; do
+		assert_line --regexp " T $f\$"
+	done
+}
+
+@test "8 threads write one dump, a mutex around each write, in order" {
+	local b
+	for b in $BUILDS; do
+		stress "$b" threads
+	done
+	IN_OVERRIDE=$ART EXP_OVERRIDE=$BATS_FILE_TMPDIR/art.exp
+	"$STRIP" -o "$EXP_OVERRIDE" "$ART"
+	stress shimstress threads
+}
+
+@test "6 dumps written at once from 6 threads" {
+	local b
+	for b in $BUILDS; do
+		stress "$b" concurrent 6
+		assert_output "shimstress: concurrent: exp 6 in 0
+shimstress: concurrent: ok"
+	done
+}
+
+@test "20 dumps at once: 16 stripped, 4 written unchanged, and said so" {
+	stress shimstress concurrent 20
+	assert_line "shimstress: concurrent: exp 16 in 4"
+	[ "$(grep -c 'too many dumps open at once; written unstripped' <<<"$stderr")" = 4 ]
+}
+
+@test "fork mid-dump: the child's close leaves the parent's dump alone, the child's own dump is stripped" {
+	local b
+	for b in $BUILDS; do
+		stress "$b" fork
+		# only the parent ends its dumps; the child ends only its own
+		refute_output --partial "stream ended"
+		[ "$(grep -c 'parent.hprof: .* bytes in' <<<"$stderr")" = 1 ]
+		[ "$(grep -c 'child.hprof: .* bytes in' <<<"$stderr")" = 1 ]
+		! grep -q 'stream ended\|writing the rest unchanged' <<<"$stderr"
+	done
+}
+
+@test "vfork mid-dump: the child's close (shared memory) leaves the dump alone" {
+	local b
+	for b in $BUILDS; do
+		stress "$b" vfork
+		! grep -q 'writing the rest unchanged' <<<"$stderr"
+	done
+}
+
+@test "a reused fd number is untouched, also after a close the shim never saw" {
+	local b
+	for b in $BUILDS; do
+		stress "$b" reuse
+		[ "$(grep -c "closed behind the shim's back" <<<"$stderr")" = 40 ]
+	done
+}
+
+@test "dup2 and dup3 onto and from a tracked fd" {
+	local b
+	for b in $BUILDS; do
+		stress "$b" dup2
+	done
+}
+
+@test "errno: failures as without the shim, untouched by successful calls" {
+	local b
+	for b in $BUILDS; do
+		stress "$b" errno
+	done
+}
+
+@test "lseek answers the offsets of the dump the program writes" {
+	local b
+	for b in $BUILDS; do
+		stress "$b" lseek
+	done
+}
+
+@test "every open call is intercepted (sniffing off, so only the open can track)" {
+	local b how
+	export HPROFSTRIP_SNIFF=0
+	for b in $BUILDS; do
+		for how in open open2 openat openat2 creat open+pwrite openat2+writev; do
+			stress "$b" write "$how:w.hprof"
+		done
+	done
+}
+
+# one BUILD NAME EXPECTED: shimstress write under the shim (environment as
+# set), NAME's output must be EXPECTED (exp: stripped, in: unchanged)
+one() {
+	local b=$1 name=$2 want=$3
+	mkdir -p "$T/d/$(dirname "$name")"
+	case $want in
+	exp) want=$EXP ;;
+	in) want=$IN ;;
+	esac
+	run -0 --separate-stderr env LD_PRELOAD="$SHIM" "$B/$b" write "$IN" "$want" "$T/d" "$name"
+}
+
+@test "HPROFSTRIP_PATTERN: several globs, replacing the default" {
+	rm -rf "$T/d"
+	export HPROFSTRIP_SNIFF=0 HPROFSTRIP_PATTERN='::*.dump:heap-*.bin::*/sub/*.dat:'
+	one shimstress a.dump exp
+	one shimstress heap-7.bin exp
+	one shimstress sub/x.dat exp
+	one shimstress x.dat in
+	one shimstress other.bin in
+	one shimstress a.hprof in
+	one shimstress-lfs openat:b.dump exp
+	one shimstress-fortify open2:c.dump exp
+}
+
+@test "HPROFSTRIP_PATTERN: a basename glob, a full-path glob, relative paths" {
+	rm -rf "$T/d"
+	mkdir -p "$T/d/only"
+	export HPROFSTRIP_SNIFF=0
+	HPROFSTRIP_PATTERN='heap.dat' one shimstress heap.dat exp
+	HPROFSTRIP_PATTERN='heap.dat' one shimstress only/heap.dat exp
+	HPROFSTRIP_PATTERN="$T/d/only/*.bin" one shimstress only/x.bin exp
+	HPROFSTRIP_PATTERN="$T/d/only/*.bin" one shimstress x.bin in
+	HPROFSTRIP_PATTERN="$T/d/only/*.bin" one shimstress-fortify64 openat2:only/y.bin exp
+	# the program opens relative paths; the pattern names the directory
+	cd "$T/d/only"
+	HPROFSTRIP_PATTERN="$T/d/only/*.bin" run -0 env LD_PRELOAD="$SHIM" \
+		"$B/shimstress" write "$IN" "$EXP" . rel.bin
+	HPROFSTRIP_PATTERN="$T/d/only/*.bin" run -0 env LD_PRELOAD="$SHIM" \
+		"$B/shimstress" write "$IN" "$EXP" . openat:rel2.bin
+	HPROFSTRIP_PATTERN="$T/other/*.bin" run -0 env LD_PRELOAD="$SHIM" \
+		"$B/shimstress" write "$IN" "$IN" . rel3.bin
+}
+
+@test "HPROFSTRIP_SNIFF: a dump in a file opened where the shim cannot see" {
+	rm -rf "$T/d"
+	# opened behind the shim (as an fd from am dumpheap): sniffed
+	one shimstress raw:out.bin exp
+	one shimstress raw+pwrite:out2.bin exp
+	one shimstress raw+writev:out3.bin exp
+	HPROFSTRIP_SNIFF=0 one shimstress raw:out4.bin in
+	HPROFSTRIP_SNIFF=0 one shimstress raw+pwrite:out5.bin in
+	# opened in front of the shim under a name that does not match: never
+	one shimstress out6.bin in
+	one shimstress open+pwrite:out7.bin in
+}
+
+@test "a dump opened and closed without a write is left as it was (touch)" {
+	cp "$IN" "$T/old.hprof"
+	chmod u+w "$T/old.hprof"
+	run -0 --separate-stderr env LD_PRELOAD="$SHIM" touch "$T/old.hprof"
+	[ -z "$stderr" ]
+	cmp "$IN" "$T/old.hprof"
+	run -0 --separate-stderr env LD_PRELOAD="$SHIM" touch "$T/new.hprof"
+	[ -z "$stderr" ]
+	[ ! -s "$T/new.hprof" ]
+}
+
+@test "HPROFSTRIP_QUIET and HPROFSTRIP_LOG" {
+	rm -rf "$T/d"
+	local sum='bytes in, 1343235 bytes out (73.9%), 4965 arrays stripped'
+	one shimstress q1.hprof exp
+	[ "$stderr" = "hprofstrip: $T/d/q1.hprof: 1816527 $sum" ]
+	HPROFSTRIP_QUIET=1 one shimstress q2.hprof exp
+	[ -z "$stderr" ]
+	HPROFSTRIP_LOG=$T/log one shimstress q3.hprof exp
+	[ -z "$stderr" ]
+	[ "$(cat "$T/log")" = "hprofstrip: $T/d/q3.hprof: 1816527 $sum" ]
+	HPROFSTRIP_LOG=$T/log one shimstress q4.hprof exp
+	[ "$(wc -l <"$T/log")" = 2 ]
+	HPROFSTRIP_QUIET=1 HPROFSTRIP_LOG=$T/log2 one shimstress q5.hprof exp
+	[ -z "$stderr" ] && [ ! -e "$T/log2" ]
+	# a log that cannot be opened: stderr after all
+	HPROFSTRIP_LOG=$T/no/such/dir/log one shimstress q6.hprof exp
+	[ "$stderr" = "hprofstrip: $T/d/q6.hprof: 1816527 $sum" ]
+}
+
+# trace BUILD ARG WHO: strace the plain test, only the calls that touch its
+# files (-P), with or without the shim
+trace() {
+	local b=$1 arg=$2 who=$3 d=$T/p.$who f paths=()
+	rm -rf "$d" && mkdir "$d"
+	for f in a.txt b.bin c.hprof d.dat; do paths+=(-P "$d/$f"); done
+	if [ "$who" = shim ]; then
+		strace -qq -o "$T/trace.$who" -e trace=%desc,%file "${paths[@]}" \
+			-E LD_PRELOAD="$SHIM" "$B/$b" plain x x "$d" $arg
+	else
+		strace -qq -o "$T/trace.$who" -e trace=%desc,%file "${paths[@]}" \
+			"$B/$b" plain x x "$d" $arg
+	fi
+	# the directory name differs between the two runs
+	sed -i "s|$d/|DIR/|g" "$T/trace.$who"
+}
+
+@test "files that do not match: byte-identical, the same syscalls with and without the shim" {
+	command -v strace >/dev/null || fail "strace not installed"
+	strace -qq -o /dev/null true 2>/dev/null || skip "strace cannot trace here"
+	local b
+	for b in $BUILDS; do
+		trace "$b" "" none
+		trace "$b" "" shim
+		diff "$T/trace.none" "$T/trace.shim" || fail "$b: different syscalls"
+		# the trace saw the work
+		[ "$(grep -c '^write(' "$T/trace.none")" -gt 5 ]
+		grep -q '^sendfile' "$T/trace.none"
+		grep -q '^pwritev' "$T/trace.none"
+		# dump-like data in files the shim saw opened: never sniffed
+		trace "$b" magic none
+		trace "$b" magic shim
+		diff "$T/trace.none" "$T/trace.shim" || fail "$b magic: different syscalls"
+		HPROFSTRIP_SNIFF=0 trace "$b" magic shim
+		diff "$T/trace.none" "$T/trace.shim" || fail "$b magic, no sniffing: different syscalls"
+	done
+}

@@ -1,0 +1,60 @@
+#!/bin/sh
+# dumpheap.sh: dump an Android app's heap over adb and strip it on the way
+# to this machine.
+#
+#   examples/android/dumpheap.sh [-r] PROCESS [OUT]
+#
+# PROCESS: a pid or a process name (the package, usually). OUT defaults to
+# PROCESS.stripped.hprof. The dump is written on the device by
+#   adb shell am dumpheap PROCESS /data/local/tmp/hprofstrip-<pid>.hprof
+# (am opens the file and hands the app an fd: with the shim in the app,
+# see wrap.sh, the file is stripped already, found by sniffing), then
+#   adb exec-out cat FILE | hprofstrip > OUT
+# (hprofstrip passes an already stripped dump through unchanged), and the
+# file on the device is removed. With -r, OUT is then restored to a plain
+# JDK-style 1.0.2 dump (hprofrestore --jvm) that desktop viewers open.
+#
+# Environment: ADB (default adb), HPROFSTRIP and HPROFRESTORE (default:
+# build/hprofstrip and build/hprofrestore next to this script's repository,
+# else on PATH), ANDROID_SERIAL as adb uses it.
+set -eu
+here=$(cd "$(dirname "$0")" && pwd)
+root=$(cd "$here/../.." && pwd)
+adb=${ADB:-adb}
+pick() {
+	if [ -x "$root/build/$1" ]; then echo "$root/build/$1"; else echo "$1"; fi
+}
+strip=${HPROFSTRIP:-$(pick hprofstrip)}
+restore=${HPROFRESTORE:-$(pick hprofrestore)}
+jvm=0
+if [ "${1:-}" = -r ]; then
+	jvm=1
+	shift
+fi
+if [ $# -lt 1 ] || [ $# -gt 2 ]; then
+	echo "usage: $0 [-r] PROCESS [OUT]" >&2
+	exit 2
+fi
+proc=$1
+out=${2:-$proc.stripped.hprof}
+remote=/data/local/tmp/hprofstrip-$$.hprof
+
+# am dumpheap waits for the dump to finish (Android 10+; older versions
+# return at once, so wait until the file stops growing)
+"$adb" shell am dumpheap "$proc" "$remote"
+last=-1
+while :; do
+	size=$("$adb" shell "stat -c %s $remote 2>/dev/null || echo -1" | tr -d '\r')
+	[ "$size" = "$last" ] && [ "$size" != -1 ] && break
+	last=$size
+	sleep 1
+done
+"$adb" exec-out cat "$remote" | "$strip" -o "$out.tmp"
+"$adb" shell rm -f "$remote"
+if [ "$jvm" = 1 ]; then
+	"$restore" --jvm -o "$out" "$out.tmp"
+	rm -f "$out.tmp"
+else
+	mv "$out.tmp" "$out"
+fi
+echo "$out"

@@ -1,0 +1,107 @@
+# Included by the Makefile: shim robustness and fault-injection tests
+# (issue 3, issue 5), the musl and arm64 ports (issue 5).
+#
+#   make check-shim-extra  build/libfaultinject.so, build/shimstress{,-lfs,
+#                          -fortify,-fortify64}; bats/faults.bats,
+#                          bats/shim-robust.bats
+#                          and examples/android/selftest.sh
+#   make check-musl        everything built with musl-gcc into build/musl
+#                          (static tools in build/musl/static); unit tests,
+#                          offline bats, the musl shim over the replay driver
+#   make check-arm64       static aarch64 tools and test binaries in
+#                          build/arm64/bin, run under qemu-aarch64 through
+#                          wrappers in build/arm64; unit tests, offline bats
+#
+# `make check` also builds the extra test binaries, since bats/ holds
+# faults.bats and shim-robust.bats.
+
+FAULTINJ = $(BUILD)/libfaultinject.so
+SHIMSTRESS = $(BUILD)/shimstress $(BUILD)/shimstress-lfs \
+	$(BUILD)/shimstress-fortify $(BUILD)/shimstress-fortify64
+SHIM_EXTRA_BIN = $(FAULTINJ) $(SHIMSTRESS)
+
+# the offline tools' bats files (no shim, no replay): what the ports run
+PORT_BATS_ALL = info progress jvm strip badinput cli hostile
+PORT_BATS = $(foreach f,$(PORT_BATS_ALL),$(wildcard bats/$(f).bats))
+
+$(FAULTINJ): tests/faultinject.c | $(BUILD)
+	$(CC) $(ALL_CFLAGS) -fPIC -shared -fvisibility=hidden -pthread \
+		-o $@ tests/faultinject.c -ldl $(LDFLAGS)
+
+# shimstress built so that it calls every name the shim wraps: plain,
+# large-file names (open64, lseek64, pwrite64, fcntl64...), fortified
+# (__open_2, __openat_2), both (__open64_2, __openat64_2). Fortification
+# is off in the first two whatever the compiler's default.
+SHIMSTRESS_CFLAGS = $(WARN) -O2 -g -pthread -U_FORTIFY_SOURCE
+
+$(BUILD)/shimstress: tests/shimstress.c | $(BUILD)
+	$(CC) $(SHIMSTRESS_CFLAGS) -o $@ tests/shimstress.c $(LDFLAGS)
+
+$(BUILD)/shimstress-lfs: tests/shimstress.c | $(BUILD)
+	$(CC) $(SHIMSTRESS_CFLAGS) -D_FILE_OFFSET_BITS=64 -o $@ tests/shimstress.c $(LDFLAGS)
+
+$(BUILD)/shimstress-fortify: tests/shimstress.c | $(BUILD)
+	$(CC) $(SHIMSTRESS_CFLAGS) -D_FORTIFY_SOURCE=2 -o $@ tests/shimstress.c $(LDFLAGS)
+
+$(BUILD)/shimstress-fortify64: tests/shimstress.c | $(BUILD)
+	$(CC) $(SHIMSTRESS_CFLAGS) -D_FORTIFY_SOURCE=2 -D_FILE_OFFSET_BITS=64 \
+		-o $@ tests/shimstress.c $(LDFLAGS)
+
+check: $(SHIM_EXTRA_BIN)
+
+# shim-robust.bats compares strace output with and without the shim
+deps: deps-ports
+deps-ports:
+	tests/ports.sh deps strace binutils
+
+check-shim-extra: deps all $(TESTBIN) $(SHIM_EXTRA_BIN)
+	BUILD=$(BUILD) bats --print-output-on-failure bats/faults.bats bats/shim-robust.bats
+	BUILD=$(BUILD) examples/android/selftest.sh
+
+.PHONY: check-shim-extra deps-ports
+
+# ---- musl -------------------------------------------------------------------
+
+MUSL = $(BUILD)/musl
+MUSL_STATIC = $(MUSL)/static
+
+check-musl:
+	tests/ports.sh deps musl-tools file
+	$(MAKE) CC=musl-gcc BUILD=$(MUSL) all $(MUSL)/splitcheck $(MUSL)/oracle \
+		$(MUSL)/replay $(MUSL)/shimstress
+	$(MAKE) CC=musl-gcc BUILD=$(MUSL_STATIC) LDFLAGS=-static \
+		$(MUSL_STATIC)/hprofstrip $(MUSL_STATIC)/hprofrestore
+	@for f in $(MUSL_STATIC)/hprofstrip $(MUSL_STATIC)/hprofrestore; do \
+		file $$f | grep -q 'statically linked' || { echo "$$f is not static"; exit 1; }; done
+	@file $(MUSL)/replay | grep -q 'interpreter /lib/ld-musl' || \
+		{ echo "$(MUSL)/replay is not linked against musl"; exit 1; }
+	BUILD=$(MUSL) tests/unit.sh
+	BUILD=$(MUSL) tests/run-bats.sh $(PORT_BATS)
+	BUILD=$(MUSL_STATIC) bats --print-output-on-failure bats/info.bats bats/progress.bats
+	tests/ports.sh shim-replay $(MUSL)
+	tests/ports.sh shimstress $(MUSL)
+
+# ---- arm64 ------------------------------------------------------------------
+
+ARM64 = $(BUILD)/arm64
+ARM64_CC = aarch64-linux-gnu-gcc
+ARM64_SYSROOT = /usr/aarch64-linux-gnu
+# what the tests run: static, so qemu-aarch64 needs no sysroot; unaligned
+# loads behind a cast would be warnings, hence errors
+ARM64_MAKE = $(MAKE) CC=$(ARM64_CC) BUILD=$(ARM64)/bin \
+	CFLAGS="-O2 -g -Wcast-align=strict"
+
+check-arm64:
+	tests/ports.sh deps gcc-aarch64-linux-gnu libc6-dev-arm64-cross qemu-user file
+	$(ARM64_MAKE) LDFLAGS=-static $(ARM64)/bin/hprofstrip \
+		$(ARM64)/bin/hprofrestore $(ARM64)/bin/splitcheck $(ARM64)/bin/oracle
+	$(ARM64_MAKE) $(ARM64)/bin/libhprofstrip.so $(ARM64)/bin/replay
+	tests/ports.sh wrappers $(ARM64) qemu-aarch64
+	@file $(ARM64)/bin/hprofstrip | grep -q 'ARM aarch64' || \
+		{ echo "$(ARM64)/bin/hprofstrip is not an arm64 binary"; exit 1; }
+	BUILD=$(ARM64) tests/unit.sh
+	# under qemu a peak RSS is qemu's; hostile.bats measures it natively
+	HPROFSTRIP_SANITIZED=1 BUILD=$(ARM64) tests/run-bats.sh $(PORT_BATS)
+	tests/ports.sh shim-replay $(ARM64) qemu-aarch64 -L $(ARM64_SYSROOT)
+
+.PHONY: check-musl check-arm64

@@ -1,0 +1,150 @@
+#!/bin/bash
+# Helpers for tests/ports.mk (check-musl, check-arm64).
+#
+#   tests/ports.sh deps PKG...          apt-get install the Debian packages
+#                                       not installed yet (retries while
+#                                       apt or dpkg is locked)
+#   tests/ports.sh wrappers DIR CMD...  DIR/NAME for each binary DIR/bin/NAME:
+#                                       a script that runs CMD DIR/bin/NAME
+#                                       "$@" (e.g. CMD = qemu-aarch64)
+#   tests/ports.sh shim-replay DIR [RUN...]
+#                                       DIR's replay driver under DIR's shim
+#                                       (RUN: a command prefix such as
+#                                       qemu-aarch64 -L SYSROOT; LD_PRELOAD
+#                                       is passed with -E then) over the
+#                                       corpus in several modes; each output
+#                                       must equal DIR/hprofstrip's
+#   tests/ports.sh shimstress DIR       DIR/shimstress under DIR's shim: the
+#                                       in-process robustness checks
+# The last two print one line per check and 'N passed, N failed'.
+set -u
+root=$(cd "$(dirname "$0")/.." && pwd)
+corpus=${HPROFSTRIP_CORPUS:-$root/../shared/corpus}
+pass=0 fail=0
+
+abs() { case $1 in /*) echo "$1" ;; *) echo "$root/$1" ;; esac; }
+
+result() {
+	if [ "$1" = 0 ]; then
+		pass=$((pass + 1))
+		echo "ok   $2"
+	else
+		fail=$((fail + 1))
+		echo "FAIL $2"
+		[ -n "${3:-}" ] && sed 's/^/     /' "$3"
+	fi
+}
+
+summary() {
+	echo "$pass passed, $fail failed"
+	[ "$fail" -eq 0 ]
+}
+
+cmd=${1:-}
+shift || true
+case $cmd in
+deps)
+	need=()
+	for p in "$@"; do
+		dpkg -s "$p" >/dev/null 2>&1 || need+=("$p")
+	done
+	[ ${#need[@]} -eq 0 ] && exit 0
+	if [ "$(id -u)" != 0 ]; then
+		echo "ports: not root; install these yourself: ${need[*]}" >&2
+		exit 1
+	fi
+	echo "ports: installing ${need[*]}" >&2
+	export DEBIAN_FRONTEND=noninteractive
+	for try in 1 2 3 4 5 6 7 8 9 10; do
+		if apt-get install -y -q "${need[@]}" >/dev/null 2>"${TMPDIR:-/tmp}/ports-apt.$$" ||
+			{ apt-get update -q >/dev/null 2>&1 &&
+				apt-get install -y -q "${need[@]}" >/dev/null 2>"${TMPDIR:-/tmp}/ports-apt.$$"; }; then
+			rm -f "${TMPDIR:-/tmp}/ports-apt.$$"
+			exit 0
+		fi
+		if grep -qi 'lock' "${TMPDIR:-/tmp}/ports-apt.$$"; then
+			echo "ports: apt is locked, waiting (try $try)" >&2
+			sleep 10
+			continue
+		fi
+		cat "${TMPDIR:-/tmp}/ports-apt.$$" >&2
+		break
+	done
+	rm -f "${TMPDIR:-/tmp}/ports-apt.$$"
+	exit 1
+	;;
+wrappers)
+	dir=$(abs "$1")
+	shift
+	for b in "$dir"/bin/*; do
+		[ -f "$b" ] && [ -x "$b" ] || continue
+		case $b in *.so) continue ;; esac
+		w=$dir/$(basename "$b")
+		{
+			echo '#!/bin/sh'
+			echo "# runs the $(basename "$b") built for another machine"
+			printf 'exec'
+			printf ' %q' "$@"
+			printf ' "$(dirname "$0")/bin/%s" "$@"\n' "$(basename "$b")"
+		} >"$w"
+		chmod +x "$w"
+	done
+	;;
+shim-replay)
+	dir=$(abs "$1")
+	shift
+	bin=$dir/bin  # cross builds keep the real binaries there
+	[ -d "$bin" ] || bin=$dir
+	tmp=$(mktemp -d)
+	trap 'rm -rf "$tmp"' EXIT
+	files=$(ls "$corpus"/art/*.hprof "$corpus"/hotspot/*.hprof 2>/dev/null)
+	[ -n "$files" ] || { echo "ports: no corpus in $corpus" >&2; exit 1; }
+	for f in $files; do
+		n=$(basename "$f")
+		"$dir/hprofstrip" -o "$tmp/exp" "$f" || { result 1 "hprofstrip $n"; continue; }
+		for m in random threads jdk8 jdk22 art artcloexec pwrite writev; do
+			rm -f "$tmp"/out.hprof*
+			if [ $# -gt 0 ]; then
+				"$@" -E LD_PRELOAD="$bin/libhprofstrip.so" \
+					"$bin/replay" "$m" "$f" "$tmp/out.hprof" 5 2>"$tmp/err" ||
+					{ result 1 "shim, replay $m: $n" "$tmp/err"; continue; }
+			else
+				LD_PRELOAD="$bin/libhprofstrip.so" \
+					"$bin/replay" "$m" "$f" "$tmp/out.hprof" 5 2>"$tmp/err" ||
+					{ result 1 "shim, replay $m: $n" "$tmp/err"; continue; }
+			fi
+			# the shim was there: it said what it did
+			if cmp -s "$tmp/exp" "$tmp/out.hprof" && grep -q ' arrays stripped$' "$tmp/err"; then
+				result 0 "shim, replay $m: $n"
+			else
+				result 1 "shim, replay $m: $n (output differs from hprofstrip's)" "$tmp/err"
+			fi
+		done
+	done
+	summary
+	;;
+shimstress)
+	dir=$(abs "$1")
+	tmp=$(mktemp -d)
+	trap 'rm -rf "$tmp"' EXIT
+	in=$corpus/hotspot/jdk8-u05-x64.hprof
+	"$dir/hprofstrip" -o "$tmp/exp" "$in" || exit 1
+	for t in threads "concurrent 6" fork vfork reuse dup2 errno lseek \
+		"write open:w.hprof" "write openat+pwrite:w.hprof" \
+		"write raw:w.bin"; do
+		set -- $t
+		rm -rf "$tmp/d" && mkdir "$tmp/d"
+		"$dir/shimstress" "$1" "$in" "$in" "$tmp/d" ${2:-} >"$tmp/out" 2>&1 ||
+			{ result 1 "shimstress $t, no shim" "$tmp/out"; continue; }
+		rm -rf "$tmp/d" && mkdir "$tmp/d"
+		HPROFSTRIP_QUIET=1 LD_PRELOAD="$dir/libhprofstrip.so" \
+			"$dir/shimstress" "$1" "$in" "$tmp/exp" "$tmp/d" ${2:-} >"$tmp/out" 2>&1
+		result $? "shimstress $t, under the shim" "$tmp/out"
+	done
+	summary
+	;;
+*)
+	sed -n '2,21p' "$0" >&2
+	exit 2
+	;;
+esac

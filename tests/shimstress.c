@@ -1,0 +1,944 @@
+/*
+ * shimstress: robustness checks for libhprofstrip.so, run in-process under
+ * the shim (issue 3). Every check also holds without the shim, with EXP the
+ * input itself, so the driver checks itself.
+ *
+ *   shimstress TEST IN EXP DIR [ARG]
+ *
+ * IN is a complete dump; EXP is what a tracked dump of IN must look like
+ * on disk (hprofstrip's output under the shim, IN without it). DIR is an
+ * empty directory for the outputs. One line per failed check on stderr,
+ * "shimstress: TEST: ok ..." on stdout; exit 0 only if all passed.
+ *
+ * Tests:
+ *   threads     8 threads write one tracked fd, a mutex around each write,
+ *               in file order (JDK 17's CompressionBackend workers)
+ *   concurrent  ARG dumps (default 6) written at once, one per thread;
+ *               every one must be EXP, except, past the shim's 16 trackers,
+ *               IN; prints "exp N in M"
+ *   fork        a writer thread is mid-dump when the main thread forks; the
+ *               child closes the inherited fd, writes a complete dump of its
+ *               own and exits (KOOM dumps in a forked child); the parent's
+ *               dump goes on
+ *   vfork       mid-dump, a vfork child closes the tracked fd (as JDK's
+ *               childproc closes descriptors) and _exits: the parent's dump
+ *               goes on
+ *   reuse       a closed tracked fd number reused by a file that does not
+ *               match: untouched; also after a close the shim never saw
+ *               (raw syscall), 20 times, and a dump after that is stripped
+ *   dup2        dup2/dup3 onto a tracked fd ends that dump; a tracked fd
+ *               duplicated to another number goes on there; dup2 of one
+ *               dump onto another
+ *   errno       failing calls give the errno they give without the shim;
+ *               successful tracked calls leave errno alone
+ *   lseek       SEEK_CUR/SEEK_END/SEEK_SET answers are the offsets of the
+ *               dump the program writes
+ *   write       write IN to DIR/ARG (a name: the environment decides if it
+ *               is tracked) with write() pieces; compare with EXP. ARG may
+ *               be prefixed with "HOW:" to choose the open call: open
+ *               (default), open2 (open without a mode, non-constant flags:
+ *               __open_2 when fortified), openat, openat2 (__openat_2),
+ *               creat, raw (a raw syscall the shim cannot see, like an fd
+ *               from another process); HOW may end in "+pwrite" or
+ *               "+writev"
+ *   plain       files that do not match, exercised with every call the shim
+ *               wraps; byte-identical checks (the bats file compares strace
+ *               output with and without the shim). With ARG "magic" the
+ *               data starts like a dump (run it with HPROFSTRIP_SNIFF=0).
+ *               IN and EXP are not read (pass anything).
+ *
+ * Build it plain, with -D_FILE_OFFSET_BITS=64 (open64, lseek64, pwrite64,
+ * ...) and with -O2 -D_FORTIFY_SOURCE=2 (__open_2, __openat_2).
+ */
+#ifndef _GNU_SOURCE
+#define _GNU_SOURCE 1
+#endif
+
+#include <errno.h>
+#include <fcntl.h>
+#include <pthread.h>
+#include <sched.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/resource.h>
+#include <sys/sendfile.h>
+#include <sys/stat.h>
+#include <sys/syscall.h>
+#include <sys/types.h>
+#include <sys/uio.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+static const char *test = "?";
+static int failures;
+static const unsigned char *in_d, *exp_d;
+static size_t in_len, exp_len;
+static const char *dir;
+
+/* non-constant open flags: the fortified open() then calls __open_2 */
+static volatile int vflags_wr = O_WRONLY | O_TRUNC;
+
+#define CHECK(cond, ...)                                                   \
+	do {                                                               \
+		if (!(cond)) {                                             \
+			fprintf(stderr, "shimstress: %s: line %d: ", test,  \
+			        __LINE__);                                 \
+			fprintf(stderr, __VA_ARGS__);                      \
+			fputc('\n', stderr);                               \
+			failures++;                                        \
+		}                                                          \
+	} while (0)
+
+static void die(const char *what)
+{
+	fprintf(stderr, "shimstress: %s: %s: %s\n", test, what, strerror(errno));
+	exit(2);
+}
+
+/* ---- helpers ----------------------------------------------------------- */
+
+static uint64_t rng_next(uint64_t *s)
+{
+	uint64_t z = (*s += 0x9e3779b97f4a7c15ull);
+	z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
+	z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
+	return z ^ (z >> 31);
+}
+
+static size_t piece(uint64_t *s)
+{
+	unsigned r = (unsigned)(rng_next(s) % 10);
+	if (r < 4)
+		return 1 + rng_next(s) % 16;
+	if (r < 7)
+		return 17 + rng_next(s) % 4080;
+	return 4097 + rng_next(s) % 61440;
+}
+
+static unsigned char *slurp(const char *path, size_t *len)
+{
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	struct stat sb;
+	unsigned char *d;
+	size_t got = 0;
+
+	if (fd < 0)
+		die(path);
+	if (fstat(fd, &sb))
+		die("fstat");
+	d = malloc((size_t)sb.st_size + 1);
+	if (!d)
+		die("malloc");
+	while (got < (size_t)sb.st_size) {
+		ssize_t r = read(fd, d + got, (size_t)sb.st_size - got);
+		if (r < 0 && errno == EINTR)
+			continue;
+		if (r <= 0)
+			die("read");
+		got += (size_t)r;
+	}
+	close(fd);
+	*len = got;
+	return d;
+}
+
+static void write_all(int fd, const void *buf, size_t len)
+{
+	const unsigned char *p = buf;
+	while (len) {
+		ssize_t w = write(fd, p, len);
+		if (w < 0 && errno == EINTR)
+			continue;
+		if (w <= 0)
+			die("write");
+		p += w;
+		len -= (size_t)w;
+	}
+}
+
+/* d[from, to) in random pieces */
+static void write_pieces(int fd, const unsigned char *d, size_t from,
+                         size_t to, uint64_t *seed)
+{
+	while (from < to) {
+		size_t n = piece(seed);
+		if (n > to - from)
+			n = to - from;
+		write_all(fd, d + from, n);
+		from += n;
+	}
+}
+
+static char *path_in(const char *name)
+{
+	size_t n = strlen(dir) + strlen(name) + 2;
+	char *p = malloc(n);
+	if (!p)
+		die("malloc");
+	snprintf(p, n, "%s/%s", dir, name);
+	return p;
+}
+
+static int open_new(const char *path)
+{
+	int fd = open(path, O_WRONLY | O_CREAT | O_TRUNC, 0600);
+	if (fd < 0)
+		die(path);
+	return fd;
+}
+
+/* 0 if the file holds exactly d[0, len) */
+static int same_file(const char *path, const void *d, size_t len)
+{
+	size_t n;
+	unsigned char *f = slurp(path, &n);
+	int r = n == len && !memcmp(f, d, len);
+	free(f);
+	return r ? 0 : -1;
+}
+
+static void check_exp(const char *path)
+{
+	CHECK(!same_file(path, exp_d, exp_len), "%s is not the expected dump",
+	      path);
+}
+
+/* ---- threads ------------------------------------------------------------ */
+
+static struct {
+	pthread_mutex_t mu;
+	int fd;
+	size_t off;
+	uint64_t seed;
+} tw = { PTHREAD_MUTEX_INITIALIZER, -1, 0, 1 };
+
+static void *tw_main(void *arg)
+{
+	(void)arg;
+	for (;;) {
+		size_t n;
+		pthread_mutex_lock(&tw.mu);
+		if (tw.off >= in_len) {
+			pthread_mutex_unlock(&tw.mu);
+			return NULL;
+		}
+		n = piece(&tw.seed);
+		if (n > in_len - tw.off)
+			n = in_len - tw.off;
+		write_all(tw.fd, in_d + tw.off, n);
+		tw.off += n;
+		pthread_mutex_unlock(&tw.mu);
+		if (tw.seed % 3 == 0)
+			sched_yield();
+	}
+}
+
+static void t_threads(void)
+{
+	pthread_t t[8];
+	char *p = path_in("threads.hprof");
+	int i;
+
+	tw.fd = open_new(p);
+	for (i = 0; i < 8; i++)
+		if ((errno = pthread_create(&t[i], NULL, tw_main, NULL)))
+			die("pthread_create");
+	for (i = 0; i < 8; i++)
+		pthread_join(t[i], NULL);
+	CHECK(lseek(tw.fd, 0, SEEK_CUR) == (off_t)in_len, "offset after writes");
+	close(tw.fd);
+	check_exp(p);
+	free(p);
+}
+
+/* ---- concurrent dumps ----------------------------------------------------- */
+
+static pthread_barrier_t bar;
+
+struct cjob {
+	char *path;
+	int fd;
+	uint64_t seed;
+};
+
+static void *c_main(void *arg)
+{
+	struct cjob *j = arg;
+
+	j->fd = open_new(j->path);
+	pthread_barrier_wait(&bar);  /* all open at once */
+	write_pieces(j->fd, in_d, 0, in_len, &j->seed);
+	pthread_barrier_wait(&bar);  /* all written before any closes */
+	if (close(j->fd))
+		die("close");
+	return NULL;
+}
+
+static void t_concurrent(int n)
+{
+	struct cjob *j = calloc((size_t)n, sizeof *j);
+	pthread_t *t = calloc((size_t)n, sizeof *t);
+	int i, nexp = 0, nin = 0;
+	char name[32];
+
+	if (!j || !t)
+		die("calloc");
+	pthread_barrier_init(&bar, NULL, (unsigned)n);
+	for (i = 0; i < n; i++) {
+		snprintf(name, sizeof name, "c%d.hprof", i);
+		j[i].path = path_in(name);
+		j[i].seed = (uint64_t)i * 7919 + 1;
+		if ((errno = pthread_create(&t[i], NULL, c_main, &j[i])))
+			die("pthread_create");
+	}
+	for (i = 0; i < n; i++)
+		pthread_join(t[i], NULL);
+	for (i = 0; i < n; i++) {
+		if (!same_file(j[i].path, exp_d, exp_len))
+			nexp++;
+		else if (!same_file(j[i].path, in_d, in_len))
+			nin++;
+		else
+			CHECK(0, "%s is neither stripped nor the input", j[i].path);
+		free(j[i].path);
+	}
+	printf("shimstress: concurrent: exp %d in %d\n", nexp, nin);
+	pthread_barrier_destroy(&bar);
+	free(j);
+	free(t);
+}
+
+/* ---- fork and vfork ----------------------------------------------------- */
+
+static struct {
+	int fd;
+	size_t done;   /* bytes written so far (atomic) */
+	int stage;     /* 0 until forked, 1 until the child closed (atomic) */
+	int busy_fd;   /* another dump, written all along */
+} fw;
+
+static void gate(size_t off, size_t at, int stage)
+{
+	if (off >= at)
+		while (__atomic_load_n(&fw.stage, __ATOMIC_ACQUIRE) < stage)
+			sched_yield();
+}
+
+/* the dump the fork cuts in two: parks at 1/3 until the fork, at 1/2
+ * until the child has closed its copy of the fd */
+static void *fw_main(void *arg)
+{
+	uint64_t seed = 99;
+	size_t off = 0;
+	(void)arg;
+	while (off < in_len) {
+		size_t n = piece(&seed);
+		if (n > in_len - off)
+			n = in_len - off;
+		if (off < in_len / 3 && off + n > in_len / 3)
+			n = in_len / 3 - off;
+		if (off < in_len / 2 && off + n > in_len / 2)
+			n = in_len / 2 - off;
+		write_all(fw.fd, in_d + off, n);
+		off += n;
+		__atomic_store_n(&fw.done, off, __ATOMIC_RELEASE);
+		gate(off, in_len / 3, 1);
+		gate(off, in_len / 2, 2);
+	}
+	return NULL;
+}
+
+/* a second dump written the whole time, so the fork meets writes */
+static void *busy_main(void *arg)
+{
+	uint64_t seed = 77;
+	(void)arg;
+	write_pieces(fw.busy_fd, in_d, 0, in_len, &seed);
+	return NULL;
+}
+
+static void t_fork(void)
+{
+	char *pa = path_in("parent.hprof"), *pb = path_in("child.hprof");
+	char *pc = path_in("busy.hprof");
+	pthread_t t, busy;
+	pid_t pid;
+	int st, go[2], back[2];
+	char c = 0;
+
+	/* over an old, longer file, without O_TRUNC: the dump is cut to its
+	 * length when it ends, so a wrong end in the child would show */
+	{
+		char *old = path_in("parent.old");
+		fw.fd = open_new(old);
+		write_all(fw.fd, in_d, in_len);
+		close(fw.fd);
+		if (rename(old, pa))
+			die("rename");
+		free(old);
+	}
+	fw.fd = open(pa, O_WRONLY);
+	fw.busy_fd = open_new(pc);
+	if (fw.fd < 0 || pipe(go) || pipe(back))
+		die("open, pipe");
+	if ((errno = pthread_create(&t, NULL, fw_main, NULL)) ||
+	    (errno = pthread_create(&busy, NULL, busy_main, NULL)))
+		die("pthread_create");
+	while (__atomic_load_n(&fw.done, __ATOMIC_ACQUIRE) < in_len / 3)
+		sched_yield();
+	pid = fork();
+	if (pid < 0)
+		die("fork");
+	if (pid == 0) {
+		/* the child: one thread, a copy of the parent's memory */
+		uint64_t seed = 5;
+		int fd;
+		test = "fork (child)";
+		failures = 0;
+		if (read(go[0], &c, 1) != 1)
+			die("read");
+		close(fw.fd);  /* must not end the parent's dump */
+		close(fw.busy_fd);
+		if (write(back[1], &c, 1) != 1)
+			die("write");
+		fd = open_new(pb);
+		write_pieces(fd, in_d, 0, in_len, &seed);
+		if (close(fd))
+			die("close");
+		check_exp(pb);
+		_exit(failures ? 1 : 0);
+	}
+	/* the parent writes on past what the child's copy knows, then lets
+	 * the child close its copy of the fd */
+	__atomic_store_n(&fw.stage, 1, __ATOMIC_RELEASE);
+	while (__atomic_load_n(&fw.done, __ATOMIC_ACQUIRE) < in_len / 2)
+		sched_yield();
+	if (write(go[1], &c, 1) != 1 || read(back[0], &c, 1) != 1)
+		die("pipe");
+	__atomic_store_n(&fw.stage, 2, __ATOMIC_RELEASE);
+	pthread_join(t, NULL);
+	pthread_join(busy, NULL);
+	if (waitpid(pid, &st, 0) != pid)
+		die("waitpid");
+	CHECK(WIFEXITED(st) && WEXITSTATUS(st) == 0, "child failed (status %d)", st);
+	close(fw.fd);
+	close(fw.busy_fd);
+	check_exp(pa);
+	check_exp(pc);
+	close(go[0]);
+	close(go[1]);
+	close(back[0]);
+	close(back[1]);
+	free(pa);
+	free(pb);
+	free(pc);
+}
+
+static void t_vfork(void)
+{
+	char *pa = path_in("vfork.hprof");
+	uint64_t seed = 3;
+	int fd = open_new(pa), st;
+	pid_t pid;
+
+	write_pieces(fd, in_d, 0, in_len / 2, &seed);
+	pid = vfork();
+	if (pid < 0)
+		die("vfork");
+	if (pid == 0) {
+		close(fd);  /* the child's copy of the fd table; shared memory */
+		_exit(0);
+	}
+	if (waitpid(pid, &st, 0) != pid)
+		die("waitpid");
+	write_pieces(fd, in_d, in_len / 2, in_len, &seed);
+	CHECK(lseek(fd, 0, SEEK_END) == (off_t)in_len, "offset after vfork");
+	close(fd);
+	check_exp(pa);
+	free(pa);
+}
+
+/* ---- fd reuse ------------------------------------------------------------- */
+
+/* Writes a non-dump pattern to fd (which must be a fresh file) and checks
+ * the file holds exactly it. */
+static void plain_data(int fd, const char *path)
+{
+	unsigned char buf[3000];
+	size_t i;
+
+	for (i = 0; i < sizeof buf; i++)
+		buf[i] = (unsigned char)(i * 31 + 7);
+	write_all(fd, buf, 1000);
+	CHECK(pwrite(fd, buf + 1000, 1000, 1000) == 1000, "pwrite");
+	CHECK(lseek(fd, 0, SEEK_CUR) == 1000, "real offset: %lld",
+	      (long long)lseek(fd, 0, SEEK_CUR));
+	CHECK(lseek(fd, 2000, SEEK_SET) == 2000, "lseek");
+	write_all(fd, buf + 2000, 1000);
+	CHECK(!same_file(path, buf, sizeof buf), "%s was changed", path);
+}
+
+static void t_reuse(void)
+{
+	char *pa = path_in("reuse.hprof"), *pb = path_in("reuse.bin");
+	char name[32];
+	uint64_t seed = 11;
+	int fa, fb, i;
+
+	/* closed as usual */
+	fa = open_new(pa);
+	write_pieces(fa, in_d, 0, in_len, &seed);
+	close(fa);
+	check_exp(pa);
+	fb = open_new(pb);
+	CHECK(fb == fa, "fd not reused (%d, %d)", fa, fb);
+	plain_data(fb, pb);
+	close(fb);
+
+	/* closed behind the shim's back, many times */
+	for (i = 0; i < 20; i++) {
+		snprintf(name, sizeof name, "lost%d.hprof", i);
+		char *pl = path_in(name);
+		fa = open_new(pl);
+		write_pieces(fa, in_d, 0, in_len / 2, &seed);
+		if (syscall(SYS_close, fa))
+			die("close");
+		fb = open_new(pb);
+		CHECK(fb == fa, "fd not reused (%d, %d)", fa, fb);
+		plain_data(fb, pb);
+		close(fb);
+		/* and by dup: the same number from a non-matching file */
+		fb = open_new(pb);
+		fa = open_new(pl);
+		write_pieces(fa, in_d, 0, in_len / 3, &seed);
+		if (syscall(SYS_close, fa))
+			die("close");
+		CHECK(dup(fb) == fa, "dup did not reuse %d", fa);
+		close(fb);
+		plain_data(fa, pb);
+		close(fa);
+		free(pl);
+	}
+	/* trackers were not leaked */
+	fa = open_new(pa);
+	write_pieces(fa, in_d, 0, in_len, &seed);
+	close(fa);
+	check_exp(pa);
+	free(pa);
+	free(pb);
+}
+
+/* ---- dup2 ------------------------------------------------------------------- */
+
+static void t_dup2(void)
+{
+	char *pa = path_in("dup-a.hprof"), *pb = path_in("dup-b.hprof");
+	char *po = path_in("dup-o.bin");
+	uint64_t seed = 21;
+	int a, b, o, x;
+
+	/* dup2 of a plain file onto a finished but open dump: ends it */
+	a = open_new(pa);
+	o = open_new(po);
+	write_pieces(a, in_d, 0, in_len, &seed);
+	CHECK(dup2(o, a) == a, "dup2");
+	check_exp(pa);
+	close(o);
+	plain_data(a, po);  /* a is now the plain file */
+	close(a);
+
+	/* a dump moved to another number mid-way: dup2, then dup3 */
+	a = open_new(pa);
+	write_pieces(a, in_d, 0, in_len / 3, &seed);
+	CHECK(dup2(a, 200) == 200, "dup2 to 200");
+	CHECK(dup2(a, a) == a, "dup2 onto itself");
+	close(a);
+	write_pieces(200, in_d, in_len / 3, 2 * in_len / 3, &seed);
+	CHECK(dup3(200, 201, O_CLOEXEC) == 201, "dup3");
+	close(200);
+	CHECK(lseek(201, 0, SEEK_CUR) == (off_t)(2 * in_len / 3), "offset");
+	write_pieces(201, in_d, 2 * in_len / 3, in_len, &seed);
+	close(201);
+	check_exp(pa);
+
+	/* one dump onto another */
+	a = open_new(pa);
+	b = open_new(pb);
+	write_pieces(a, in_d, 0, in_len, &seed);
+	write_pieces(b, in_d, 0, in_len / 2, &seed);
+	CHECK(dup2(b, a) == a, "dup2 b onto a");
+	check_exp(pa);
+	close(b);
+	write_pieces(a, in_d, in_len / 2, in_len, &seed);
+	x = fcntl(a, F_DUPFD_CLOEXEC, 300);
+	CHECK(x >= 300, "F_DUPFD_CLOEXEC");
+	close(a);
+	CHECK(lseek(x, 0, SEEK_END) == (off_t)in_len, "offset");
+	close(x);
+	check_exp(pb);
+	free(pa);
+	free(pb);
+	free(po);
+}
+
+/* ---- errno -------------------------------------------------------------- */
+
+#define KEEP 12345
+
+static void *volatile nullbuf;  /* NULL the compiler cannot see */
+static volatile int vminus1 = -1;
+
+static void t_errno(void)
+{
+	char *pa = path_in("errno.hprof"), *pn = path_in("nodir/x.hprof");
+	struct iovec iov[2];
+	uint64_t seed = 31;
+	char b[16] = "0123456789abcdef";
+	int a, bad;
+	off_t pos;
+
+	/* a number that is surely not open */
+	bad = 900;
+	close(bad);
+	errno = 0;
+	CHECK(write(bad, b, 4) == -1 && errno == EBADF, "write EBADF: %d", errno);
+	errno = 0;
+	CHECK(pwrite(bad, b, 4, 0) == -1 && errno == EBADF, "pwrite EBADF");
+	iov[0].iov_base = b;
+	iov[0].iov_len = 4;
+	errno = 0;
+	CHECK(writev(bad, iov, 1) == -1 && errno == EBADF, "writev EBADF");
+	errno = 0;
+	CHECK(lseek(bad, 0, SEEK_CUR) == -1 && errno == EBADF, "lseek EBADF");
+	errno = 0;
+	CHECK(close(bad) == -1 && errno == EBADF, "close EBADF");
+	errno = 0;
+	CHECK(dup2(bad, 901) == -1 && errno == EBADF, "dup2 EBADF");
+	errno = 0;
+	CHECK(dup(bad) == -1 && errno == EBADF, "dup EBADF");
+	errno = 0;
+	CHECK(fcntl(bad, F_GETFL) == -1 && errno == EBADF, "fcntl EBADF");
+	errno = 0;
+	CHECK(ftruncate(bad, 0) == -1 && errno == EBADF, "ftruncate EBADF");
+	errno = 0;
+	CHECK(open(pn, O_WRONLY | O_CREAT | O_TRUNC, 0600) == -1 &&
+	      errno == ENOENT, "open ENOENT");
+
+	/* successful calls on a tracked dump leave errno alone */
+	errno = KEEP;
+	a = open(pa, O_WRONLY | O_CREAT | O_TRUNC, 0600);
+	CHECK(a >= 0 && errno == KEEP, "open: errno %d", errno);
+	write_pieces(a, in_d, 0, 100, &seed);  /* header and more */
+	errno = KEEP;
+	CHECK(write(a, in_d + 100, 50) == 50 && errno == KEEP, "write: errno %d", errno);
+	errno = KEEP;
+	CHECK(write(a, in_d + 150, 0) == 0 && errno == KEEP, "write 0");
+	errno = KEEP;
+	CHECK(pwrite(a, in_d + 150, 50, 150) == 50 && errno == KEEP, "pwrite");
+	errno = KEEP;
+	pos = lseek(a, 0, SEEK_END);
+	CHECK(pos == 200 && errno == KEEP, "lseek: %lld errno %d", (long long)pos, errno);
+	iov[0].iov_base = (void *)(in_d + 200);
+	iov[0].iov_len = 30;
+	iov[1].iov_base = (void *)(in_d + 230);
+	iov[1].iov_len = 20;
+	errno = KEEP;
+	CHECK(writev(a, iov, 2) == 50 && errno == KEEP, "writev");
+	/* failures on the tracked dump: what the kernel says */
+	errno = 0;
+	CHECK(lseek(a, -5, SEEK_SET) == -1 && errno == EINVAL, "lseek EINVAL");
+	errno = 0;
+	CHECK(lseek(a, 0, 77) == -1 && errno == EINVAL, "lseek whence EINVAL");
+	errno = 0;
+	CHECK(pwrite(a, b, 4, -1) == -1 && errno == EINVAL, "pwrite EINVAL");
+	errno = 0;
+	CHECK(write(a, nullbuf, 10) == -1 && errno == EFAULT, "write EFAULT: %d", errno);
+	errno = 0;
+	CHECK(write(1000 + a, nullbuf, 10) == -1 && errno == EBADF, "write EBADF");
+	errno = 0;
+	CHECK(pwrite(a, nullbuf, 10, 0) == -1 && errno == EFAULT, "pwrite EFAULT");
+	iov[0].iov_base = nullbuf;
+	iov[0].iov_len = 10;
+	errno = 0;
+	CHECK(writev(a, iov, 1) == -1 && errno == EFAULT, "writev EFAULT");
+	errno = 0;
+	CHECK(writev(a, iov, vminus1) == -1 && errno == EINVAL, "writev EINVAL");
+	errno = KEEP;
+	CHECK(fcntl(a, F_GETFL) >= 0 && errno == KEEP, "fcntl");
+	write_pieces(a, in_d, 250, in_len, &seed);
+	errno = KEEP;
+	CHECK(close(a) == 0 && errno == KEEP, "close: errno %d", errno);
+	check_exp(pa);
+	free(pa);
+	free(pn);
+}
+
+/* ---- lseek ---------------------------------------------------------------- */
+
+static void t_lseek(void)
+{
+	char *pa = path_in("lseek.hprof");
+	uint64_t seed = 41;
+	size_t off = 0, k;
+	int a = open_new(pa), i;
+
+	CHECK(lseek(a, 0, SEEK_CUR) == 0, "start");
+	for (i = 0; off < in_len; i++) {
+		size_t n = piece(&seed);
+		if (n > in_len - off)
+			n = in_len - off;
+		if (i % 3 == 2) {
+			/* positional: the file position stays */
+			CHECK(pwrite(a, in_d + off, n, (off_t)off) == (ssize_t)n,
+			      "pwrite");
+			CHECK(lseek(a, 0, SEEK_CUR) == (off_t)(off), "pwrite moved "
+			      "the position");
+			CHECK(lseek(a, 0, SEEK_END) == (off_t)(off + n), "end");
+		} else {
+			write_all(a, in_d + off, n);
+		}
+		off += n;
+		CHECK(lseek(a, 0, SEEK_CUR) == (off_t)off, "SEEK_CUR %lld != %zu",
+		      (long long)lseek(a, 0, SEEK_CUR), off);
+		CHECK(lseek(a, 0, SEEK_END) == (off_t)off, "SEEK_END");
+		k = off / 2;
+		CHECK(lseek(a, (off_t)k, SEEK_SET) == (off_t)k, "SEEK_SET");
+		CHECK(lseek(a, (off_t)(off - k), SEEK_CUR) == (off_t)off,
+		      "SEEK_CUR forward");
+		CHECK(lseek(a, -(off_t)off, SEEK_END) == 0, "SEEK_END back");
+		CHECK(lseek(a, 0, SEEK_END) == (off_t)off, "SEEK_END again");
+	}
+	close(a);
+	check_exp(pa);
+	free(pa);
+}
+
+/* ---- one dump, the open and write calls chosen -------------------------------- */
+
+static void t_write(const char *arg)
+{
+	const char *name = strchr(arg, ':') ? strchr(arg, ':') + 1 : arg;
+	char how[32] = "open";
+	char *p = path_in(name), *plus;
+	uint64_t seed = 51;
+	size_t off = 0;
+	int fd = -1, dfd;
+
+	if (strchr(arg, ':'))
+		snprintf(how, sizeof how, "%.*s", (int)(strchr(arg, ':') - arg), arg);
+	plus = strchr(how, '+');
+	if (plus)
+		*plus++ = 0;
+	if (!strcmp(how, "open")) {
+		fd = open(p, O_WRONLY | O_CREAT | O_TRUNC, 0600);
+	} else if (!strcmp(how, "raw")) {
+		/* opened where the shim cannot see (another process, binder) */
+		fd = (int)syscall(SYS_openat, AT_FDCWD, p,
+		                  O_WRONLY | O_CREAT | O_TRUNC, 0600);
+	} else if (!strcmp(how, "open2") || !strcmp(how, "openat2")) {
+		fd = creat(p, 0600);  /* exists, so no O_CREAT below */
+		if (fd < 0)
+			die(p);
+		close(fd);
+		dfd = open(dir, O_RDONLY | O_DIRECTORY);
+		fd = how[4] == 'a' ? openat(dfd, name, vflags_wr)
+		                   : open(p, vflags_wr);
+		close(dfd);
+	} else if (!strcmp(how, "openat")) {
+		dfd = open(dir, O_RDONLY | O_DIRECTORY);
+		fd = openat(dfd, name, O_WRONLY | O_CREAT | O_TRUNC, 0600);
+		close(dfd);
+	} else if (!strcmp(how, "creat")) {
+		fd = creat(p, 0600);
+	} else {
+		fprintf(stderr, "shimstress: write: unknown open call %s\n", how);
+		exit(2);
+	}
+	if (fd < 0)
+		die(p);
+	while (off < in_len) {
+		size_t n = piece(&seed);
+		if (!off && n < 64)
+			n = 64;  /* the header in one write, as writers do; a
+			            sniffer needs its first 17 bytes at once */
+		if (n > in_len - off)
+			n = in_len - off;
+		if (plus && !strcmp(plus, "pwrite")) {
+			CHECK(pwrite(fd, in_d + off, n, (off_t)off) == (ssize_t)n,
+			      "pwrite");
+		} else if (plus && !strcmp(plus, "writev")) {
+			struct iovec v[2];
+			v[0].iov_base = (void *)(in_d + off);
+			v[0].iov_len = n / 2;
+			v[1].iov_base = (void *)(in_d + off + n / 2);
+			v[1].iov_len = n - n / 2;
+			CHECK(writev(fd, v, 2) == (ssize_t)n, "writev");
+		} else {
+			write_all(fd, in_d + off, n);
+		}
+		off += n;
+	}
+	if (close(fd))
+		die("close");
+	check_exp(p);
+	free(p);
+}
+
+/* ---- files that do not match ---------------------------------------------- */
+
+static void t_plain(int magic)
+{
+	char *pa = path_in("a.txt"), *pb = path_in("b.bin"),
+	     *pc = path_in("c.hprof"), *pd = path_in("d.dat");
+	unsigned char buf[8192], back[8192];
+	struct iovec v[3];
+	off_t o;
+	int a, b, c, d, x, dfd;
+	size_t i;
+
+	for (i = 0; i < sizeof buf; i++)
+		buf[i] = (unsigned char)(i * 13 + 5);
+	if (magic)
+		memcpy(buf, "JAVA PROFILE 1.0.2", 19);
+
+	/* open, write, pwrite, writev, pwritev, lseek, ftruncate */
+	a = open(pa, O_WRONLY | O_CREAT | O_TRUNC, 0644);
+	if (a < 0)
+		die(pa);
+	write_all(a, buf, 1000);
+	CHECK(pwrite(a, buf + 1000, 1000, 1000) == 1000, "pwrite");
+	CHECK(lseek(a, 0, SEEK_CUR) == 1000, "offset");
+	CHECK(lseek(a, 0, SEEK_END) == 2000, "end");
+	v[0].iov_base = buf + 2000;
+	v[0].iov_len = 500;
+	v[1].iov_base = buf + 2500;
+	v[1].iov_len = 0;
+	v[2].iov_base = buf + 2500;
+	v[2].iov_len = 500;
+	CHECK(writev(a, v, 3) == 1000, "writev");
+	v[0].iov_base = buf + 3000;
+	v[0].iov_len = 1000;
+	CHECK(pwritev(a, v, 1, 3000) == 1000, "pwritev");
+	CHECK(ftruncate(a, 5000) == 0, "ftruncate");
+	CHECK(lseek(a, 4000, SEEK_SET) == 4000, "lseek");
+	write_all(a, buf + 4000, 1000);
+	CHECK(fdatasync(a) == 0, "fdatasync");
+
+	/* creat, dup, dup2, dup3, fcntl dups, sendfile, copy_file_range */
+	b = creat(pb, 0644);
+	if (b < 0)
+		die(pb);
+	write_all(b, buf, 100);
+	x = dup(b);
+	write_all(x, buf + 100, 100);
+	CHECK(dup2(x, 150) == 150, "dup2");
+	close(x);
+	write_all(150, buf + 200, 100);
+	CHECK(dup3(150, 151, O_CLOEXEC) == 151, "dup3");
+	close(150);
+	x = fcntl(151, F_DUPFD_CLOEXEC, 160);
+	CHECK(x >= 160, "F_DUPFD_CLOEXEC");
+	close(151);
+	write_all(x, buf + 300, 100);
+	o = 0;
+	c = open(pa, O_RDONLY);
+	CHECK(lseek(c, 400, SEEK_SET) == 400, "lseek");
+	o = 400;
+	CHECK(sendfile(x, c, &o, 600) == 600 && o == 1000, "sendfile");
+	{
+		loff_t ci = 1000;
+		ssize_t r = copy_file_range(c, &ci, x, NULL, 1000, 0);
+		if (r < 0 && (errno == ENOSYS || errno == EXDEV || errno == EOPNOTSUPP))
+			r = pwrite(x, buf + 1000, 1000, 1000) == 1000 &&
+			    lseek(x, 1000, SEEK_CUR) == 2000 ? 1000 : -1;
+		CHECK(r == 1000, "copy_file_range");
+	}
+	close(c);
+	close(x);
+
+	/* a *.hprof opened for append, and one opened read-only */
+	c = open(pc, O_WRONLY | O_CREAT | O_APPEND, 0644);
+	if (c < 0)
+		die(pc);
+	write_all(c, buf, 3000);
+	write_all(c, buf + 3000, 2000);
+	close(c);
+	c = open(pc, O_RDONLY);
+	CHECK(read(c, back, 5000) == 5000 && !memcmp(back, buf, 5000), "read");
+	close(c);
+
+	/* openat, the fortified open */
+	dfd = open(dir, O_RDONLY | O_DIRECTORY);
+	d = openat(dfd, "d.dat", O_WRONLY | O_CREAT | O_TRUNC, 0600);
+	if (d < 0)
+		die(pd);
+	write_all(d, buf, 10);
+	close(d);
+	d = openat(dfd, "d.dat", vflags_wr);
+	write_all(d, buf, 20);
+	close(d);
+	d = open(pd, vflags_wr);
+	write_all(d, buf, 30);
+	close(d);
+	close(dfd);
+
+	CHECK(!same_file(pa, buf, 5000), "a.txt changed");
+	CHECK(!same_file(pb, buf, 2000), "b.bin changed");
+	CHECK(!same_file(pc, buf, 5000), "c.hprof changed");
+	CHECK(!same_file(pd, buf, 30), "d.dat changed");
+	free(pa);
+	free(pb);
+	free(pc);
+	free(pd);
+}
+
+int main(int argc, char **argv)
+{
+	const char *arg;
+
+	if (argc < 5 || argc > 6) {
+		fprintf(stderr, "usage: shimstress TEST IN EXP DIR [ARG]\n"
+		        "tests: threads concurrent fork vfork reuse dup2 errno "
+		        "lseek write plain\n");
+		return 2;
+	}
+	test = argv[1];
+	dir = argv[4];
+	arg = argc > 5 ? argv[5] : NULL;
+	if (strcmp(test, "plain")) {
+		in_d = slurp(argv[2], &in_len);
+		exp_d = slurp(argv[3], &exp_len);
+	}
+	if (!strcmp(test, "threads"))
+		t_threads();
+	else if (!strcmp(test, "concurrent"))
+		t_concurrent(arg ? atoi(arg) : 6);
+	else if (!strcmp(test, "fork"))
+		t_fork();
+	else if (!strcmp(test, "vfork"))
+		t_vfork();
+	else if (!strcmp(test, "reuse"))
+		t_reuse();
+	else if (!strcmp(test, "dup2"))
+		t_dup2();
+	else if (!strcmp(test, "errno"))
+		t_errno();
+	else if (!strcmp(test, "lseek"))
+		t_lseek();
+	else if (!strcmp(test, "write") && arg)
+		t_write(arg);
+	else if (!strcmp(test, "plain"))
+		t_plain(arg && !strcmp(arg, "magic"));
+	else {
+		fprintf(stderr, "shimstress: unknown test %s\n", test);
+		return 2;
+	}
+	if (failures) {
+		fprintf(stderr, "shimstress: %s: %d failed checks\n", test, failures);
+		return 1;
+	}
+	printf("shimstress: %s: ok\n", test);
+	return 0;
+}
