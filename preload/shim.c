@@ -95,6 +95,122 @@ typedef ssize_t (*sendfile_fn)(int, int, off_t *, size_t);
 typedef ssize_t (*sendfile64_fn)(int, int, int64_t *, size_t);
 typedef ssize_t (*cfr_fn)(int, off_t *, int, off_t *, size_t, unsigned);
 
+/* Raw system calls stand in for the base functions until dlsym has
+ * answered (a call from another library's constructor, or from inside
+ * dlsym itself), so no wrapper ever calls through a NULL pointer. The
+ * *64 and fortified names start NULL: the wrappers fall back to the base
+ * names when those are missing (musl >= 1.2.4 has no *64 symbols). */
+static int raw_openat(int dirfd, const char *path, int flags, ...)
+{
+	va_list ap;
+	int mode;
+
+	va_start(ap, flags);
+	mode = va_arg(ap, int);  /* the wrappers always pass one */
+	va_end(ap);
+	return (int)syscall(SYS_openat, dirfd, path, flags, mode);
+}
+
+static int raw_open(const char *path, int flags, ...)
+{
+	va_list ap;
+	int mode;
+
+	va_start(ap, flags);
+	mode = va_arg(ap, int);
+	va_end(ap);
+	return (int)syscall(SYS_openat, AT_FDCWD, path, flags, mode);
+}
+
+static int raw_creat(const char *path, mode_t mode)
+{
+	return (int)syscall(SYS_openat, AT_FDCWD, path,
+	                    O_WRONLY | O_CREAT | O_TRUNC, mode);
+}
+
+static ssize_t raw_write(int fd, const void *b, size_t n)
+{
+	return syscall(SYS_write, fd, b, n);
+}
+
+static ssize_t raw_writev(int fd, const struct iovec *iov, int cnt)
+{
+	return syscall(SYS_writev, fd, iov, cnt);
+}
+
+static ssize_t raw_pwrite(int fd, const void *b, size_t n, off_t off)
+{
+	return syscall(SYS_pwrite64, fd, b, n, off);
+}
+
+static ssize_t raw_pwritev(int fd, const struct iovec *iov, int cnt, off_t off)
+{
+	/* the kernel takes the offset as two longs, low then high */
+	return syscall(SYS_pwritev, fd, iov, cnt, (long)off,
+	               (long)((uint64_t)off >> 31 >> 1));
+}
+
+static off_t raw_lseek(int fd, off_t off, int whence)
+{
+	return (off_t)syscall(SYS_lseek, fd, off, whence);
+}
+
+static int raw_close(int fd)
+{
+	return (int)syscall(SYS_close, fd);
+}
+
+static int raw_dup(int fd)
+{
+	return (int)syscall(SYS_dup, fd);
+}
+
+static int raw_dup3(int oldfd, int newfd, int flags)
+{
+	return (int)syscall(SYS_dup3, oldfd, newfd, flags);
+}
+
+static int raw_dup2(int oldfd, int newfd)
+{
+	/* dup3 refuses equal fds; dup2 returns the fd if it is open */
+	if (oldfd == newfd)
+		return syscall(SYS_fcntl, oldfd, F_GETFD) < 0 ? -1 : newfd;
+	return raw_dup3(oldfd, newfd, 0);
+}
+
+static int raw_fcntl(int fd, int cmd, ...)
+{
+	va_list ap;
+	unsigned long arg;
+
+	va_start(ap, cmd);
+	arg = va_arg(ap, unsigned long);
+	va_end(ap);
+	return (int)syscall(SYS_fcntl, fd, cmd, arg);
+}
+
+static int raw_ftruncate(int fd, off_t len)
+{
+	return (int)syscall(SYS_ftruncate, fd, len);
+}
+
+static ssize_t raw_sendfile(int out, int in, off_t *off, size_t n)
+{
+	return syscall(SYS_sendfile, out, in, off, n);
+}
+
+static ssize_t raw_copy_file_range(int in, off_t *in_off, int out,
+                                   off_t *out_off, size_t n, unsigned flags)
+{
+#ifdef SYS_copy_file_range
+	return syscall(SYS_copy_file_range, in, in_off, out, out_off, n, flags);
+#else
+	(void)in; (void)in_off; (void)out; (void)out_off; (void)n; (void)flags;
+	errno = ENOSYS;
+	return -1;
+#endif
+}
+
 static struct {
 	open_fn open, open64;
 	openat_fn openat, openat64;
@@ -119,16 +235,32 @@ static struct {
 	sendfile_fn sendfile;
 	sendfile64_fn sendfile64;
 	cfr_fn copy_file_range;
-} real;
+} real = {
+	.open = raw_open, .openat = raw_openat, .creat = raw_creat,
+	.write = raw_write, .writev = raw_writev, .pwrite = raw_pwrite,
+	.pwritev = raw_pwritev, .lseek = raw_lseek, .close = raw_close,
+	.dup = raw_dup, .dup2 = raw_dup2, .dup3 = raw_dup3, .fcntl = raw_fcntl,
+	.ftruncate = raw_ftruncate, .sendfile = raw_sendfile,
+	.copy_file_range = raw_copy_file_range,
+};
 
-static int resolved;
+static int resolved, resolving;
 
-#define RESOLVE(field, name) \
-	(real.field = (__typeof__(real.field))dlsym(RTLD_NEXT, name))
+/* Replaces a pointer only with a symbol that exists. */
+#define RESOLVE(field, name)                                        \
+	do {                                                        \
+		void *p_ = dlsym(RTLD_NEXT, name);                  \
+		if (p_)                                             \
+			real.field = (__typeof__(real.field))p_;    \
+	} while (0)
 
 static void resolve(void)
 {
 	if (__atomic_load_n(&resolved, __ATOMIC_ACQUIRE))
+		return;
+	/* re-entry from dlsym, or another thread while one resolves: the
+	 * raw fallbacks serve meanwhile */
+	if (__atomic_exchange_n(&resolving, 1, __ATOMIC_ACQ_REL))
 		return;
 	RESOLVE(open, "open");
 	RESOLVE(openat, "openat");
@@ -146,7 +278,6 @@ static void resolve(void)
 	RESOLVE(ftruncate, "ftruncate");
 	RESOLVE(sendfile, "sendfile");
 	RESOLVE(copy_file_range, "copy_file_range");
-	/* the *64 and fortified names may be missing (musl >= 1.2.4) */
 	RESOLVE(open64, "open64");
 	RESOLVE(openat64, "openat64");
 	RESOLVE(open_2, "__open_2");
@@ -163,12 +294,10 @@ static void resolve(void)
 	__atomic_store_n(&resolved, 1, __ATOMIC_RELEASE);
 }
 
-/* Raw fallbacks for calls made before dlsym has answered (re-entry from
- * dlsym itself, or other libraries' constructors). */
 static ssize_t sys_write(int fd, const void *b, size_t n)
 {
 	resolve();
-	return real.write ? real.write(fd, b, n) : syscall(SYS_write, fd, b, n);
+	return real.write(fd, b, n);
 }
 
 static ssize_t sys_pwrite(int fd, const void *b, size_t n, uint64_t off)
@@ -176,16 +305,13 @@ static ssize_t sys_pwrite(int fd, const void *b, size_t n, uint64_t off)
 	resolve();
 	if (real.pwrite64)
 		return real.pwrite64(fd, b, n, (int64_t)off);
-	if (real.pwrite)
-		return real.pwrite(fd, b, n, (off_t)off);
-	return syscall(SYS_pwrite64, fd, b, n, (off_t)off);
+	return real.pwrite(fd, b, n, (off_t)off);
 }
 
 static int sys_fcntl(int fd, int cmd, unsigned long arg)
 {
 	resolve();
-	return real.fcntl ? real.fcntl(fd, cmd, arg)
-	                  : (int)syscall(SYS_fcntl, fd, cmd, arg);
+	return real.fcntl(fd, cmd, arg);
 }
 
 /* ---- configuration ---------------------------------------------------- */
@@ -236,8 +362,8 @@ static void say(const char *fmt, ...)
 	line[n++] = '\n';
 	if (cfg.log[0]) {
 		resolve();
-		fd = real.open ? real.open(cfg.log, O_WRONLY | O_CREAT | O_APPEND |
-		                           O_CLOEXEC, 0644) : -1;
+		fd = real.open(cfg.log, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC,
+		               0644);
 		if (fd < 0)
 			fd = 2;
 	}
@@ -1014,10 +1140,6 @@ EXPORT ssize_t copy_file_range(int in_fd, off_t *in_off, int out_fd,
 
 	if (!t) {
 		resolve();
-		if (!real.copy_file_range) {
-			errno = ENOSYS;
-			return -1;
-		}
 		return real.copy_file_range(in_fd, in_off, out_fd, out_off, len,
 		                            flags);
 	}
@@ -1141,7 +1263,7 @@ EXPORT int close(int fd)
 	} else if (fd_state(fd)) {
 		set_fd_state(fd, 0);
 	}
-	r = real.close ? real.close(fd) : (int)syscall(SYS_close, fd);
+	r = real.close(fd);
 	if (r == 0 && e) {
 		/* the fd is closed, but the dump's last bytes did not reach
 		 * the disk: say so, as a network file system would */
@@ -1204,8 +1326,8 @@ static int do_fcntl(fcntl_fn fn, int fd, int cmd, unsigned long arg)
 
 	resolve();
 	if (!fn)
-		fn = real.fcntl;
-	r = fn ? fn(fd, cmd, arg) : (int)syscall(SYS_fcntl, fd, cmd, arg);
+		fn = real.fcntl;  /* no fcntl64 in this libc */
+	r = fn(fd, cmd, arg);
 	if (r >= 0 && (cmd == F_DUPFD || cmd == F_DUPFD_CLOEXEC))
 		fresh_fd(r);
 	if (r >= 0 && (cmd == F_DUPFD || cmd == F_DUPFD_CLOEXEC) &&
@@ -1279,8 +1401,6 @@ EXPORT int open(const char *path, int flags, ...)
 
 	VA_MODE(flags, mode);
 	resolve();
-	if (!real.open)
-		return (int)syscall(SYS_openat, AT_FDCWD, path, flags, mode);
 	return after_open(AT_FDCWD, real.open(path, flags, mode), path, flags);
 }
 
