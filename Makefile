@@ -43,7 +43,10 @@ $(BUILD)/replay: tests/replay.c | $(BUILD)
 deps:
 	tests/install-deps.sh
 
+# Sanitized runs and short fuzzing first, so the Bats summary closes.
 check: deps all $(TESTBIN)
+	$(MAKE) fuzz-short
+	$(MAKE) check-sanitize
 	BUILD=$(BUILD) tests/unit.sh
 	BUILD=$(BUILD) tests/run-bats.sh bats/
 

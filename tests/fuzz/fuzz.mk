@@ -1,0 +1,159 @@
+# Fuzzing and sanitized test runs; included by the Makefile.
+#
+#   make fuzz-short      replay tests/fuzz/regressions/*, then fuzz every
+#                        target FUZZ_SHORT_SECONDS (20) under ASan+UBSan
+#   make fuzz            every target FUZZ_SECONDS (1800); make -j2 fuzz
+#                        runs two at a time
+#   make fuzz-TARGET     one target for FUZZ_SECONDS (engine, restore, info)
+#   make fuzz-regress    replay the regression inputs only
+#   make fuzz-seeds      seeds cut from the corpus (HPROFSTRIP_CORPUS)
+#   make fuzz-coverage   line/branch coverage of strip/ by each target's
+#                        corpus (build/fuzz/coverage/TARGET.txt)
+#   make check-sanitize  tools and test drivers built with ASan+UBSan in
+#                        build/asan, then tests/unit.sh and OFFLINE_BATS
+#
+# Fuzz binaries, seeds, corpora, artifacts and logs go to FUZZ_BUILD
+# (build/fuzz); nothing is written into the shared corpus. A crash found
+# is copied into tests/fuzz/regressions/TARGET/ (see tests/fuzz/run.sh)
+# and replayed by every fuzz run from then on.
+
+FUZZ_CC ?= clang
+FUZZ_BUILD ?= build/fuzz
+FUZZ_SECONDS ?= 1800
+FUZZ_SHORT_SECONDS ?= 20
+FUZZ_MAX_LEN ?= 131072
+FUZZ_TARGETS = engine restore info
+HPROFSTRIP_CORPUS ?= $(CURDIR)/../shared/corpus
+
+FUZZ_CFLAGS = -std=c11 -D_GNU_SOURCE -Wall -Wextra -Werror -g -O1 \
+	-fsanitize=fuzzer,address,undefined -fno-sanitize-recover=all \
+	-fno-omit-frame-pointer -DORACLE_LIB
+FUZZ_SRC = tests/fuzz/common.c tests/oracle.c $(ENGINE)
+FUZZ_DEPS = $(FUZZ_SRC) tests/fuzz/common.h tests/fuzz/oracle.h strip/hprof.h
+FUZZ_BINS = $(FUZZ_TARGETS:%=$(FUZZ_BUILD)/fuzz_%)
+FUZZ_SEEDS = $(FUZZ_BUILD)/seeds/.stamp
+FUZZ_RUN = FUZZ_BUILD=$(FUZZ_BUILD) FUZZ_MAX_LEN=$(FUZZ_MAX_LEN) tests/fuzz/run.sh
+
+$(FUZZ_BUILD)/fuzz_engine: tests/fuzz/fuzz_engine.c $(FUZZ_DEPS)
+	@mkdir -p $(@D)
+	$(FUZZ_CC) $(FUZZ_CFLAGS) -o $@ tests/fuzz/fuzz_engine.c $(FUZZ_SRC)
+
+$(FUZZ_BUILD)/fuzz_restore: tests/fuzz/fuzz_restore.c $(FUZZ_DEPS)
+	@mkdir -p $(@D)
+	$(FUZZ_CC) $(FUZZ_CFLAGS) -o $@ tests/fuzz/fuzz_restore.c $(FUZZ_SRC)
+
+$(FUZZ_BUILD)/fuzz_info: tests/fuzz/fuzz_info.c strip/info.c strip/info.h $(FUZZ_DEPS)
+	@mkdir -p $(@D)
+	$(FUZZ_CC) $(FUZZ_CFLAGS) -o $@ tests/fuzz/fuzz_info.c strip/info.c $(FUZZ_SRC)
+
+$(FUZZ_BUILD)/mkseeds: tests/fuzz/mkseeds.c tests/oracle.c tests/fuzz/oracle.h
+	@mkdir -p $(@D)
+	$(CC) $(ALL_CFLAGS) -DORACLE_LIB -o $@ tests/fuzz/mkseeds.c tests/oracle.c $(LDFLAGS)
+
+$(FUZZ_SEEDS): $(FUZZ_BUILD)/mkseeds
+	@ls $(HPROFSTRIP_CORPUS)/art/*.hprof $(HPROFSTRIP_CORPUS)/hotspot/*.hprof >/dev/null || \
+		{ echo "fuzz: no corpus in $(HPROFSTRIP_CORPUS) (set HPROFSTRIP_CORPUS)" >&2; exit 1; }
+	rm -rf $(@D)
+	mkdir -p $(FUZZ_TARGETS:%=$(@D)/%)
+	$(FUZZ_BUILD)/mkseeds $(@D) $(HPROFSTRIP_CORPUS)/art/*.hprof $(HPROFSTRIP_CORPUS)/hotspot/*.hprof
+	touch $@
+
+fuzz-build: $(FUZZ_BINS)
+fuzz-seeds: $(FUZZ_SEEDS)
+
+fuzz-regress: $(FUZZ_BINS)
+	@for t in $(FUZZ_TARGETS); do $(FUZZ_RUN) $$t 0 || exit 1; done
+
+fuzz-short: $(FUZZ_BINS) $(FUZZ_SEEDS)
+	@for t in $(FUZZ_TARGETS); do $(FUZZ_RUN) $$t $(FUZZ_SHORT_SECONDS) || exit 1; done
+
+fuzz: $(FUZZ_TARGETS:%=fuzz-%)
+
+$(FUZZ_TARGETS:%=fuzz-%): fuzz-%: $(FUZZ_BUILD)/fuzz_% $(FUZZ_SEEDS)
+	@$(FUZZ_RUN) $* $(FUZZ_SECONDS)
+
+# Line and branch coverage of strip/ by each target's corpus and seeds
+# (clang source-based coverage, no sanitizers): build/fuzz/coverage/.
+FUZZ_COV = $(FUZZ_BUILD)/coverage
+FUZZ_COV_CFLAGS = -std=c11 -D_GNU_SOURCE -g -O1 -fsanitize=fuzzer \
+	-fprofile-instr-generate -fcoverage-mapping -DORACLE_LIB
+LLVM_PROFDATA ?= llvm-profdata
+LLVM_COV ?= llvm-cov
+
+fuzz-coverage: $(FUZZ_SEEDS)
+	@mkdir -p $(FUZZ_COV)
+	@for t in $(FUZZ_TARGETS); do \
+		extra=; [ $$t = info ] && extra=strip/info.c; \
+		$(FUZZ_CC) $(FUZZ_COV_CFLAGS) -o $(FUZZ_COV)/fuzz_$$t \
+			tests/fuzz/fuzz_$$t.c $$extra $(FUZZ_SRC) || exit 1; \
+		mkdir -p $(FUZZ_BUILD)/corpus/$$t; \
+		rm -f $(FUZZ_COV)/$$t.profraw; \
+		LLVM_PROFILE_FILE=$(FUZZ_COV)/$$t.profraw $(FUZZ_COV)/fuzz_$$t -runs=0 \
+			$(FUZZ_BUILD)/corpus/$$t $(FUZZ_BUILD)/seeds/$$t \
+			$$(ls -d tests/fuzz/regressions/$$t 2>/dev/null) \
+			>$(FUZZ_COV)/$$t.log 2>&1 || exit 1; \
+		$(LLVM_PROFDATA) merge -o $(FUZZ_COV)/$$t.profdata $(FUZZ_COV)/$$t.profraw || exit 1; \
+		echo "== $$t"; \
+		$(LLVM_COV) report $(FUZZ_COV)/fuzz_$$t -instr-profile=$(FUZZ_COV)/$$t.profdata \
+			$(ENGINE) $$extra | sed -n '1p;/\.c /p'; \
+		$(LLVM_COV) show $(FUZZ_COV)/fuzz_$$t -instr-profile=$(FUZZ_COV)/$$t.profdata \
+			$(ENGINE) $$extra >$(FUZZ_COV)/$$t.txt; \
+	done
+	@echo "== all targets"
+	@$(LLVM_PROFDATA) merge -o $(FUZZ_COV)/all.profdata \
+		$(FUZZ_TARGETS:%=$(FUZZ_COV)/%.profraw)
+	@$(LLVM_COV) report $(FUZZ_COV)/fuzz_engine \
+		$(FUZZ_TARGETS:%=-object $(FUZZ_COV)/fuzz_%) \
+		-instr-profile=$(FUZZ_COV)/all.profdata $(ENGINE) strip/info.c | \
+		sed -n '1p;/\.c /p'
+	@$(LLVM_COV) show $(FUZZ_COV)/fuzz_engine \
+		$(FUZZ_TARGETS:%=-object $(FUZZ_COV)/fuzz_%) \
+		-instr-profile=$(FUZZ_COV)/all.profdata $(ENGINE) strip/info.c \
+		>$(FUZZ_COV)/all.txt
+
+# ---- sanitized tests ---------------------------------------------------------
+
+ASAN_BUILD = build/asan
+SAN_CFLAGS = -O2 -g -fsanitize=address,undefined -fno-sanitize-recover=all \
+	-fno-omit-frame-pointer
+SAN_LOG = $(CURDIR)/$(ASAN_BUILD)/sanitizer-logs
+# the bats files that run the offline tools (the lead may edit the list;
+# files not there yet are left out)
+OFFLINE_BATS = bats/info.bats bats/progress.bats bats/jvm.bats \
+	bats/hostile.bats bats/strip.bats bats/badinput.bats bats/cli.bats
+# unit.sh's split checks, scaled down: sanitized drivers are 4x slower
+SAN_UNIT_PREFIX ?= 32
+SAN_UNIT_ROUNDS ?= 2
+# any report fails the command it happens in (exit 86 ASan/LSan, 87
+# UBSan); ASan reports are also logged, so one in a command whose status a
+# test ignores still fails the target (gcc's UBSan, linked with ASan,
+# writes to stderr whatever log_path says)
+SAN_ENV = ASAN_OPTIONS=halt_on_error=1:exitcode=86:detect_leaks=1:log_path=$(SAN_LOG)/asan \
+	LSAN_OPTIONS=suppressions=$(CURDIR)/tests/fuzz/lsan.supp:print_suppressions=0 \
+	UBSAN_OPTIONS=halt_on_error=1:print_stacktrace=1:exitcode=87:log_path=$(SAN_LOG)/ubsan \
+	HPROFSTRIP_SANITIZED=1 BUILD=$(ASAN_BUILD)
+
+check-sanitize: deps
+	$(MAKE) --no-print-directory BUILD=$(ASAN_BUILD) CC=gcc \
+		CFLAGS="$(SAN_CFLAGS)" LDFLAGS="-fsanitize=address,undefined" \
+		$(ASAN_BUILD)/hprofstrip $(ASAN_BUILD)/hprofrestore \
+		$(ASAN_BUILD)/splitcheck $(ASAN_BUILD)/oracle $(ASAN_BUILD)/replay
+	rm -rf $(SAN_LOG)
+	mkdir -p $(SAN_LOG)
+	env $(SAN_ENV) UNIT_PREFIX=$(SAN_UNIT_PREFIX) UNIT_ROUNDS=$(SAN_UNIT_ROUNDS) tests/unit.sh
+	env $(SAN_ENV) tests/run-bats.sh $(wildcard $(OFFLINE_BATS))
+	@if ls $(SAN_LOG)/* >/dev/null 2>&1; then \
+		cat $(SAN_LOG)/*; echo "check-sanitize: sanitizer reports above" >&2; exit 1; \
+	fi
+	@echo "check-sanitize: no sanitizer reports"
+
+.PHONY: fuzz fuzz-short fuzz-regress fuzz-build fuzz-seeds fuzz-coverage \
+	check-sanitize \
+	$(FUZZ_TARGETS:%=fuzz-%)
+
+# clang and its sanitizer/fuzzer runtimes; GNU time for bats/hostile.bats
+deps: deps-fuzz
+deps-fuzz:
+	tests/ports.sh deps clang libclang-rt-14-dev time
+
+.PHONY: deps-fuzz

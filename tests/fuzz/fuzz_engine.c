@@ -1,0 +1,324 @@
+/*
+ * libFuzzer target: the strip engine.
+ *
+ * Input: flags, 3 seed bytes for the piece sizes (see common.h), the dump.
+ * For every input:
+ *   - strip, one piece and cut: same errors, counters and output;
+ *     the output is never larger than the input
+ *   - the oracle (tests/oracle.c, whole-buffer walker) accepts what the
+ *     engine strips and strips it to the same bytes, and the engine
+ *     strips what the oracle accepts, but for known, deliberate
+ *     differences (see lenient() and stricter())
+ *   - HS_FALLBACK: cut-invariant; on a dump that strips, the normal
+ *     output; else the same first error, the rest verbatim, and exact
+ *     top-level framing when the input had it
+ * and on every input that strips:
+ *   - restore(strip(x)) == oracle zero(x), byte for byte (when x has no
+ *     0xC3 of its own), and restore is cut-invariant
+ *   - strip(strip(x)) == strip(x)
+ *   - HS_NO_HEADER over the records gives the output's records
+ *   - HS_OPEN_LEN: every heap record length zeroed and patched with
+ *     hs_close_record at its end, or earlier (flag 2), the last one
+ *     possibly never (flag 4): same output
+ * Flag 8 adds a run in 1-byte pieces.
+ */
+#include "common.h"
+#include "oracle.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#define RESTORE_SLACK (16u << 20)
+
+static struct fz_run A, B, R, F1, F2;
+
+/* The oracle rejects, the engine accepts on purpose: a header string
+ * other than "JAVA PROFILE 1.0.[123]" (the engine takes any it can
+ * frame), and instance field types (the engine skips the field table
+ * without reading it). */
+static int lenient(const struct oracle_result *o)
+{
+	return o->err_off == 0 ||
+	       !strcmp(o->err, "bad basic type in CLASS_DUMP instance field");
+}
+
+/* The engine rejects, the oracle accepts on purpose: a header with no
+ * record after it, an invalid element type in a 0xC3. */
+static int stricter(const struct fz_run *a, const struct oracle_result *o)
+{
+	return a->err == HS_E_NORECORDS || (a->err == HS_E_TYPE && o->nc3);
+}
+
+static void check_oracle(const unsigned char *x, size_t n)
+{
+	struct oracle_result o;
+
+	oracle_walk(ORACLE_STRIP, x, n, &o);
+	if (!A.err && !o.ok && !lenient(&o))
+		fz_fail("the engine strips what the oracle rejects at %llu: %s",
+		        (unsigned long long)o.err_off, o.err);
+	if (A.err && o.ok && !stricter(&A, &o))
+		fz_fail("the engine rejects (%s at %llu) what the oracle accepts",
+		        hs_strerror(A.err), (unsigned long long)A.err_off);
+	if (A.err || !o.ok)
+		return;
+	fz_same_bytes(A.out.b, A.out.len, o.out, o.out_len,
+	              "strip vs oracle strip");
+	if (A.arrays != o.n23 || A.elem_bytes != o.elems)
+		fz_fail("engine stripped %llu arrays, %llu bytes; oracle %llu, %llu",
+		        (unsigned long long)A.arrays,
+		        (unsigned long long)A.elem_bytes,
+		        (unsigned long long)o.n23, (unsigned long long)o.elems);
+}
+
+/* Top-level framing: where the records after the header say the file
+ * ends, minus where it ends (negative: a cut record header). */
+static int64_t framing(const unsigned char *b, size_t len)
+{
+	size_t off = fz_header_len(b, len);
+
+	while (off <= len && len - off >= 9)
+		off += 9 + (size_t)hs_be32(b + off + 5);
+	return (int64_t)off - (int64_t)len;
+}
+
+static int finish_error(enum hs_err e)
+{
+	return e == HS_E_TRUNCATED || e == HS_E_SHORT || e == HS_E_EMPTY ||
+	       e == HS_E_NORECORDS;
+}
+
+static void check_fallback(const unsigned char *x, size_t n, uint32_t seed)
+{
+	struct fz_cuts c;
+
+	fz_engine(x, n, HS_FALLBACK, 0, NULL, n, NULL, &F1);
+	if (F1.out.over)
+		fz_fail("fallback: output larger than the input");
+	if (F1.err)
+		fz_fail("fallback: error %s at %llu", hs_strerror(F1.err),
+		        (unsigned long long)F1.err_off);
+	fz_cuts_init(&c, seed ^ 0xA5A5A5);
+	fz_engine(x, n, HS_FALLBACK, 0, &c, n, NULL, &F2);
+	fz_same(&F1, &F2, "fallback, cut");
+	if (!A.err) {
+		if (F1.fallback)
+			fz_fail("fallback: %s at %llu on a dump that strips",
+			        hs_strerror(F1.fallback),
+			        (unsigned long long)F1.fallback_off);
+		fz_same_bytes(F1.out.b, F1.out.len, A.out.b, A.out.len,
+		              "fallback vs strip");
+		return;
+	}
+	if (F1.fallback != A.err || F1.fallback_off != A.err_off)
+		fz_fail("fallback: %s at %llu, strip failed with %s at %llu",
+		        hs_strerror(F1.fallback),
+		        (unsigned long long)F1.fallback_off, hs_strerror(A.err),
+		        (unsigned long long)A.err_off);
+	if (!finish_error(F1.fallback)) {
+		if (F1.fb_in > n || F1.fb_out > F1.out.len)
+			fz_fail("fallback: copy starts past the end");
+		fz_same_bytes(F1.out.b + F1.fb_out, F1.out.len - F1.fb_out,
+		              x + F1.fb_in, n - F1.fb_in, "fallback tail");
+	}
+	/* exact framing, or the same bytes missing at the end */
+	if (fz_header_len(x, n) &&
+	    framing(x, n) != framing(F1.out.b, F1.out.len))
+		fz_fail("fallback: framing %lld, the input's %lld",
+		        (long long)framing(F1.out.b, F1.out.len),
+		        (long long)framing(x, n));
+}
+
+/* HS_OPEN_LEN: heap record lengths zeroed, patched with hs_close_record. */
+struct hrec {
+	size_t len_off, body, end;
+	uint32_t len;
+};
+
+static void check_open_len(unsigned fl, const unsigned char *x, size_t n,
+                           uint32_t seed)
+{
+	static unsigned char *y;
+	static struct hrec *recs;
+	static size_t ycap, rcap;
+	size_t nrec = 0, off = fz_header_len(x, n), pos = 0, i = 0, unclosed;
+	struct fz_cuts c;
+	struct fz_run *r = &B;
+	struct hs_state st;
+	struct hs_sink sink;
+	uint64_t rnd = seed * 2654435761u + 7;
+
+	if (n > ycap) {
+		y = realloc(y, n);
+		ycap = n;
+	}
+	memcpy(y, x, n);
+	while (n - off >= 9) {
+		uint32_t len = hs_be32(x + off + 5);
+		if (x[off] == 0x0C || x[off] == 0x1C) {
+			if (nrec == rcap) {
+				rcap = rcap ? 2 * rcap : 64;
+				recs = realloc(recs, rcap * sizeof *recs);
+			}
+			recs[nrec].len_off = off + 5;
+			recs[nrec].body = off + 9;
+			recs[nrec].end = off + 9 + len;
+			recs[nrec].len = len;
+			/* flag 2: the writer patches before the body is all in */
+			if (fl & 2) {
+				rnd ^= rnd << 13, rnd ^= rnd >> 7, rnd ^= rnd << 17;
+				recs[nrec].end = off + 9 + (size_t)(rnd % ((uint64_t)len + 1));
+			}
+			memset(y + off + 5, 0, 4);
+			nrec++;
+		}
+		off += 9 + (size_t)len;
+	}
+	/* flag 4: the last record, a heap record, never patched */
+	unclosed = (fl & 4) && nrec && recs[nrec - 1].body +
+	           recs[nrec - 1].len == n ? nrec - 1 : (size_t)-1;
+
+	r->out.len = 0;
+	r->out.limit = n;
+	r->out.over = 0;
+	sink.write = fz_sink_write;
+	sink.patch = fz_sink_patch;
+	sink.user = &r->out;
+	hs_init(&st, HS_OPEN_LEN, &sink);
+	fz_cuts_init(&c, seed ^ 0x3C3C3C);
+	while (!st.err) {
+		size_t stop = n;
+		if (i < nrec && i != unclosed && recs[i].end < stop)
+			stop = recs[i].end;
+		if (pos < stop) {
+			size_t k = fz_next_piece(&c, stop - pos);
+			hs_feed(&st, y + pos, k);
+			pos += k;
+		}
+		if (i < nrec && i != unclosed && pos == recs[i].end &&
+		    pos >= recs[i].body) {
+			enum hs_err e = hs_close_record(&st, recs[i].len_off,
+			                                recs[i].len);
+			if (e)
+				fz_fail("open-len: closing the record at %zu: %s",
+				        recs[i].len_off, hs_strerror(e));
+			i++;
+		} else if (i == unclosed) {
+			i++;
+		} else if (pos == n) {
+			break;
+		}
+	}
+	if (!st.err)
+		hs_finish(&st);
+	if (st.err)
+		fz_fail("open-len: %s at %llu", hs_strerror(st.err),
+		        (unsigned long long)st.err_off);
+	if (hs_open_record(&st) != UINT64_MAX)
+		fz_fail("open-len: a record is still open at the end");
+	fz_same_bytes(r->out.b, r->out.len, A.out.b, A.out.len,
+	              "open-len vs strip");
+}
+
+/* The API used wrongly: a close at a random place and time. No crash, and
+ * a wrong close is refused. */
+static void check_misuse(const unsigned char *x, size_t n, uint32_t seed)
+{
+	struct hs_sink s;
+	struct hs_state st;
+	size_t k = n ? seed % (n + 1) : 0;
+	uint64_t at;
+	enum hs_err e;
+
+	s.write = fz_sink_write;
+	s.patch = fz_sink_patch;
+	B.out.len = 0;
+	B.out.limit = 2 * n + 64;
+	B.out.over = 0;
+	s.user = &B.out;
+	hs_init(&st, HS_OPEN_LEN | HS_FALLBACK, &s);
+	hs_feed(&st, x, k);
+	at = hs_open_record(&st);
+	e = hs_close_record(&st, at + (seed >> 20 & 1), seed >> 8 & 0xFFF);
+	if (at == UINT64_MAX && e != HS_E_PATCH && !st.err)
+		fz_fail("misuse: closing with no open record: %s", hs_strerror(e));
+	(void)hs_map_verbatim(&st, seed);
+	hs_feed(&st, x + k, n - k);
+	hs_finish(&st);
+}
+
+int LLVMFuzzerTestOneInput(const unsigned char *data, size_t size)
+{
+	const unsigned char *x = data + FZ_PREFIX;
+	size_t n, h;
+	unsigned fl;
+	uint32_t seed;
+	struct fz_cuts c;
+	struct oracle_result o;
+
+	if (size < FZ_PREFIX)
+		return 0;
+	n = size - FZ_PREFIX;
+	fl = data[0];
+	seed = (uint32_t)data[1] | (uint32_t)data[2] << 8 |
+	       (uint32_t)data[3] << 16;
+
+	/* strip: cut-invariant, never larger */
+	fz_engine(x, n, 0, 0, NULL, n, NULL, &A);
+	if (A.out.over)
+		fz_fail("strip: output larger than the input");
+	fz_cuts_init(&c, seed);
+	fz_engine(x, n, 0, 0, &c, n, NULL, &B);
+	fz_same(&A, &B, "strip, cut");
+	if (fl & 8) {
+		fz_cuts_ones(&c);
+		fz_engine(x, n, 0, 0, &c, n, NULL, &B);
+		fz_same(&A, &B, "strip, 1-byte pieces");
+	}
+	check_oracle(x, n);
+	check_fallback(x, n, seed);
+	check_misuse(x, n, seed);
+	if (A.err)
+		return 0;
+
+	/* strip(strip(x)) == strip(x) */
+	fz_engine(A.out.b, A.out.len, 0, 0, NULL, A.out.len, NULL, &B);
+	if (B.err || B.arrays)
+		fz_fail("strip twice: %s, %llu arrays", hs_strerror(B.err),
+		        (unsigned long long)B.arrays);
+	fz_same_bytes(B.out.b, B.out.len, A.out.b, A.out.len, "strip twice");
+
+	/* restore(strip(x)) == zero(x) */
+	oracle_walk(ORACLE_ZERO, x, n, &o);
+	fz_engine(A.out.b, A.out.len, HS_RESTORE, 0, NULL, n + RESTORE_SLACK,
+	          NULL, &R);
+	if (R.err) {
+		/* only 0xC3 of x's own can make it fail (or grow past the slack) */
+		if (o.ok && !o.nc3)
+			fz_fail("restore(strip(x)): %s at %llu",
+			        hs_strerror(R.err), (unsigned long long)R.err_off);
+	} else if (o.ok && !o.nc3) {
+		fz_same_bytes(R.out.b, R.out.len, o.out, o.out_len,
+		              "restore(strip(x)) vs oracle zero(x)");
+	} else if (o.ok && R.out.len != n + o.c3_elems) {
+		fz_fail("restore(strip(x)): %zu bytes, want %llu", R.out.len,
+		        (unsigned long long)(n + o.c3_elems));
+	}
+	fz_cuts_init(&c, seed ^ 0x5A5A5A);
+	fz_engine(A.out.b, A.out.len, HS_RESTORE, 0, &c, n + RESTORE_SLACK,
+	          NULL, &B);
+	fz_same(&R, &B, "restore, cut");
+
+	/* the records alone, as a JDK 22 .pN file */
+	h = fz_header_len(x, n);
+	fz_cuts_init(&c, seed ^ 0x0F0F0F);
+	fz_engine(x + h, n - h, HS_NO_HEADER, A.idsize, &c, n, NULL, &B);
+	if (B.err)
+		fz_fail("no-header: %s at %llu", hs_strerror(B.err),
+		        (unsigned long long)B.err_off);
+	fz_same_bytes(B.out.b, B.out.len, A.out.b + h, A.out.len - h,
+	              "no-header vs strip");
+
+	check_open_len(fl, x, n, seed);
+	return 0;
+}
