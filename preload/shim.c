@@ -1273,19 +1273,28 @@ EXPORT int close(int fd)
 	return r;
 }
 
+/* A dup made newfd from oldfd: drop what newfd's number meant before,
+ * then let it mean what oldfd means. errno is left as the dup set it. */
+static void after_dup(int oldfd, int newfd)
+{
+	int saved = errno;
+
+	if (newfd == oldfd)
+		return;
+	fresh_fd(newfd);
+	if (fd_state(oldfd) || fd_state(newfd))
+		alias_fd(oldfd, newfd);
+	errno = saved;
+}
+
 EXPORT int dup(int fd)
 {
-	int r, saved;
+	int r;
 
 	resolve();
 	r = real.dup(fd);
 	if (r >= 0)
-		fresh_fd(r);
-	if (r >= 0 && (fd_state(fd) || fd_state(r))) {
-		saved = errno;
-		alias_fd(fd, r);
-		errno = saved;
-	}
+		after_dup(fd, r);
 	return r;
 }
 
@@ -1300,13 +1309,8 @@ static int do_dup2(int oldfd, int newfd, int flags, int three)
 		errno = saved;
 	}
 	r = three ? real.dup3(oldfd, newfd, flags) : real.dup2(oldfd, newfd);
-	if (r >= 0 && r != oldfd)
-		fresh_fd(r);
-	if (r >= 0 && (fd_state(oldfd) || fd_state(r))) {
-		saved = errno;
-		alias_fd(oldfd, r);
-		errno = saved;
-	}
+	if (r >= 0)
+		after_dup(oldfd, r);
 	return r;
 }
 
@@ -1322,20 +1326,14 @@ EXPORT int dup3(int oldfd, int newfd, int flags)
 
 static int do_fcntl(fcntl_fn fn, int fd, int cmd, unsigned long arg)
 {
-	int r, saved;
+	int r;
 
 	resolve();
 	if (!fn)
 		fn = real.fcntl;  /* no fcntl64 in this libc */
 	r = fn(fd, cmd, arg);
 	if (r >= 0 && (cmd == F_DUPFD || cmd == F_DUPFD_CLOEXEC))
-		fresh_fd(r);
-	if (r >= 0 && (cmd == F_DUPFD || cmd == F_DUPFD_CLOEXEC) &&
-	    (fd_state(fd) || fd_state(r))) {
-		saved = errno;
-		alias_fd(fd, r);
-		errno = saved;
-	}
+		after_dup(fd, r);
 	return r;
 }
 
