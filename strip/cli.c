@@ -61,36 +61,43 @@ static int usage_error(const struct cli_tool *t, const char *fmt, const char *a)
 	return EXIT_USAGE;
 }
 
-static int read_some(int fd, void *buf, size_t n, ssize_t *got)
+int cli_feed(struct hs_state *st, int fd,
+             void (*tick)(void *user, uint64_t done), void *user)
 {
-	do
-		*got = read(fd, buf, n);
-	while (*got < 0 && errno == EINTR);
-	return *got < 0 ? -1 : 0;
+	ssize_t got;
+
+	for (;;) {
+		do
+			got = read(fd, in_buf, sizeof in_buf);
+		while (got < 0 && errno == EINTR);
+		if (got < 0)
+			return -1;
+		if (got == 0)
+			break;
+		if (hs_feed(st, in_buf, (size_t)got))
+			return 0;
+		if (tick)
+			tick(user, st->in_off);
+	}
+	hs_finish(st);
+	return 0;
+}
+
+static void progress_tick(void *user, uint64_t done)
+{
+	show_progress(user, done, 0);
 }
 
 /* Runs the engine over in_fd into the sink; 0 on success. */
 static int pump(struct run *r, struct hs_state *st, int in_fd, struct out *o)
 {
-	ssize_t got;
-
 	r->t0 = now();
-	for (;;) {
-		if (read_some(in_fd, in_buf, sizeof in_buf, &got)) {
-			if (r->verbosity)
-				fprintf(stderr, "%s: %s: read: %s\n", r->tool->name,
-				        r->in_name, strerror(errno));
-			return -1;
-		}
-		if (got == 0)
-			break;
-		if (hs_feed(st, in_buf, (size_t)got))
-			break;
-		if (r->progress)
-			show_progress(r, st->in_off, 0);
+	if (cli_feed(st, in_fd, r->progress ? progress_tick : NULL, r)) {
+		if (r->verbosity)
+			fprintf(stderr, "%s: %s: read: %s\n", r->tool->name,
+			        r->in_name, strerror(errno));
+		return -1;
 	}
-	if (!st->err)
-		hs_finish(st);
 	if (!st->err)
 		out_flush(o);
 	if (r->progress)

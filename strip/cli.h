@@ -13,6 +13,12 @@ struct cli_tool {
 	int (*option)(const char *arg, unsigned *flags);
 };
 
+/* Reads fd to its end through the engine, then finishes it. -1: a read
+ * failed (errno says why); 0: the engine ran (st->err tells the rest).
+ * tick, if set, is called with the input offset after each chunk. */
+int cli_feed(struct hs_state *st, int fd,
+             void (*tick)(void *user, uint64_t done), void *user);
+
 /* Parses argv, runs the engine from IN to OUT, returns the exit code. */
 int cli_main(const struct cli_tool *tool, int argc, char **argv);
 

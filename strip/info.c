@@ -14,9 +14,6 @@
 #include <time.h>
 #include <unistd.h>
 
-#define INFO_BUF (1u << 20)
-
-static unsigned char info_buf[INFO_BUF];
 
 static const char info_usage[] =
 "Usage: hprofstrip --info [--json] [-q] [IN]\n"
@@ -138,26 +135,15 @@ static int discard_patch(void *user, uint64_t off, const unsigned char be4[4])
 static int run(struct info *in, int fd)
 {
 	static const struct hs_sink sink = { discard_write, discard_patch, NULL };
-	ssize_t got;
 
 	hs_init(&in->st, 0, &sink);
 	in->st.census = &in->census;
-	for (;;) {
-		do
-			got = read(fd, info_buf, sizeof info_buf);
-		while (got < 0 && errno == EINTR);
-		if (got < 0) {
-			if (!in->quiet)
-				fprintf(stderr, "%s: %s: read: %s\n", in->prog,
-				        in->in_name, strerror(errno));
-			return -1;
-		}
-		if (got == 0)
-			break;
-		if (hs_feed(&in->st, info_buf, (size_t)got))
-			return 0;
+	if (cli_feed(&in->st, fd, NULL, NULL)) {
+		if (!in->quiet)
+			fprintf(stderr, "%s: %s: read: %s\n", in->prog,
+			        in->in_name, strerror(errno));
+		return -1;
 	}
-	hs_finish(&in->st);
 	return 0;
 }
 
