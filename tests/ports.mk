@@ -65,7 +65,7 @@ check-shim-extra: deps all $(TESTBIN) $(SHIM_EXTRA_BIN)
 MUSL = $(BUILD)/musl
 MUSL_STATIC = $(MUSL)/static
 
-check-musl:
+check-musl: deps
 	tests/ports.sh deps musl-tools file
 	$(MAKE) CC=musl-gcc BUILD=$(MUSL) all $(MUSL)/splitcheck $(MUSL)/oracle \
 		$(MUSL)/replay $(MUSL)/shimstress
@@ -91,7 +91,7 @@ ARM64_SYSROOT = /usr/aarch64-linux-gnu
 ARM64_MAKE = $(MAKE) CC=$(ARM64_CC) BUILD=$(ARM64)/bin \
 	CFLAGS="-O2 -g -Wcast-align=strict"
 
-check-arm64:
+check-arm64: deps
 	tests/ports.sh deps gcc-aarch64-linux-gnu libc6-dev-arm64-cross qemu-user file
 	$(ARM64_MAKE) LDFLAGS=-static $(ARM64)/bin/hprofstrip \
 		$(ARM64)/bin/hprofrestore $(ARM64)/bin/splitcheck $(ARM64)/bin/oracle
