@@ -10,7 +10,7 @@ WARN = -std=c11 -D_GNU_SOURCE -Wall -Wextra -Werror
 ALL_CFLAGS = $(WARN) $(CFLAGS)
 
 ENGINE = strip/engine.c
-CLI = strip/cli.c strip/out.c strip/info.c
+CLI = strip/cli.c strip/out.c strip/info.c strip/standaside.c
 HDRS = strip/hprof.h strip/cli.h strip/out.h strip/info.h
 TOOLS = $(BUILD)/hprofstrip $(BUILD)/hprofrestore
 SHIM = $(BUILD)/libhprofstrip.so
@@ -37,8 +37,15 @@ $(BUILD)/splitcheck: tests/splitcheck.c $(ENGINE) strip/hprof.h | $(BUILD)
 $(BUILD)/oracle: tests/oracle.c | $(BUILD)
 	$(CC) $(ALL_CFLAGS) -o $@ tests/oracle.c $(LDFLAGS)
 
-$(BUILD)/replay: tests/replay.c | $(BUILD)
-	$(CC) $(ALL_CFLAGS) -pthread -o $@ tests/replay.c $(LDFLAGS)
+# the replay driver loads the stub of the runtime it replays
+STUBS = $(BUILD)/stub/libjvm.so $(BUILD)/stub/libart.so
+
+$(STUBS): tests/runtime-stub.c
+	mkdir -p $(BUILD)/stub
+	$(CC) $(ALL_CFLAGS) -fPIC -shared -o $@ tests/runtime-stub.c
+
+$(BUILD)/replay: tests/replay.c $(STUBS) | $(BUILD)
+	$(CC) $(ALL_CFLAGS) -pthread -o $@ tests/replay.c -ldl $(LDFLAGS)
 
 deps:
 	tests/install-deps.sh

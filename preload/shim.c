@@ -36,6 +36,7 @@
 #include <fcntl.h>
 #include <fnmatch.h>
 #include <limits.h>
+#include <link.h>
 #include <pthread.h>
 #include <stdarg.h>
 #include <stdint.h>
@@ -278,6 +279,9 @@ static void resolve(void)
 	RESOLVE(ftruncate, "ftruncate");
 	RESOLVE(sendfile, "sendfile");
 	RESOLVE(copy_file_range, "copy_file_range");
+	/* the *64 and fortified names, where this libc has them (musl >=
+	 * 1.2.4 has no *64 symbols: its off_t is 64 bits, and its open
+	 * always sets O_LARGEFILE) */
 	RESOLVE(open64, "open64");
 	RESOLVE(openat64, "openat64");
 	RESOLVE(open_2, "__open_2");
@@ -294,17 +298,108 @@ static void resolve(void)
 	__atomic_store_n(&resolved, 1, __ATOMIC_RELEASE);
 }
 
+/* Whether a call goes straight to the real function: in a process that
+ * asked the shim to stand aside (hprofstrip and hprofrestore themselves,
+ * whose output must never be stripped again), and for a call made while
+ * this thread is already inside the shim. The latter is a library below
+ * the shim in the preload list whose pwrite64 calls pwrite, or whose
+ * writev calls write: the nested call must not take a tracker's lock
+ * again, which would hang the process. */
+static int standaside;
+static __thread int busy __attribute__((tls_model("initial-exec")));
+
+static int passthrough(void)
+{
+	resolve();
+	return busy || __atomic_load_n(&standaside, __ATOMIC_RELAXED);
+}
+
+/* The body of every exported wrapper: the real call when passing through,
+ * else the shim's own version with this thread marked as inside. */
+#define GUARDED(type, direct, shimmed)            \
+	do {                                      \
+		type r_;                          \
+		if (passthrough())                \
+			return direct;            \
+		busy = 1;                         \
+		r_ = shimmed;                     \
+		busy = 0;                         \
+		return r_;                        \
+	} while (0)
+
+/* Called by the project's own tools before main (strip/standaside.c). */
+EXPORT void hprofstrip_preload_standaside(void)
+{
+	__atomic_store_n(&standaside, 1, __ATOMIC_RELAXED);
+}
+
+/* The real functions with one path each: a *64 or fortified name falls
+ * back to the base name where this libc lacks it. */
+static int real_open64(const char *path, int flags, int mode)
+{
+	return real.open64 ? real.open64(path, flags, mode)
+	                   : real.open(path, flags | O_LARGEFILE, mode);
+}
+
+static int real_openat64(int dirfd, const char *path, int flags, int mode)
+{
+	return real.openat64 ? real.openat64(dirfd, path, flags, mode)
+	                     : real.openat(dirfd, path, flags | O_LARGEFILE, mode);
+}
+
+static int real_open_2(const char *path, int flags, int large)
+{
+	if (large && real.open64_2)
+		return real.open64_2(path, flags);
+	if (!large && real.open_2)
+		return real.open_2(path, flags);
+	return real.open(path, flags | (large ? O_LARGEFILE : 0));
+}
+
+static int real_openat_2(int dirfd, const char *path, int flags, int large)
+{
+	if (large && real.openat64_2)
+		return real.openat64_2(dirfd, path, flags);
+	if (!large && real.openat_2)
+		return real.openat_2(dirfd, path, flags);
+	return real.openat(dirfd, path, flags | (large ? O_LARGEFILE : 0));
+}
+
+static int real_creat64(const char *path, mode_t mode)
+{
+	return real.creat64 ? real.creat64(path, mode) : real.creat(path, mode);
+}
+
+static ssize_t real_pwritev64(int fd, const struct iovec *iov, int cnt,
+                              int64_t off)
+{
+	return real.pwritev64 ? real.pwritev64(fd, iov, cnt, off)
+	                      : real.pwritev(fd, iov, cnt, (off_t)off);
+}
+
+static int64_t real_lseek64(int fd, int64_t off, int whence)
+{
+	return real.lseek64 ? real.lseek64(fd, off, whence)
+	                    : (int64_t)real.lseek(fd, (off_t)off, whence);
+}
+
+static ssize_t real_sendfile64(int out, int in, int64_t *off, size_t n)
+{
+	return real.sendfile64 ? real.sendfile64(out, in, off, n)
+	                       : real.sendfile(out, in, (off_t *)off, n);
+}
+
 static ssize_t sys_write(int fd, const void *b, size_t n)
 {
 	resolve();
 	return real.write(fd, b, n);
 }
 
-static ssize_t sys_pwrite(int fd, const void *b, size_t n, uint64_t off)
+static ssize_t sys_pwrite(int fd, const void *b, size_t n, int64_t off)
 {
 	resolve();
 	if (real.pwrite64)
-		return real.pwrite64(fd, b, n, (int64_t)off);
+		return real.pwrite64(fd, b, n, off);
 	return real.pwrite(fd, b, n, (off_t)off);
 }
 
@@ -395,7 +490,7 @@ struct tracker {
 	int werr;                /* sticky errno of a failed real write */
 	int warned;              /* a fallback was reported */
 	int trunc_at_end;        /* file had old content: cut it at close */
-	int discarded;           /* ftruncate(fd, 0) by the runtime */
+	uint64_t ext;            /* ftruncate past the end: zeros up to here */
 	uint64_t patch_off;      /* length patch being assembled */
 	unsigned char patch[4];
 	unsigned patch_mask;
@@ -407,10 +502,13 @@ struct tracker {
 };
 
 static struct tracker pool[MAX_TRACKERS];
-/* fd -> tracker index + 1; FD_SEEN: opened in front of the shim and not
- * matched, so never sniffed (sniffing is for fds opened elsewhere) */
+/* fd -> tracker index + 1, or FD_SEEN / FD_FRESH below; 0: not seen
+ * opened (sniffed at any write at offset 0) */
 static unsigned char fdmap[MAX_FD];
 #define FD_SEEN 0xFF
+/* FD_FRESH: opened in front of the shim for writing with O_CREAT or
+ * O_TRUNC, not matched, not written yet (sniffed at its first write) */
+#define FD_FRESH 0xFE
 static pthread_mutex_t table_lock = PTHREAD_MUTEX_INITIALIZER;
 
 static struct tracker *lookup(int fd)
@@ -420,7 +518,7 @@ static struct tracker *lookup(int fd)
 	if (fd < 0 || fd >= MAX_FD)
 		return NULL;
 	i = __atomic_load_n(&fdmap[fd], __ATOMIC_ACQUIRE);
-	return i && i != FD_SEEN ? &pool[i - 1] : NULL;
+	return i && i <= MAX_TRACKERS ? &pool[i - 1] : NULL;
 }
 
 static unsigned char fd_state(int fd)
@@ -450,7 +548,7 @@ static int flush_out(struct tracker *t)
 	if (t->werr)
 		return -1;
 	while (n) {
-		ssize_t k = sys_pwrite(t->fd, p, n, t->out_base + t->flushed);
+		ssize_t k = sys_pwrite(t->fd, p, n, (int64_t)(t->out_base + t->flushed));
 		if (k < 0 && errno == EINTR)
 			continue;
 		if (k <= 0) {
@@ -535,7 +633,8 @@ static void tracker_start(struct tracker *t, int kind, const char *path,
 	snprintf(t->path, sizeof t->path, "%s", path);
 	snprintf(t->base, sizeof t->base, "%s", base);
 	t->voff = t->out_base = t->flushed = 0;
-	t->werr = t->warned = t->trunc_at_end = t->discarded = 0;
+	t->werr = t->warned = t->trunc_at_end = 0;
+	t->ext = 0;
 	t->patch_mask = 0;
 	t->seg_in = t->seg_out = t->seg_arrays = 0;
 	t->main = NULL;
@@ -555,32 +654,33 @@ static struct tracker *tracker_alloc(void)
 	return NULL;
 }
 
+static void feed_gap(struct tracker *t, uint64_t at);
+
 static void tracker_finish(struct tracker *t, int fd)
 {
 	t->fd = fd;
-	if (!t->st.in_off && !t->seg_in && !t->blen) {
+	if (!t->st.in_off && !t->seg_in && !t->blen && !t->ext) {
 		/* nothing was written (touch, an open to check a name): the
 		 * file stays as it was, old content and all */
 		t->kind = T_FREE;
 		return;
 	}
-	if (!t->discarded) {
-		hs_finish(&t->st);
-		flush_out(t);
-		report_fallback(t);
-		if (t->trunc_at_end && !t->werr) {
-			resolve();
-			if (real.ftruncate &&
-			    real.ftruncate(fd, (off_t)(t->out_base + t->st.out_off))) {
-				/* the dump is still whole; old bytes remain after it */
-			}
+	feed_gap(t, t->ext);
+	hs_finish(&t->st);
+	flush_out(t);
+	report_fallback(t);
+	if (t->trunc_at_end && !t->werr) {
+		resolve();
+		if (real.ftruncate &&
+		    real.ftruncate(fd, (off_t)(t->out_base + t->st.out_off))) {
+			/* the dump is still whole; old bytes remain after it */
 		}
 	}
 	if (t->kind == T_SEGMENT && t->main && t->main->kind == T_MAIN) {
 		t->main->seg_in += t->st.in_off;
 		t->main->seg_out += t->st.out_off;
 		t->main->seg_arrays += t->st.arrays;
-	} else if (t->kind == T_MAIN && !t->discarded) {
+	} else if (t->kind == T_MAIN) {
 		uint64_t in = t->st.in_off - t->seg_out + t->seg_in;
 		uint64_t out = t->st.out_off;
 		if (t->werr)
@@ -624,16 +724,35 @@ static int matches(const char *path)
 	return 0;
 }
 
-/* "<base>.p<digits>": returns the length of <base>, or 0. */
-static size_t segment_base(const char *path)
+/* "<base>.<digits>" (prefix ""; HotSpot names its second and later dumps
+ * so, dump_file_seq in heapDumper.cpp) or "<base>.p<digits>" (prefix "p";
+ * JDK 22+ segment files): the length of <base>, or 0. */
+static size_t numbered_base(const char *path, const char *prefix)
 {
-	size_t n = strlen(path), i = n;
+	size_t n = strlen(path), i = n, k = strlen(prefix);
 
 	while (i > 0 && path[i - 1] >= '0' && path[i - 1] <= '9')
 		i--;
-	if (i == n || i < 3 || path[i - 1] != 'p' || path[i - 2] != '.')
+	if (i == n || i < k + 2 || memcmp(path + i - k, prefix, k) ||
+	    path[i - k - 1] != '.')
 		return 0;
-	return i - 2;
+	return i - k - 1;
+}
+
+/* A path matched by the pattern, or such a path with a dump number. */
+static int dump_name(const char *path)
+{
+	char base[PATH_MAX];
+	size_t bl;
+
+	if (matches(path))
+		return 1;
+	bl = numbered_base(path, "");
+	if (!bl || bl >= sizeof base)
+		return 0;
+	memcpy(base, path, bl);
+	base[bl] = 0;
+	return matches(base);
 }
 
 /* A relative path made absolute against dirfd (AT_FDCWD: the working
@@ -666,19 +785,20 @@ static int absolute(int dirfd, const char *path, char *out, size_t size)
 	return 1;
 }
 
-/* Does path, or for a .pN segment its base (put in base), match? */
+/* Is path a dump (a match, or a numbered match), or a .pN segment of one
+ * (its base put in base)? */
 static int which_kind(const char *path, char *base, size_t size)
 {
 	size_t bl;
 
-	if (matches(path)) {
+	if (dump_name(path)) {
 		snprintf(base, size, "%s", path);
 		return T_MAIN;
 	}
-	if ((bl = segment_base(path)) && bl < size) {
+	if ((bl = numbered_base(path, "p")) && bl < size) {
 		memcpy(base, path, bl);
 		base[bl] = 0;
-		if (matches(base))
+		if (dump_name(base))
 			return T_SEGMENT;
 	}
 	return T_FREE;
@@ -708,7 +828,10 @@ static void maybe_track(int fd, int dirfd, const char *path, int flags)
 		    "unstripped", path, fd);
 		return;
 	}
-	if (fstat(fd, &sb) || !S_ISREG(sb.st_mode))
+	/* a file with content opened without O_TRUNC is being changed, not
+	 * written afresh: not a dump being taken, so left alone */
+	if (fstat(fd, &sb) || !S_ISREG(sb.st_mode) ||
+	    (!(flags & O_TRUNC) && sb.st_size > 0))
 		goto out;
 	pthread_mutex_lock(&table_lock);
 	t = tracker_alloc();
@@ -728,29 +851,80 @@ static void maybe_track(int fd, int dirfd, const char *path, int flags)
 	}
 	tracker_start(t, kind, path, base, idsize);
 	t->main = main;
-	t->trunc_at_end = !(flags & O_TRUNC) && sb.st_size > 0;
 	map_fd(fd, t);
 	pthread_mutex_unlock(&table_lock);
 out:
 	errno = saved;
 }
 
-/* An fd we did not see opened whose first write at offset 0 starts with
- * the HPROF magic (ART writing to an fd from `am dumpheap`). */
+/* Does this process host a Java runtime: HotSpot's libjvm.so or ART's
+ * libart.so? Only such a process writes heap dumps of its own, so only
+ * there is a file sniffed: a cp or cat of a dump is left alone. Once
+ * loaded, a runtime stays. */
+static int runtime_lib(struct dl_phdr_info *info, size_t size, void *data)
+{
+	const char *n = info->dlpi_name, *b;
+
+	(void)size;
+	(void)data;
+	if (!n)
+		return 0;
+	b = strrchr(n, '/');
+	b = b ? b + 1 : n;
+	return !strcmp(b, "libjvm.so") || !strcmp(b, "libart.so");
+}
+
+static int hosts_runtime(void)
+{
+	static int yes;
+
+	if (__atomic_load_n(&yes, __ATOMIC_RELAXED))
+		return 1;
+	if (!dl_iterate_phdr(runtime_lib, NULL))
+		return 0;
+	__atomic_store_n(&yes, 1, __ATOMIC_RELAXED);
+	return 1;
+}
+
+/* The first write to an fd opened FD_FRESH decides: it is FD_SEEN now.
+ * Returns whether this call was that first write. */
+static int first_write(int fd)
+{
+	unsigned char fresh = FD_FRESH;
+
+	return fd >= 0 && fd < MAX_FD &&
+	       __atomic_compare_exchange_n(&fdmap[fd], &fresh, FD_SEEN, 0,
+	                                   __ATOMIC_ACQ_REL, __ATOMIC_ACQUIRE);
+}
+
+/* A write of buf to an untracked fd, at offset at (-1: the fd's position).
+ * In a process that hosts a runtime (HPROFSTRIP_SNIFF unless 0), it
+ * starts a dump when it writes "JAVA PROFILE 1.0." at offset 0 of a
+ * regular file that is either new (the first write to a file this process
+ * created or truncated, whatever its name: jmap's heap.bin) or was opened
+ * where the shim could not see (the fd that `am dumpheap` hands to ART).
+ * Costs a memcmp and nothing else for any other write. */
 static struct tracker *sniff(int fd, const void *buf, size_t len, int64_t at)
 {
 	struct stat sb;
 	struct tracker *t;
-	char path[64];
+	char path[PATH_MAX], link[64];
+	unsigned char was = fd_state(fd);
 	int fl, saved;
+	ssize_t k;
 
+	if (was == FD_SEEN || fd < 0 || fd >= MAX_FD)
+		return NULL;
+	if (was == FD_FRESH && !first_write(fd))
+		return NULL;
 	load_config();
-	if (!cfg.sniff || len < MAGIC_LEN || fd < 0 || fd >= MAX_FD ||
-	    memcmp(buf, MAGIC, MAGIC_LEN) || fd_state(fd) == FD_SEEN)
+	if (!cfg.sniff || !buf || len < MAGIC_LEN || memcmp(buf, MAGIC, MAGIC_LEN) ||
+	    !hosts_runtime())
 		return NULL;
 	saved = errno;
 	t = NULL;
-	if (fstat(fd, &sb) || !S_ISREG(sb.st_mode))
+	if (fstat(fd, &sb) || !S_ISREG(sb.st_mode) ||
+	    (was == FD_FRESH && sb.st_size > 0))
 		goto out;
 	fl = sys_fcntl(fd, F_GETFL, 0);
 	if (fl < 0 || (fl & O_APPEND))
@@ -762,9 +936,15 @@ static struct tracker *sniff(int fd, const void *buf, size_t len, int64_t at)
 	}
 	if (at != 0)
 		goto out;
-	snprintf(path, sizeof path, "fd %d", fd);
+	snprintf(link, sizeof link, "/proc/self/fd/%d", fd);
+	k = readlink(link, path, sizeof path - 1);
+	if (k > 0)
+		path[k] = 0;
+	else
+		snprintf(path, sizeof path, "fd %d", fd);
 	pthread_mutex_lock(&table_lock);
-	if (!fd_state(fd) && (t = tracker_alloc()) != NULL) {
+	if (fd_state(fd) == (was == FD_FRESH ? FD_SEEN : 0) &&
+	    (t = tracker_alloc()) != NULL) {
 		tracker_start(t, T_MAIN, path, "", 0);
 		t->trunc_at_end = sb.st_size > 0;
 		map_fd(fd, t);
@@ -779,65 +959,108 @@ out:
 
 /* ---- the write path --------------------------------------------------- */
 
+/* Writes buf at output offset to, after the buffered output. */
+static int write_at(struct tracker *t, int fd, const void *buf, size_t len,
+                    uint64_t to)
+{
+	const unsigned char *p = buf;
+
+	if (flush_out(t))
+		return t->werr;
+	while (len) {
+		ssize_t k = sys_pwrite(fd, p, len, t->out_base + to);
+		if (k < 0 && errno == EINTR)
+			continue;
+		if (k <= 0)
+			return t->werr = k < 0 ? errno : EIO;
+		p += k;
+		len -= (size_t)k;
+		to += (uint64_t)k;
+	}
+	return 0;
+}
+
+/* The runtime wrote past the end of what it had written: the gap reads
+ * as zeros in its file, so the engine is fed zeros up to at. */
+static void feed_gap(struct tracker *t, uint64_t at)
+{
+	static const unsigned char zeros[4096];
+
+	while (t->st.in_off < at && !t->st.err) {
+		uint64_t n = at - t->st.in_off;
+		hs_feed(&t->st, zeros, n < sizeof zeros ? (size_t)n : sizeof zeros);
+	}
+}
+
+/* A rewrite of bytes fed already: JDK 8's length patch of the open heap
+ * record, or bytes that went out unchanged (everything before the first
+ * heap record, or copied verbatim after a fallback), which are rewritten
+ * where they are. Returns 0 or an errno. */
+static int track_rewrite(struct tracker *t, int fd, const unsigned char *b,
+                         size_t len, uint64_t at)
+{
+	uint64_t lo = hs_open_record(&t->st), i;
+	uint64_t to = hs_map_verbatim(&t->st, at);
+	uint64_t same = t->st.same_until < t->st.out_off ? t->st.same_until
+	                                                 : t->st.out_off;
+
+	if (at + len <= same)
+		return write_at(t, fd, b, len, at);
+	if (to != UINT64_MAX && at + len <= t->st.in_off)
+		return write_at(t, fd, b, len, to);
+	if (lo == UINT64_MAX || at < lo || at + len > lo + 4) {
+		if (!t->warned) {
+			t->warned = 1;
+			say("hprofstrip: %s: a rewrite of %zu bytes at offset %llu "
+			    "falls on data already stripped and cannot be applied; "
+			    "the dump is damaged", t->path, len,
+			    (unsigned long long)at);
+		}
+		return 0;
+	}
+	if (t->patch_off != lo)
+		t->patch_mask = 0;
+	t->patch_off = lo;
+	for (i = 0; i < len; i++) {
+		t->patch[at - lo + i] = b[i];
+		t->patch_mask |= 1u << (at - lo + i);
+	}
+	if (t->patch_mask == 0xF) {
+		t->patch_mask = 0;
+		if (hs_close_record(&t->st, lo, hs_be32(t->patch)) && !t->werr &&
+		    !t->warned) {
+			t->warned = 1;
+			say("hprofstrip: %s: length patch at offset %llu does not "
+			    "fit the record", t->path, (unsigned long long)lo);
+		}
+	}
+	return 0;
+}
+
 /* A write of len bytes at virtual offset at. Returns 0 or an errno. */
 static int track_write(struct tracker *t, int fd, const void *buf, size_t len,
                        uint64_t at)
 {
+	int e;
+
 	t->fd = fd;
 	if (t->werr)
 		return t->werr;
-	if (t->discarded)
-		return 0;
+	if (at > t->st.in_off)
+		feed_gap(t, at);
+	if (at < t->st.in_off && at + len > t->st.in_off) {
+		/* rewrites the last bytes and goes on past them */
+		size_t old = (size_t)(t->st.in_off - at);
+		if ((e = track_rewrite(t, fd, buf, old, at)) != 0)
+			return e;
+		buf = (const unsigned char *)buf + old;
+		len -= old;
+		at += old;
+	}
 	if (at == t->st.in_off) {
 		hs_feed(&t->st, buf, len);
-	} else {
-		/* a rewrite: only the length of an open heap record (JDK 8) */
-		uint64_t lo = hs_open_record(&t->st), i;
-		uint64_t to = hs_map_verbatim(&t->st, at);
-		const unsigned char *b = buf;
-		if (to != UINT64_MAX && at + len <= t->st.in_off) {
-			/* bytes copied verbatim after a fallback: same place */
-			const unsigned char *p = buf;
-			if (flush_out(t))
-				return t->werr;
-			while (len) {
-				ssize_t k = sys_pwrite(fd, p, len, t->out_base + to);
-				if (k < 0 && errno == EINTR)
-					continue;
-				if (k <= 0)
-					return t->werr = k < 0 ? errno : EIO;
-				p += k;
-				len -= (size_t)k;
-				to += (uint64_t)k;
-			}
-			return 0;
-		}
-		if (lo == UINT64_MAX || at < lo || at + len > lo + 4) {
-			if (!t->warned) {
-				t->warned = 1;
-				say("hprofstrip: %s: unsupported rewrite of %zu bytes "
-				    "at offset %llu; the dump may be damaged", t->path,
-				    len, (unsigned long long)at);
-			}
-			return 0;
-		}
-		if (t->patch_off != lo)
-			t->patch_mask = 0;
-		t->patch_off = lo;
-		for (i = 0; i < len; i++) {
-			t->patch[at - lo + i] = b[i];
-			t->patch_mask |= 1u << (at - lo + i);
-		}
-		if (t->patch_mask == 0xF) {
-			t->patch_mask = 0;
-			if (hs_close_record(&t->st, lo, hs_be32(t->patch)) &&
-			    !t->werr && !t->warned) {
-				t->warned = 1;
-				say("hprofstrip: %s: length patch at offset %llu "
-				    "does not fit the record", t->path,
-				    (unsigned long long)lo);
-			}
-		}
+	} else if ((e = track_rewrite(t, fd, buf, len, at)) != 0) {
+		return e;
 	}
 	report_fallback(t);
 	if (flush_out(t))
@@ -869,7 +1092,7 @@ static ssize_t do_write(int fd, const void *buf, size_t len)
 
 EXPORT ssize_t write(int fd, const void *buf, size_t len)
 {
-	return do_write(fd, buf, len);
+	GUARDED(ssize_t, real.write(fd, buf, len), do_write(fd, buf, len));
 }
 
 static ssize_t do_writev(int fd, const struct iovec *iov, int cnt,
@@ -892,18 +1115,13 @@ static ssize_t do_writev(int fd, const struct iovec *iov, int cnt,
 	else if (!t && cnt > 0) {
 		for (i = 0; i < cnt && !iov[i].iov_len; i++)
 			;
-		if (i < cnt && (!positional || at == 0))
+		if (i < cnt && !(positional && at < 0))
 			t = sniff(fd, iov[i].iov_base, iov[i].iov_len,
 			          positional ? at : -1);
 	}
-	if (!t) {
-		resolve();
-		if (!positional)
-			return real.writev(fd, iov, cnt);
-		if (real.pwritev64)
-			return real.pwritev64(fd, iov, cnt, at);
-		return real.pwritev(fd, iov, cnt, (off_t)at);
-	}
+	if (!t)
+		return positional ? real_pwritev64(fd, iov, cnt, at)
+		                  : real.writev(fd, iov, cnt);
 	if (cnt < 0 || cnt > IOV_MAX || (positional && at < 0)) {
 		errno = EINVAL;
 		return -1;
@@ -928,26 +1146,21 @@ static ssize_t do_writev(int fd, const struct iovec *iov, int cnt,
 
 EXPORT ssize_t writev(int fd, const struct iovec *iov, int cnt)
 {
-	return do_writev(fd, iov, cnt, 0, 0);
+	GUARDED(ssize_t, real.writev(fd, iov, cnt), do_writev(fd, iov, cnt, 0, 0));
 }
 
 EXPORT ssize_t pwritev(int fd, const struct iovec *iov, int cnt, off_t off)
 {
-	return do_writev(fd, iov, cnt, (int64_t)off, 1);
+	GUARDED(ssize_t, real.pwritev(fd, iov, cnt, off),
+	        do_writev(fd, iov, cnt, (int64_t)off, 1));
 }
 
 EXPORT ssize_t pwritev64(int fd, const struct iovec *iov, int cnt, int64_t off)
 {
-	return do_writev(fd, iov, cnt, off, 1);
+	GUARDED(ssize_t, real_pwritev64(fd, iov, cnt, off),
+	        do_writev(fd, iov, cnt, off, 1));
 }
 
-static ssize_t real_pwrite(int fd, const void *buf, size_t len, int64_t off)
-{
-	resolve();
-	if (real.pwrite64)
-		return real.pwrite64(fd, buf, len, off);
-	return real.pwrite(fd, buf, len, (off_t)off);
-}
 
 static ssize_t do_pwrite(int fd, const void *buf, size_t len, int64_t off)
 {
@@ -955,8 +1168,8 @@ static ssize_t do_pwrite(int fd, const void *buf, size_t len, int64_t off)
 	int e, saved = errno;
 
 	if ((!buf && len) ||
-	    (!t && (off != 0 || !(t = sniff(fd, buf, len, off)))))
-		return real_pwrite(fd, buf, len, off);
+	    (!t && (off < 0 || !(t = sniff(fd, buf, len, off)))))
+		return sys_pwrite(fd, buf, len, off);
 	if (off < 0) {
 		errno = EINVAL;
 		return -1;
@@ -974,12 +1187,14 @@ static ssize_t do_pwrite(int fd, const void *buf, size_t len, int64_t off)
 
 EXPORT ssize_t pwrite(int fd, const void *buf, size_t len, off_t off)
 {
-	return do_pwrite(fd, buf, len, (int64_t)off);
+	GUARDED(ssize_t, real.pwrite(fd, buf, len, off),
+	        do_pwrite(fd, buf, len, (int64_t)off));
 }
 
 EXPORT ssize_t pwrite64(int fd, const void *buf, size_t len, int64_t off)
 {
-	return do_pwrite(fd, buf, len, off);
+	GUARDED(ssize_t, sys_pwrite(fd, buf, len, off),
+	        do_pwrite(fd, buf, len, off));
 }
 
 /* ---- offsets ----------------------------------------------------------- */
@@ -990,16 +1205,13 @@ static int64_t do_lseek(int fd, int64_t off, int whence)
 	int64_t pos;
 
 	if (!t || (whence != SEEK_SET && whence != SEEK_CUR &&
-	           whence != SEEK_END)) {
-		resolve();
-		if (real.lseek64)
-			return real.lseek64(fd, off, whence);
-		return (int64_t)real.lseek(fd, (off_t)off, whence);
-	}
+	           whence != SEEK_END))
+		return real_lseek64(fd, off, whence);
 	pthread_mutex_lock(&t->lock);
 	pos = whence == SEEK_SET ? off
 	    : whence == SEEK_CUR ? (int64_t)t->voff + off
-	                         : (int64_t)t->st.in_off + off;
+	                         : (int64_t)(t->ext > t->st.in_off ? t->ext
+	                                                          : t->st.in_off) + off;
 	if (pos < 0) {
 		pthread_mutex_unlock(&t->lock);
 		errno = EINVAL;
@@ -1010,9 +1222,11 @@ static int64_t do_lseek(int fd, int64_t off, int whence)
 	return pos;
 }
 
-EXPORT off_t lseek(int fd, off_t off, int whence)
+/* lseek's off_t may be 32 bits: a position past it is EOVERFLOW */
+static off_t do_lseek32(int fd, off_t off, int whence)
 {
 	int64_t r = do_lseek(fd, (int64_t)off, whence);
+
 	if (r > (int64_t)((~(uint64_t)0 >> 1) >> (64 - 8 * sizeof(off_t)))) {
 		errno = EOVERFLOW;
 		return -1;
@@ -1020,41 +1234,87 @@ EXPORT off_t lseek(int fd, off_t off, int whence)
 	return (off_t)r;
 }
 
-EXPORT int64_t lseek64(int fd, int64_t off, int whence)
+EXPORT off_t lseek(int fd, off_t off, int whence)
 {
-	return do_lseek(fd, off, whence);
+	GUARDED(off_t, real.lseek(fd, off, whence), do_lseek32(fd, off, whence));
 }
 
+EXPORT int64_t lseek64(int fd, int64_t off, int whence)
+{
+	GUARDED(int64_t, real_lseek64(fd, off, whence), do_lseek(fd, off, whence));
+}
+
+static int real_ftruncate(int fd, int64_t len)
+{
+	if (real.ftruncate64)
+		return real.ftruncate64(fd, len);
+	return real.ftruncate(fd, (off_t)len);
+}
+
+/* The dump starts over: ftruncate(fd, 0) empties the file (ART erases a
+ * failed dump so; RandomAccessFile.setLength(0) before writing). The file
+ * position is the runtime's, as ftruncate leaves it. */
+static void tracker_restart(struct tracker *t)
+{
+	int refs = t->refs;
+	uint64_t voff = t->voff;
+	struct tracker *main = t->main;
+	char path[sizeof t->path], base[sizeof t->base];
+
+	memcpy(path, t->path, sizeof path);
+	memcpy(base, t->base, sizeof base);
+	tracker_start(t, t->kind, path, base, t->st.idsize);
+	t->refs = refs;
+	t->voff = voff;
+	t->main = main;
+}
+
+/* ftruncate of a tracked file, in the runtime's offsets: to 0 the dump
+ * starts over; to its end the stripped file is cut at its own end; past
+ * its end the runtime's file grows by zeros, which are fed at the next
+ * write past them or at close. A cut inside what was written cannot be
+ * mapped onto the stripped file: said once, and the file is left whole. */
 static int do_ftruncate(int fd, int64_t len)
 {
 	struct tracker *t = lookup(fd);
-	int r;
+	int r = 0, saved = errno;
 
-	resolve();
-	if (t && len == 0) {
-		/* ART on a failed dump: the file is emptied, then closed */
-		pthread_mutex_lock(&t->lock);
-		t->discarded = 1;
-		t->blen = 0;
-		pthread_mutex_unlock(&t->lock);
-	} else if (t && (uint64_t)len == t->st.in_off) {
-		len = (int64_t)(t->out_base + t->st.out_off);
+	if (!t || len < 0)
+		return real_ftruncate(fd, len);
+	pthread_mutex_lock(&t->lock);
+	if (len == 0) {
+		r = real_ftruncate(fd, 0);
+		if (r == 0)
+			tracker_restart(t);
+	} else if ((uint64_t)len == t->st.in_off) {
+		t->ext = 0;
+		if (flush_out(t))
+			r = (errno = t->werr, -1);
+		else
+			r = real_ftruncate(fd, (int64_t)(t->out_base +
+			                                 t->st.out_off));
+	} else if ((uint64_t)len > t->st.in_off) {
+		t->ext = (uint64_t)len;
+	} else if (!t->warned) {
+		t->warned = 1;
+		say("hprofstrip: %s: a truncation to %lld bytes falls on data "
+		    "already stripped and cannot be applied", t->path,
+		    (long long)len);
 	}
-	if (real.ftruncate64)
-		r = real.ftruncate64(fd, len);
-	else
-		r = real.ftruncate(fd, (off_t)len);
+	if (!r)
+		errno = saved;
+	pthread_mutex_unlock(&t->lock);
 	return r;
 }
 
 EXPORT int ftruncate(int fd, off_t len)
 {
-	return do_ftruncate(fd, (int64_t)len);
+	GUARDED(int, real.ftruncate(fd, len), do_ftruncate(fd, (int64_t)len));
 }
 
 EXPORT int ftruncate64(int fd, int64_t len)
 {
-	return do_ftruncate(fd, len);
+	GUARDED(int, real_ftruncate(fd, len), do_ftruncate(fd, len));
 }
 
 /* ---- sendfile and copy_file_range into a tracked file ----------------- */
@@ -1100,14 +1360,14 @@ static ssize_t pump_into(struct tracker *t, int out_fd, int in_fd,
 	return (ssize_t)done;
 }
 
-EXPORT ssize_t sendfile(int out_fd, int in_fd, off_t *off, size_t count)
+static ssize_t do_sendfile(int out_fd, int in_fd, off_t *off, size_t count)
 {
 	struct tracker *t = lookup(out_fd);
 	int64_t o;
 	ssize_t r;
 
 	if (!t) {
-		resolve();
+		first_write(out_fd);
 		return real.sendfile(out_fd, in_fd, off, count);
 	}
 	if (!off)
@@ -1118,28 +1378,39 @@ EXPORT ssize_t sendfile(int out_fd, int in_fd, off_t *off, size_t count)
 	return r;
 }
 
-EXPORT ssize_t sendfile64(int out_fd, int in_fd, int64_t *off, size_t count)
+EXPORT ssize_t sendfile(int out_fd, int in_fd, off_t *off, size_t count)
+{
+	GUARDED(ssize_t, real.sendfile(out_fd, in_fd, off, count),
+	        do_sendfile(out_fd, in_fd, off, count));
+}
+
+static ssize_t do_sendfile64(int out_fd, int in_fd, int64_t *off,
+                             size_t count)
 {
 	struct tracker *t = lookup(out_fd);
 
 	if (!t) {
-		resolve();
-		if (real.sendfile64)
-			return real.sendfile64(out_fd, in_fd, off, count);
-		return real.sendfile(out_fd, in_fd, (off_t *)off, count);
+		first_write(out_fd);
+		return real_sendfile64(out_fd, in_fd, off, count);
 	}
 	return pump_into(t, out_fd, in_fd, off, count);
 }
 
-EXPORT ssize_t copy_file_range(int in_fd, off_t *in_off, int out_fd,
-                               off_t *out_off, size_t len, unsigned flags)
+EXPORT ssize_t sendfile64(int out_fd, int in_fd, int64_t *off, size_t count)
+{
+	GUARDED(ssize_t, real_sendfile64(out_fd, in_fd, off, count),
+	        do_sendfile64(out_fd, in_fd, off, count));
+}
+
+static ssize_t do_copy_file_range(int in_fd, off_t *in_off, int out_fd,
+                                  off_t *out_off, size_t len, unsigned flags)
 {
 	struct tracker *t = lookup(out_fd);
 	int64_t o;
 	ssize_t r;
 
 	if (!t) {
-		resolve();
+		first_write(out_fd);
 		return real.copy_file_range(in_fd, in_off, out_fd, out_off, len,
 		                            flags);
 	}
@@ -1163,6 +1434,14 @@ EXPORT ssize_t copy_file_range(int in_fd, off_t *in_off, int out_fd,
 		*out_off += r;
 	}
 	return r;
+}
+
+EXPORT ssize_t copy_file_range(int in_fd, off_t *in_off, int out_fd,
+                               off_t *out_off, size_t len, unsigned flags)
+{
+	GUARDED(ssize_t,
+	        real.copy_file_range(in_fd, in_off, out_fd, out_off, len, flags),
+	        do_copy_file_range(in_fd, in_off, out_fd, out_off, len, flags));
 }
 
 /* ---- fd lifetime ------------------------------------------------------- */
@@ -1252,11 +1531,10 @@ static void alias_fd(int oldfd, int newfd)
 	pthread_mutex_unlock(&table_lock);
 }
 
-EXPORT int close(int fd)
+static int do_close(int fd)
 {
 	int saved = errno, e = 0, r;
 
-	resolve();
 	if (lookup(fd)) {
 		e = release_fd(fd);
 		errno = saved;
@@ -1273,92 +1551,94 @@ EXPORT int close(int fd)
 	return r;
 }
 
+EXPORT int close(int fd)
+{
+	GUARDED(int, real.close(fd), do_close(fd));
+}
+
 /* A dup made newfd from oldfd: drop what newfd's number meant before,
- * then let it mean what oldfd means. errno is left as the dup set it. */
-static void after_dup(int oldfd, int newfd)
+ * then let it mean what oldfd means. errno is left as the dup set it.
+ * Returns newfd. */
+static int after_dup(int oldfd, int newfd)
 {
 	int saved = errno;
 
-	if (newfd == oldfd)
-		return;
+	if (newfd < 0 || newfd == oldfd)
+		return newfd;
 	fresh_fd(newfd);
 	if (fd_state(oldfd) || fd_state(newfd))
 		alias_fd(oldfd, newfd);
 	errno = saved;
+	return newfd;
 }
 
 EXPORT int dup(int fd)
 {
-	int r;
-
-	resolve();
-	r = real.dup(fd);
-	if (r >= 0)
-		after_dup(fd, r);
-	return r;
+	GUARDED(int, real.dup(fd), after_dup(fd, real.dup(fd)));
 }
 
 static int do_dup2(int oldfd, int newfd, int flags, int three)
 {
-	int r, saved = errno;
+	int saved = errno;
 
-	resolve();
 	/* dup2 onto a tracked fd closes it: end that dump first */
-	if (oldfd != newfd && lookup(newfd) && fcntl(oldfd, F_GETFD) >= 0) {
+	if (oldfd != newfd && lookup(newfd) && sys_fcntl(oldfd, F_GETFD, 0) >= 0) {
 		release_fd(newfd);
 		errno = saved;
 	}
-	r = three ? real.dup3(oldfd, newfd, flags) : real.dup2(oldfd, newfd);
-	if (r >= 0)
-		after_dup(oldfd, r);
-	return r;
+	return after_dup(oldfd, three ? real.dup3(oldfd, newfd, flags)
+	                              : real.dup2(oldfd, newfd));
 }
 
 EXPORT int dup2(int oldfd, int newfd)
 {
-	return do_dup2(oldfd, newfd, 0, 0);
+	GUARDED(int, real.dup2(oldfd, newfd), do_dup2(oldfd, newfd, 0, 0));
 }
 
 EXPORT int dup3(int oldfd, int newfd, int flags)
 {
-	return do_dup2(oldfd, newfd, flags, 1);
+	GUARDED(int, real.dup3(oldfd, newfd, flags),
+	        do_dup2(oldfd, newfd, flags, 1));
 }
 
 static int do_fcntl(fcntl_fn fn, int fd, int cmd, unsigned long arg)
 {
-	int r;
+	int r = fn(fd, cmd, arg);
 
-	resolve();
-	if (!fn)
-		fn = real.fcntl;  /* no fcntl64 in this libc */
-	r = fn(fd, cmd, arg);
-	if (r >= 0 && (cmd == F_DUPFD || cmd == F_DUPFD_CLOEXEC))
+	if (cmd == F_DUPFD || cmd == F_DUPFD_CLOEXEC)
 		after_dup(fd, r);
 	return r;
 }
 
+/* fcntl64 where this libc has it, else fcntl */
+static fcntl_fn fcntl64_fn(void)
+{
+	return real.fcntl64 ? real.fcntl64 : real.fcntl;
+}
+
+#define VA_ARG_ULONG(last, arg)                     \
+	do {                                        \
+		va_list ap_;                        \
+		va_start(ap_, last);                \
+		arg = va_arg(ap_, unsigned long);   \
+		va_end(ap_);                        \
+	} while (0)
+
 EXPORT int fcntl(int fd, int cmd, ...)
 {
-	va_list ap;
 	unsigned long arg;
 
-	va_start(ap, cmd);
-	arg = va_arg(ap, unsigned long);
-	va_end(ap);
-	resolve();
-	return do_fcntl(real.fcntl, fd, cmd, arg);
+	VA_ARG_ULONG(cmd, arg);
+	GUARDED(int, real.fcntl(fd, cmd, arg), do_fcntl(real.fcntl, fd, cmd, arg));
 }
 
 EXPORT int fcntl64(int fd, int cmd, ...)
 {
-	va_list ap;
 	unsigned long arg;
 
-	va_start(ap, cmd);
-	arg = va_arg(ap, unsigned long);
-	va_end(ap);
-	resolve();
-	return do_fcntl(real.fcntl64, fd, cmd, arg);
+	VA_ARG_ULONG(cmd, arg);
+	GUARDED(int, fcntl64_fn()(fd, cmd, arg),
+	        do_fcntl(fcntl64_fn(), fd, cmd, arg));
 }
 
 /* ---- opens ------------------------------------------------------------- */
@@ -1384,22 +1664,27 @@ static int needs_mode(int flags)
 
 static int after_open(int dirfd, int fd, const char *path, int flags)
 {
+	int fresh = (flags & O_ACCMODE) != O_RDONLY && !(flags & O_APPEND) &&
+	            (flags & (O_CREAT | O_TRUNC));
+
 	if (fd >= 0) {
 		fresh_fd(fd);
 		maybe_track(fd, dirfd, path, flags);
 		if (!lookup(fd))
-			set_fd_state(fd, FD_SEEN);
+			set_fd_state(fd, fresh ? FD_FRESH : FD_SEEN);
 	}
 	return fd;
 }
+
+#define CREAT_FLAGS (O_WRONLY | O_CREAT | O_TRUNC)
 
 EXPORT int open(const char *path, int flags, ...)
 {
 	int mode = 0;
 
 	VA_MODE(flags, mode);
-	resolve();
-	return after_open(AT_FDCWD, real.open(path, flags, mode), path, flags);
+	GUARDED(int, real.open(path, flags, mode),
+	        after_open(AT_FDCWD, real.open(path, flags, mode), path, flags));
 }
 
 EXPORT int open64(const char *path, int flags, ...)
@@ -1407,13 +1692,8 @@ EXPORT int open64(const char *path, int flags, ...)
 	int mode = 0;
 
 	VA_MODE(flags, mode);
-	resolve();
-	if (real.open64)
-		return after_open(AT_FDCWD, real.open64(path, flags, mode),
-		                  path, flags);
-	return after_open(AT_FDCWD, real.open(path, flags | O_LARGEFILE, mode),
-	                  path,
-	                  flags);
+	GUARDED(int, real_open64(path, flags, mode),
+	        after_open(AT_FDCWD, real_open64(path, flags, mode), path, flags));
 }
 
 EXPORT int openat(int dirfd, const char *path, int flags, ...)
@@ -1421,9 +1701,9 @@ EXPORT int openat(int dirfd, const char *path, int flags, ...)
 	int mode = 0;
 
 	VA_MODE(flags, mode);
-	resolve();
-	return after_open(dirfd, real.openat(dirfd, path, flags, mode),
-	                  path, flags);
+	GUARDED(int, real.openat(dirfd, path, flags, mode),
+	        after_open(dirfd, real.openat(dirfd, path, flags, mode), path,
+	                   flags));
 }
 
 EXPORT int openat64(int dirfd, const char *path, int flags, ...)
@@ -1431,69 +1711,48 @@ EXPORT int openat64(int dirfd, const char *path, int flags, ...)
 	int mode = 0;
 
 	VA_MODE(flags, mode);
-	resolve();
-	if (real.openat64)
-		return after_open(dirfd, real.openat64(dirfd, path, flags, mode),
-		                  path, flags);
-	return after_open(dirfd,
-	                  real.openat(dirfd, path, flags | O_LARGEFILE, mode),
-	                  path, flags);
+	GUARDED(int, real_openat64(dirfd, path, flags, mode),
+	        after_open(dirfd, real_openat64(dirfd, path, flags, mode), path,
+	                   flags));
 }
 
 EXPORT int __open_2(const char *path, int flags)
 {
-	resolve();
-	if (real.open_2)
-		return after_open(AT_FDCWD, real.open_2(path, flags),
-		                  path, flags);
-	return after_open(AT_FDCWD, real.open(path, flags), path, flags);
+	GUARDED(int, real_open_2(path, flags, 0),
+	        after_open(AT_FDCWD, real_open_2(path, flags, 0), path, flags));
 }
 
 EXPORT int __open64_2(const char *path, int flags)
 {
-	resolve();
-	if (real.open64_2)
-		return after_open(AT_FDCWD, real.open64_2(path, flags),
-		                  path, flags);
-	return after_open(AT_FDCWD, real.open(path, flags | O_LARGEFILE),
-	                  path, flags);
+	GUARDED(int, real_open_2(path, flags, 1),
+	        after_open(AT_FDCWD, real_open_2(path, flags, 1), path, flags));
 }
 
 EXPORT int __openat_2(int dirfd, const char *path, int flags)
 {
-	resolve();
-	if (real.openat_2)
-		return after_open(dirfd, real.openat_2(dirfd, path, flags),
-		                  path, flags);
-	return after_open(dirfd, real.openat(dirfd, path, flags), path, flags);
+	GUARDED(int, real_openat_2(dirfd, path, flags, 0),
+	        after_open(dirfd, real_openat_2(dirfd, path, flags, 0), path,
+	                   flags));
 }
 
 EXPORT int __openat64_2(int dirfd, const char *path, int flags)
 {
-	resolve();
-	if (real.openat64_2)
-		return after_open(dirfd, real.openat64_2(dirfd, path, flags),
-		                  path, flags);
-	return after_open(dirfd, real.openat(dirfd, path, flags | O_LARGEFILE),
-	                  path,
-	                  flags);
+	GUARDED(int, real_openat_2(dirfd, path, flags, 1),
+	        after_open(dirfd, real_openat_2(dirfd, path, flags, 1), path,
+	                   flags));
 }
 
 EXPORT int creat(const char *path, mode_t mode)
 {
-	resolve();
-	return after_open(AT_FDCWD, real.creat(path, mode), path,
-	                  O_WRONLY | O_CREAT | O_TRUNC);
+	GUARDED(int, real.creat(path, mode),
+	        after_open(AT_FDCWD, real.creat(path, mode), path, CREAT_FLAGS));
 }
 
 EXPORT int creat64(const char *path, mode_t mode)
 {
-	resolve();
-	if (real.creat64)
-		return after_open(AT_FDCWD, real.creat64(path, mode), path,
-		                  O_WRONLY | O_CREAT | O_TRUNC);
-	return after_open(AT_FDCWD, real.creat(path, mode), path,
-	                  O_WRONLY | O_CREAT | O_TRUNC);
+	GUARDED(int, real_creat64(path, mode),
+	        after_open(AT_FDCWD, real_creat64(path, mode), path,
+	                   CREAT_FLAGS));
 }
 
 /* ---- fork and start-up --------------------------------------------------- */

@@ -352,6 +352,8 @@ static int step_record(struct hs_state *st, struct cur *c)
 	memcpy(st->rec_hdr, h, 9);
 	st->records++;
 	st->rec_tag = h[0];
+	if (is_heap_tag(st->rec_tag) && st->same_until > st->in_off - 9)
+		st->same_until = st->in_off - 9;
 	len = hs_be32(h + 5);
 	st->rec_len = len;
 	st->rec_body_in = st->in_off;
@@ -712,6 +714,8 @@ void hs_init(struct hs_state *st, unsigned flags, const struct hs_sink *sink)
 	st->sink = *sink;
 	st->phase = (flags & HS_NO_HEADER) ? PH_REC : PH_HDR;
 	st->idsize = (flags & HS_NO_HEADER) ? 8 : 0;
+	/* the conversion rewrites the header's version byte */
+	st->same_until = (flags & HS_JVM) ? 0 : UINT64_MAX;
 }
 
 enum hs_err hs_feed(struct hs_state *st, const void *in, size_t len)

@@ -102,6 +102,10 @@ struct hs_state {
 	enum hs_err fallback;   /* HS_FALLBACK: the error that started it */
 	uint64_t fallback_off;
 	uint64_t fb_in, fb_out; /* where the verbatim copy began, in and out */
+	uint64_t same_until;    /* input bytes before this offset that were
+	                           emitted (out_off) went out unchanged at the
+	                           same offset: everything before the first
+	                           heap record (UINT64_MAX until one starts) */
 	unsigned idsize;        /* 4 or 8 once the header is read */
 	char version;           /* '1', '2', '3' (0 before the header) */
 	char header[32];        /* the header string, NUL-terminated */

@@ -41,8 +41,20 @@
  *              offset never moves.
  *   writev     writev with 1..8 iovecs of random sizes, some empty.
  *   bytes      one write() per byte (small files only).
+ *   artfail    as art, but the dump fails after half its records: ART's
+ *              Erase, ftruncate64(fd, 0), fdatasync, close. OUT ends
+ *              empty (it is not byte-identical to IN).
+ *   setlength  RandomAccessFile: open O_RDWR|O_CREAT (no O_TRUNC) 0644,
+ *              ftruncate(fd, 0) (setLength(0)), then 64 KiB writes.
  *
- * Environment: REPLAY_JDK8_BUF=N makes the jdk8 buffer N bytes instead
+ * The modes that replay a runtime (threads, jdk8, jdk22, art*, setlength)
+ * first dlopen the runtime's stand-in, stub/libjvm.so or stub/libart.so
+ * beside this executable (tests/runtime-stub.c): the process then hosts
+ * a runtime, as the real one does, which is where the shim sniffs.
+ *
+ * Environment: REPLAY_PN_KEEP=DIR: jdk22 hard-links each OUT.pN as
+ * DIR/pN after its writer closed it and before the merge reads it, so a
+ * test sees the segment files as they were on disk. REPLAY_JDK8_BUF=N makes the jdk8 buffer N bytes instead
  * of 8 MiB. HotSpot itself halves the buffer until malloc succeeds, so
  * small buffers are real; they also make records larger than the buffer
  * (written unbuffered) appear with small test files.
@@ -57,6 +69,7 @@
 #define _LARGEFILE64_SOURCE 1
 #endif
 
+#include <dlfcn.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <pthread.h>
@@ -772,6 +785,15 @@ static void j22_heap_run(struct wbuf *main_w, const char *out,
 			die("pthread_join");
 
 	wb_flush(main_w);  /* writer()->flush() after all dumpers */
+	const char *keep = getenv("REPLAY_PN_KEEP");
+	for (size_t f = 0; keep && f < nfiles; f++) {
+		char *k = seg_path(keep, 0);
+		snprintf(k, strlen(keep) + 24, "%s/p%zu", keep, f);
+		unlink(k);
+		if (link(jobs[f].path, k) != 0)
+			die("link");
+		free(k);
+	}
 	for (size_t f = 0; f < nfiles; f++) {
 		merge_file(main_w->fd, jobs[f].path);
 		if (remove(jobs[f].path) != 0)
@@ -836,7 +858,7 @@ static void mode_jdk22(struct hprof *h, const char *out)
  * F_DUPFD_CLOEXEC for artcloexec), close the original, header in one
  * write, one record per write, fdatasync, close.
  * ================================================================== */
-static void mode_art(struct hprof *h, const char *out, int cloexec)
+static void mode_art(struct hprof *h, const char *out, int cloexec, int fail)
 {
 	int fd;
 	if (strcmp(out, "-") == 0) {
@@ -861,8 +883,11 @@ static void mode_art(struct hprof *h, const char *out, int cloexec)
 	xclose(fd);
 
 	write_all(fd2, h->d, h->hdr_len);
-	for (size_t i = 0; i < h->nrec; i++)
+	size_t n = fail ? h->nrec / 2 : h->nrec;
+	for (size_t i = 0; i < n; i++)
 		write_all(fd2, h->d + h->recs[i].off, h->recs[i].len);
+	if (fail && ftruncate64(fd2, 0) != 0)  /* FdFile::Erase */
+		die("ftruncate64");
 	while (fdatasync(fd2) != 0) {
 		if (errno == EINTR)
 			continue;
@@ -973,12 +998,49 @@ static void mode_bytes(const unsigned char *d, size_t len, const char *out)
 	xclose(fd);
 }
 
+/* ==================================================================
+ * setlength: java.io.RandomAccessFile(path, "rw") opens O_RDWR|O_CREAT
+ * without O_TRUNC (OpenJDK io_util_md.c fileOpen), and setLength(0)
+ * (RandomAccessFile.c -> handleSetLength -> ftruncate64) empties it;
+ * then the writes follow, here 64 KiB each.
+ * ================================================================== */
+static void mode_setlength(const unsigned char *d, size_t len, const char *out)
+{
+	int fd = open(out, O_RDWR | O_CREAT, 0644);
+	if (fd < 0)
+		die("open");
+	if (ftruncate(fd, 0) != 0)
+		die("ftruncate");
+	for (size_t off = 0; off < len; off += 65536)
+		write_all(fd, d + off, len - off < 65536 ? len - off : 65536);
+	xclose(fd);
+}
+
+/* Load stub/LIB from beside this executable: the process now hosts that
+ * runtime, for the shim. */
+static void host_runtime(const char *lib)
+{
+	char exe[4096], path[4200];
+	ssize_t n = readlink("/proc/self/exe", exe, sizeof exe - 1);
+	if (n <= 0)
+		die("readlink /proc/self/exe");
+	exe[n] = 0;
+	char *slash = strrchr(exe, '/');
+	if (slash)
+		*slash = 0;
+	snprintf(path, sizeof path, "%s/stub/%s", exe, lib);
+	if (!dlopen(path, RTLD_NOW | RTLD_GLOBAL)) {
+		fprintf(stderr, "replay: %s: %s\n", path, dlerror());
+		exit(1);
+	}
+}
+
 static void usage(void)
 {
 	fprintf(stderr,
 	        "usage: replay MODE IN OUT [SEED]\n"
 	        "modes: random threads jdk8 jdk22 art artcloexec artpipe "
-	        "pwrite writev bytes\n");
+	        "pwrite writev bytes artfail setlength\n");
 	exit(2);
 }
 
@@ -997,6 +1059,12 @@ int main(int argc, char **argv)
 			usage();
 	}
 	g_rng = seed;
+
+	if (!strcmp(mode, "threads") || !strncmp(mode, "jdk", 3) ||
+	    !strcmp(mode, "setlength"))
+		host_runtime("libjvm.so");
+	else if (!strncmp(mode, "art", 3))
+		host_runtime("libart.so");
 
 	struct hprof h;
 	memset(&h, 0, sizeof h);
@@ -1023,10 +1091,15 @@ int main(int argc, char **argv)
 		mode_jdk22(&h, out);
 	} else if (strcmp(mode, "art") == 0 || strcmp(mode, "artpipe") == 0) {
 		parse_hprof(&h, in);
-		mode_art(&h, out, 0);
+		mode_art(&h, out, 0, 0);
 	} else if (strcmp(mode, "artcloexec") == 0) {
 		parse_hprof(&h, in);
-		mode_art(&h, out, 1);
+		mode_art(&h, out, 1, 0);
+	} else if (strcmp(mode, "artfail") == 0) {
+		parse_hprof(&h, in);
+		mode_art(&h, out, 0, 1);
+	} else if (strcmp(mode, "setlength") == 0) {
+		mode_setlength(d, len, out);
 	} else {
 		usage();
 	}

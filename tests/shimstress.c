@@ -368,8 +368,8 @@ static void t_fork(void)
 	int st, go[2], back[2];
 	char c = 0;
 
-	/* over an old, longer file, without O_TRUNC: the dump is cut to its
-	 * length when it ends, so a wrong end in the child would show */
+	/* over an old, longer file, truncated: a wrong end in the child (a
+	 * length patch, a cut at its own idea of the end) would show */
 	{
 		char *old = path_in("parent.old");
 		fw.fd = open_new(old);
@@ -379,7 +379,7 @@ static void t_fork(void)
 			die("rename");
 		free(old);
 	}
-	fw.fd = open(pa, O_WRONLY);
+	fw.fd = open(pa, O_WRONLY | O_TRUNC);
 	fw.busy_fd = open_new(pc);
 	if (fw.fd < 0 || pipe(go) || pipe(back))
 		die("open, pipe");

@@ -9,6 +9,10 @@
  *                                                -XX:HeapDumpPath=FILE); exit 0
  *   java -cp DIR HeapBuilder mxbean FILE         dump via HotSpotDiagnosticMXBean
  *                                                (live=true); exit 0
+ *   java -cp DIR HeapBuilder gc COUNT            build, then System.gc() COUNT
+ *                                                times (run with
+ *                                                -XX:+HeapDumpBeforeFullGC and
+ *                                                -XX:+HeapDumpAfterFullGC); exit 0
  *   java -cp DIR HeapBuilder wait [FILE]         print "pid N", then wait (see
  *                                                below) so a test can run
  *                                                jcmd N GC.heap_dump DUMP
@@ -107,6 +111,15 @@ public final class HeapBuilder {
                 build(n);
                 dump(args.get(1));
                 break;
+            case "gc": {
+                expectArgs(args, 2, 2);
+                int count = parseInt(args.get(1), "COUNT");
+                build(n);
+                for (int i = 0; i < count; i++) {
+                    System.gc();
+                }
+                break;
+            }
             case "wait":
                 expectArgs(args, 1, 2);
                 build(n);
@@ -361,7 +374,7 @@ public final class HeapBuilder {
     }
 
     static void usage() {
-        System.err.println("usage: HeapBuilder oom | mxbean FILE | wait [FILE]"
+        System.err.println("usage: HeapBuilder oom | mxbean FILE | gc COUNT | wait [FILE]"
                 + " | big SIZE_MB [FILE]   [markers=N]");
         System.exit(2);
     }
