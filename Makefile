@@ -14,7 +14,8 @@ CLI = strip/cli.c strip/out.c strip/info.c strip/standaside.c
 HDRS = strip/hprof.h strip/cli.h strip/out.h strip/info.h
 TOOLS = $(BUILD)/hprofstrip $(BUILD)/hprofrestore
 SHIM = $(BUILD)/libhprofstrip.so
-TESTBIN = $(BUILD)/splitcheck $(BUILD)/oracle $(BUILD)/replay
+TESTBIN = $(BUILD)/splitcheck $(BUILD)/oracle $(BUILD)/replay \
+	$(BUILD)/libreenter.so
 
 all: $(TOOLS) $(SHIM)
 
@@ -46,6 +47,10 @@ $(STUBS): tests/runtime-stub.c
 
 $(BUILD)/replay: tests/replay.c $(STUBS) | $(BUILD)
 	$(CC) $(ALL_CFLAGS) -pthread -o $@ tests/replay.c -ldl $(LDFLAGS)
+
+# a preload below the shim that calls back into it (bats/dumps.bats)
+$(BUILD)/libreenter.so: tests/reenter.c | $(BUILD)
+	$(CC) $(ALL_CFLAGS) -fPIC -shared -fvisibility=hidden -o $@ tests/reenter.c
 
 deps:
 	tests/install-deps.sh

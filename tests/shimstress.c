@@ -31,6 +31,9 @@
  *               dump onto another
  *   errno       failing calls give the errno they give without the shim;
  *               successful tracked calls leave errno alone
+ *   keeperrno   a dump by write, writev, pwrite, errno set before each
+ *               call: no successful call changes it (run it over
+ *               libfaultinject.so: EINTR and short writes below the shim)
  *   lseek       SEEK_CUR/SEEK_END/SEEK_SET answers are the offsets of the
  *               dump the program writes
  *   write       write IN to DIR/ARG (a name: the environment decides if it
@@ -590,6 +593,51 @@ static void t_dup2(void)
 static void *volatile nullbuf;  /* NULL the compiler cannot see */
 static volatile int vminus1 = -1;
 
+/* A dump written with write, writev and pwrite, errno set to KEEP before
+ * each call: every successful call leaves it there, whatever the shim met
+ * below (run it over libfaultinject.so with FAULT=eintr or short). */
+static void t_keeperrno(void)
+{
+	char *pa = path_in("keep.hprof");
+	uint64_t seed = 37;
+	size_t off = 0;
+	int a = open_new(pa), i = 0;
+
+	while (off < in_len) {
+		size_t n = piece(&seed);
+		struct iovec v[2];
+		if (!off && n < 64)
+			n = 64;
+		if (n > in_len - off)
+			n = in_len - off;
+		errno = KEEP;
+		switch (i++ % 3) {
+		case 0:
+			CHECK(write(a, in_d + off, n) == (ssize_t)n, "write");
+			break;
+		case 1:
+			v[0].iov_base = (void *)(in_d + off);
+			v[0].iov_len = n / 2;
+			v[1].iov_base = (void *)(in_d + off + n / 2);
+			v[1].iov_len = n - n / 2;
+			CHECK(writev(a, v, 2) == (ssize_t)n, "writev");
+			break;
+		default:
+			CHECK(pwrite(a, in_d + off, n, (off_t)off) == (ssize_t)n,
+			      "pwrite");
+			CHECK(lseek(a, (off_t)n, SEEK_CUR) == (off_t)(off + n),
+			      "lseek");
+		}
+		CHECK(errno == KEEP, "errno %d after a successful call at %zu",
+		      errno, off);
+		off += n;
+	}
+	errno = KEEP;
+	CHECK(close(a) == 0 && errno == KEEP, "close: errno %d", errno);
+	check_exp(pa);
+	free(pa);
+}
+
 static void t_errno(void)
 {
 	char *pa = path_in("errno.hprof"), *pn = path_in("nodir/x.hprof");
@@ -901,7 +949,7 @@ int main(int argc, char **argv)
 	if (argc < 5 || argc > 6) {
 		fprintf(stderr, "usage: shimstress TEST IN EXP DIR [ARG]\n"
 		        "tests: threads concurrent fork vfork reuse dup2 errno "
-		        "lseek write plain\n");
+		        "keeperrno lseek write plain\n");
 		return 2;
 	}
 	test = argv[1];
@@ -925,6 +973,8 @@ int main(int argc, char **argv)
 		t_dup2();
 	else if (!strcmp(test, "errno"))
 		t_errno();
+	else if (!strcmp(test, "keeperrno"))
+		t_keeperrno();
 	else if (!strcmp(test, "lseek"))
 		t_lseek();
 	else if (!strcmp(test, "write") && arg)

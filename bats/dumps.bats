@@ -1,0 +1,405 @@
+#!/usr/bin/env bats
+# Which files are dumps, and no write lost: the shim under real setups
+# (issue "Never lose, corrupt or expose a dump"). Real JDK 17 runs for
+# numbered and unusually named dumps; the replay driver for the runtimes
+# this machine does not have; cp, cat and python3 for processes that are
+# not runtimes; and the project's own tools under an exported LD_PRELOAD.
+
+load common
+
+bats_require_minimum_version 1.5.0
+
+TMO=${DUMPS_TIMEOUT:-120}
+
+setup_file() {
+	"$JUDGE" build >&2
+}
+
+setup() {
+	unset LD_PRELOAD ${!HPROFSTRIP_*}
+	T=$BATS_TEST_TMPDIR
+	J8=$CORPUS/hotspot/jdk8-u05-x64.hprof
+	ART=$CORPUS/art/art-host-2025.hprof
+	[ -r "$J8" ] && [ -r "$ART" ] || fail "no corpus in $CORPUS"
+	[ -r "$B/stub/libjvm.so" ] && [ -r "$B/libreenter.so" ] ||
+		fail "missing test builds: make build/replay build/libreenter.so"
+}
+
+# hprofstrip's output for IN, made once per test file
+expected() {
+	local e=$BATS_FILE_TMPDIR/$(basename "$1").want
+	[ -s "$e" ] || "$STRIP" -o "$e" "$1"
+	echo "$e"
+}
+
+# VisualVM's view of HeapBuilder's heap: markers, their array lengths
+markers() {
+	"$JUDGE" markers "$1" | sort
+}
+
+# A restored dump of HeapBuilder's heap, taken without the shim, once.
+plain_markers() {
+	local f=$BATS_FILE_TMPDIR/plain.markers
+	[ -s "$f" ] || markers "$(jdk17_fixture)" >"$f"
+	echo "$f"
+}
+
+# FILE was written stripped by the shim, and restores to the heap that a
+# dump without the shim shows (VisualVM reads both).
+assert_stripped_heap() {
+	local f=$1
+	[ -s "$f" ] || fail "no dump at $f"
+	run "$ORACLE" count "$f"
+	assert_success
+	assert_output --regexp '^p23 0 c3 [1-9][0-9]*$'
+	"$RESTORE" -o "$T/r.hprof" "$f"
+	markers "$T/r.hprof" >"$T/got.markers"
+	diff "$(plain_markers)" "$T/got.markers" || fail "$f: another heap"
+	rm -f "$T/r.hprof"
+}
+
+# ---- which files are dumps: names -------------------------------------
+
+@test "JVM: dumps before and after full GC are all stripped (gc.hprof, gc.hprof.1 ... .5)" {
+	cd "$T"
+	LD_PRELOAD=$SHIM timeout "$TMO" java -XX:+HeapDumpBeforeFullGC \
+		-XX:+HeapDumpAfterFullGC -XX:HeapDumpPath=gc.hprof \
+		-cp "$B/java" HeapBuilder gc 3 >out 2>err
+	[ "$(ls gc.hprof* | wc -l)" = 6 ] || fail "$(ls -l)"
+	for f in gc.hprof gc.hprof.1 gc.hprof.2 gc.hprof.3 gc.hprof.4 gc.hprof.5; do
+		assert_stripped_heap "$f"
+		grep -q "^hprofstrip: $f: .* arrays stripped$" err || fail "no summary for $f"
+	done
+}
+
+@test "JVM: the OOM dump numbered after full-GC dumps (java_pid<N>.hprof.<K>) is stripped" {
+	cd "$T"
+	LD_PRELOAD=$SHIM timeout "$TMO" java -Xmx64m -XX:+HeapDumpOnOutOfMemoryError \
+		-XX:+HeapDumpBeforeFullGC -XX:+HeapDumpAfterFullGC \
+		-XX:+DisplayVMOutputToStderr -cp "$B/java" HeapBuilder oom >out 2>err
+	local n
+	n=$(ls java_pid*.hprof* | wc -l)
+	[ "$n" -ge 3 ] || fail "only $n dumps: $(ls)"
+	# the OOM dump is the last one, and numbered
+	grep -q 'Dumping heap to java_pid[0-9]*\.hprof\.[0-9]* \.\.\.' err
+	for f in java_pid*.hprof*; do
+		run "$ORACLE" count "$f"
+		assert_success
+		assert_output --regexp '^p23 0 c3 [1-9][0-9]*$'
+	done
+	assert_stripped_heap "$(ls java_pid*.hprof* | sort -t. -k3n | tail -1)"
+}
+
+# jvm_wait: start HeapBuilder wait under the shim; sets JVM (its pid)
+jvm_wait() {
+	LD_PRELOAD=$SHIM java -cp "$B/java" HeapBuilder wait "$T/stop" \
+		>"$T/jvm.out" 2>"$T/jvm.err" &
+	JVM=$!
+	for _ in $(seq 300); do
+		grep -q '^pid ' "$T/jvm.out" && break
+		sleep 0.1
+	done
+	[ "$(sed -n 's/^pid //p' "$T/jvm.out")" = "$JVM" ] || {
+		kill "$JVM"
+		fail "no pid line"
+	}
+}
+
+@test "JVM: jmap -dump:file=heap.bin, jcmd GC.heap_dump x.hprof.tmp and a name without extension are stripped" {
+	jvm_wait
+	run timeout "$TMO" jmap -dump:format=b,file="$T/heap.bin" "$JVM"
+	assert_success
+	run timeout "$TMO" jcmd "$JVM" GC.heap_dump "$T/x.hprof.tmp"
+	assert_success
+	run timeout "$TMO" jcmd "$JVM" GC.heap_dump "$T/heapdump"
+	assert_success
+	touch "$T/stop"
+	wait "$JVM"
+	for f in heap.bin x.hprof.tmp heapdump; do
+		assert_stripped_heap "$T/$f"
+		grep -q "^hprofstrip: $T/$f: .* arrays stripped$" "$T/jvm.err" ||
+			fail "no summary for $f: $(cat "$T/jvm.err")"
+	done
+}
+
+@test "JVM: HPROFSTRIP_SNIFF=0 writes a dump under another name whole" {
+	HPROFSTRIP_SNIFF=0 LD_PRELOAD=$SHIM java -cp "$B/java" HeapBuilder wait "$T/stop" \
+		>"$T/jvm.out" 2>"$T/jvm.err" &
+	local pid=$!
+	for _ in $(seq 300); do
+		grep -q '^pid ' "$T/jvm.out" && break
+		sleep 0.1
+	done
+	run timeout "$TMO" jcmd "$pid" GC.heap_dump "$T/heapdump"
+	touch "$T/stop"
+	wait "$pid"
+	run "$ORACLE" count "$T/heapdump"
+	assert_output --regexp '^p23 [1-9][0-9]* c3 0$'
+	[ ! -s "$T/jvm.err" ] || fail "$(cat "$T/jvm.err")"
+}
+
+@test "replay: numbered names (<path>.<digits>) are dumps in every runtime's pattern, and their .pN segments" {
+	local want
+	want=$(expected "$J8")
+	for mode in threads jdk8 jdk22 art random; do
+		rm -f "$T"/o.hprof.*
+		LD_PRELOAD=$SHIM "$REPLAY" "$mode" "$J8" "$T/o.hprof.12" 3 2>"$T/err"
+		cmp "$want" "$T/o.hprof.12" || fail "$mode: $(cat "$T/err")"
+	done
+	# not a number: not a dump (in a process that is not a runtime)
+	LD_PRELOAD=$SHIM "$REPLAY" random "$J8" "$T/o.hprof.12a" 3
+	cmp "$J8" "$T/o.hprof.12a"
+	LD_PRELOAD=$SHIM "$REPLAY" random "$J8" "$T/o.hprof." 3
+	cmp "$J8" "$T/o.hprof."
+}
+
+@test "replay: JDK 22's .pN segment files are stripped on disk before the merge" {
+	local want n=0 f
+	want=$(expected "$J8")
+	for out in o.hprof o.hprof.3; do
+		rm -rf "$T/keep" "$T/$out"* && mkdir "$T/keep"
+		REPLAY_PN_KEEP=$T/keep LD_PRELOAD=$SHIM "$REPLAY" jdk22 "$J8" "$T/$out" 7 2>"$T/err"
+		cmp "$want" "$T/$out"
+		[ -z "$(ls "$T/$out".p* 2>/dev/null)" ] || fail "segment files left"
+		# the file header, then the segment files as they were on disk:
+		# a dump of its own, with no array contents left
+		head -c 31 "$J8" >"$T/seg.hprof"
+		n=$(ls "$T/keep" | wc -l)
+		[ "$n" -ge 1 ]
+		for f in $(ls "$T/keep" | sort -V); do
+			cat "$T/keep/$f" >>"$T/seg.hprof"
+		done
+		run "$ORACLE" count "$T/seg.hprof"
+		assert_success
+		assert_output --regexp '^p23 0 c3 [1-9][0-9]*$'
+		run "$STRIP" --info "$T/seg.hprof"
+		assert_success
+	done
+}
+
+@test "replay: in a runtime process a new file is a dump whatever its name; elsewhere it is left alone" {
+	local want wantart
+	want=$(expected "$J8")
+	wantart=$(expected "$ART")
+	for name in heap.bin x.hprof.tmp heapdump; do
+		for mode in threads jdk8 jdk22; do
+			rm -f "$T/$name"*
+			LD_PRELOAD=$SHIM "$REPLAY" "$mode" "$J8" "$T/$name" 5 2>"$T/err"
+			cmp "$want" "$T/$name" || fail "$mode $name: $(cat "$T/err")"
+		done
+		rm -f "$T/$name"
+		LD_PRELOAD=$SHIM "$REPLAY" art "$ART" "$T/$name" 2>"$T/err"
+		cmp "$wantart" "$T/$name" || fail "art $name"
+		# sniffing off: whole
+		rm -f "$T/$name"
+		HPROFSTRIP_SNIFF=0 LD_PRELOAD=$SHIM "$REPLAY" threads "$J8" "$T/$name" 5
+		cmp "$J8" "$T/$name"
+		# not a runtime (random, pwrite, writev load no stub): whole
+		for mode in random pwrite writev; do
+			rm -f "$T/$name"
+			LD_PRELOAD=$SHIM "$REPLAY" "$mode" "$J8" "$T/$name" 5 2>"$T/err"
+			cmp "$J8" "$T/$name" || fail "$mode $name"
+			[ ! -s "$T/err" ]
+		done
+	done
+}
+
+@test "cp, cat and python3 writing a dump to a name that does not match: untouched, the same syscalls" {
+	command -v strace >/dev/null || fail "strace not installed"
+	command -v python3 >/dev/null || fail "python3 not installed"
+	local who
+	for who in none shim; do
+		rm -rf "$T/$who" && mkdir "$T/$who"
+		local pre=()
+		[ "$who" = shim ] && pre=(-E "LD_PRELOAD=$SHIM")
+		strace -qq -f -e signal=none -o "$T/cp.$who" -e trace=%desc,%file -P "$T/$who/cp.bin" \
+			"${pre[@]}" cp "$J8" "$T/$who/cp.bin"
+		strace -qq -f -e signal=none -o "$T/cat.$who" -e trace=%desc,%file -P "$T/$who/cat.bin" \
+			"${pre[@]}" sh -c 'exec cat "$1" > "$2"' sh "$J8" "$T/$who/cat.bin"
+		strace -qq -f -e signal=none -o "$T/py.$who" -e trace=%desc,%file -P "$T/$who/py.bin" \
+			"${pre[@]}" python3 -c 'import sys
+d = open(sys.argv[1], "rb").read()
+with open(sys.argv[2], "wb") as f:
+    f.write(d)' "$J8" "$T/$who/py.bin"
+		for f in cp cat py; do
+			cmp "$J8" "$T/$who/$f.bin" || fail "$who: $f.bin changed"
+			# pids and stack addresses differ from run to run
+			sed -i -e "s|$T/$who/|DIR/|g" -e 's/^[0-9]* *//' \
+				-e 's/0x[0-9a-f]\{8,\}/ADDR/g' "$T/$f.$who"
+		done
+	done
+	for f in cp cat py; do
+		diff "$T/$f.none" "$T/$f.shim" || fail "$f: different syscalls"
+		grep -q 'write' "$T/$f.none" || grep -q 'copy_file_range\|sendfile' "$T/$f.none"
+	done
+}
+
+# ---- the project's own tools under an exported LD_PRELOAD ---------------
+
+# every output mode of both tools, into DIR
+tool_modes() {
+	local d=$1 in=$2 s=$3 art=$4
+	mkdir -p "$d"
+	"$STRIP" -o "$d/s-o.hprof" "$in"
+	"$STRIP" "$in" >"$d/s-redir.hprof"
+	"$STRIP" "$in" | cat >"$d/s-pipe.hprof"
+	"$STRIP" <"$in" >"$d/s-stdin.hprof"
+	"$RESTORE" -o "$d/r-o.hprof" "$s"
+	"$RESTORE" "$s" >"$d/r-redir.hprof"
+	"$RESTORE" "$s" | cat >"$d/r-pipe.hprof"
+	"$RESTORE" --jvm -o "$d/r-jvm.hprof" "$art"
+	"$RESTORE" --app-only "$art" >"$d/r-app.hprof"
+	"$STRIP" --info "$s" >"$d/info.txt"
+	"$STRIP" --info --json <"$d/r-o.hprof" >"$d/info.json"
+}
+
+@test "tools: an exported LD_PRELOAD changes none of their outputs" {
+	local s art
+	s=$(expected "$J8")
+	art=$(expected "$ART")
+	tool_modes "$T/plain" "$J8" "$s" "$art"
+	# as a Dockerfile ENV or a shell profile would have it: every process
+	# of the pipelines, the shell's redirections included, has the shim
+	(
+		export LD_PRELOAD=$SHIM
+		tool_modes "$T/shim" "$J8" "$s" "$art"
+	)
+	# every name is a dump, and the tools look like a runtime: only the
+	# tools' standing aside keeps their output whole
+	(
+		export HPROFSTRIP_PATTERN='*' LD_PRELOAD="$SHIM $B/stub/libjvm.so"
+		mkdir -p "$T/worst"
+		"$STRIP" -o "$T/worst/s-o.hprof" "$J8"
+		"$STRIP" "$J8" >"$T/worst/s-redir.hprof"
+		"$RESTORE" -o "$T/worst/r-o.hprof" "$s"
+		"$RESTORE" "$s" >"$T/worst/r-redir.hprof"
+		"$RESTORE" --jvm -o "$T/worst/r-jvm.hprof" "$art"
+		"$RESTORE" --app-only "$art" >"$T/worst/r-app.hprof"
+	)
+	for f in $(ls "$T/plain"); do
+		cmp "$T/plain/$f" "$T/shim/$f" || fail "$f differs under LD_PRELOAD"
+	done
+	for f in $(ls "$T/worst"); do
+		cmp "$T/plain/$f" "$T/worst/$f" || fail "$f differs with every name a dump"
+	done
+	run "$ORACLE" expect "$T/plain/r-o.hprof"
+	assert_success
+}
+
+# ---- no write lost -----------------------------------------------------
+
+@test "a file with content opened without O_TRUNC is left alone: a 4-byte patch at offset 23 lands" {
+	cp "$J8" "$T/old.hprof"
+	chmod u+w "$T/old.hprof"
+	run -0 --separate-stderr env LD_PRELOAD="$SHIM" python3 -c 'import os, sys
+fd = os.open(sys.argv[1], os.O_RDWR)
+os.lseek(fd, 23, 0)
+assert os.write(fd, b"\x01\x02\x03\x04") == 4
+os.close(fd)' "$T/old.hprof"
+	[ -z "$stderr" ] || fail "$stderr"
+	{ head -c 23 "$J8"; printf '\001\002\003\004'; tail -c +28 "$J8"; } >"$T/want"
+	cmp "$T/want" "$T/old.hprof"
+	# and with O_CREAT, also in a runtime process
+	cp "$J8" "$T/old2.hprof"
+	run -0 --separate-stderr env LD_PRELOAD="$SHIM $B/stub/libjvm.so" python3 -c 'import os, sys
+fd = os.open(sys.argv[1], os.O_RDWR | os.O_CREAT, 0o644)
+os.lseek(fd, 23, 0)
+assert os.write(fd, b"\x01\x02\x03\x04") == 4
+os.close(fd)' "$T/old2.hprof"
+	cmp "$T/want" "$T/old2.hprof"
+}
+
+@test "ftruncate(fd, 0) before the first write restarts the dump (RandomAccessFile.setLength(0))" {
+	local want
+	want=$(expected "$J8")
+	LD_PRELOAD=$SHIM "$REPLAY" setlength "$J8" "$T/raf.hprof"
+	cmp "$want" "$T/raf.hprof"
+	# over an existing, longer file: emptied first, so a new dump
+	cat "$J8" "$J8" >"$T/raf2.hprof"
+	LD_PRELOAD=$SHIM "$REPLAY" setlength "$J8" "$T/raf2.hprof"
+	cmp "$want" "$T/raf2.hprof"
+	# under another name too (the runtime's sniffing)
+	cat "$J8" "$J8" >"$T/raf.bin"
+	LD_PRELOAD=$SHIM "$REPLAY" setlength "$J8" "$T/raf.bin"
+	cmp "$want" "$T/raf.bin"
+}
+
+@test "ART's erase of a failed dump (ftruncate(fd, 0), close) leaves an empty file" {
+	for f in "$ART" "$J8"; do
+		rm -f "$T/fail.hprof"
+		LD_PRELOAD=$SHIM "$REPLAY" artfail "$f" "$T/fail.hprof"
+		[ "$(stat -c %s "$T/fail.hprof")" = 0 ] || fail "$(stat -c '%s bytes' "$T/fail.hprof")"
+		[ "$(stat -c %b "$T/fail.hprof")" = 0 ] || fail "blocks left"
+		# without the shim, the same
+		rm -f "$T/fail.hprof"
+		"$REPLAY" artfail "$f" "$T/fail.hprof"
+		[ "$(stat -c %s "$T/fail.hprof")" = 0 ]
+	done
+}
+
+@test "a library below the shim that calls back into it (pwrite64 -> pwrite, writev -> write) does not hang the process" {
+	local want
+	want=$(expected "$J8")
+	for mode in threads jdk8 jdk22 writev art; do
+		rm -f "$T"/o.hprof*
+		run timeout 60 env LD_PRELOAD="$SHIM $B/libreenter.so" "$REPLAY" "$mode" "$J8" "$T/o.hprof" 3
+		[ "$status" -ne 124 ] || fail "$mode: hung"
+		assert_success
+		cmp "$want" "$T/o.hprof" || fail "$mode: output"
+	done
+}
+
+@test "writes past the end feed zeros; rewrites of the header land; a rewrite of stripped data is reported" {
+	# the program writes the header, skips 27 bytes (three empty records
+	# of tag 0, as zeros read), writes the records, then rewrites the
+	# timestamp in the header
+	run -0 --separate-stderr env LD_PRELOAD="$SHIM" python3 -c 'import os, sys
+d = open(sys.argv[1], "rb").read()
+h = d.index(b"\0") + 13
+fd = os.open(sys.argv[2], os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
+os.write(fd, d[:h])
+os.lseek(fd, 27, os.SEEK_CUR)
+os.write(fd, d[h:])
+os.pwrite(fd, b"\x11\x22\x33\x44\x55\x66\x77\x88", h - 8)
+os.close(fd)
+want = bytearray(d[:h - 8] + b"\x11\x22\x33\x44\x55\x66\x77\x88" + bytes(27) + d[h:])
+open(sys.argv[3], "wb").write(want)' "$J8" "$T/g.hprof" "$T/g.want"
+	"$STRIP" -o "$T/g.stripped" "$T/g.want"
+	cmp "$T/g.stripped" "$T/g.hprof"
+	# a rewrite inside the heap, where arrays were stripped, cannot be
+	# applied: said once, and the call still succeeds
+	run -0 --separate-stderr env LD_PRELOAD="$SHIM" python3 -c 'import os, sys
+d = open(sys.argv[1], "rb").read()
+fd = os.open(sys.argv[2], os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
+os.write(fd, d)
+assert os.pwrite(fd, b"xy", len(d) - 100) == 2
+assert os.pwrite(fd, b"xy", len(d) - 200) == 2
+os.close(fd)' "$J8" "$T/h.hprof"
+	[ "$(grep -c 'cannot be applied' <<<"$stderr")" = 1 ] || fail "$stderr"
+}
+
+@test "errno: the shim's retried EINTR and short writes never reach the program's errno" {
+	[ -r "$B/libfaultinject.so" ] || fail "missing $B/libfaultinject.so"
+	mkdir -p "$T/d"
+	for fault in eintr short; do
+		rm -f "$T/flog"
+		run -0 env LD_PRELOAD="$SHIM $B/libfaultinject.so" FAULT=$fault \
+			FAULT_LOG="$T/flog" "$B/shimstress" keeperrno "$J8" \
+			"$(expected "$J8")" "$T/d"
+		grep -q "$fault" "$T/flog"
+	done
+}
+
+@test "a JDK 8 length patch after a fallback lands in the bytes copied verbatim" {
+	local off
+	# an invalid sub-record tag where the first instance dump starts
+	off=$(( $("$ORACLE" offsets "$J8" | sed -n 's/^sub-header //p') - 4 ))
+	cp "$J8" "$T/bad.hprof"
+	printf '\x77' | dd of="$T/bad.hprof" bs=1 seek="$off" conv=notrunc status=none
+	LD_PRELOAD=$SHIM "$REPLAY" threads "$T/bad.hprof" "$T/t.hprof" 3 2>"$T/err1"
+	grep -q 'writing the rest unchanged' "$T/err1"
+	LD_PRELOAD=$SHIM "$REPLAY" jdk8 "$T/bad.hprof" "$T/j.hprof" 3 2>"$T/err2"
+	cmp "$T/t.hprof" "$T/j.hprof"
+	REPLAY_JDK8_BUF=4096 LD_PRELOAD=$SHIM "$REPLAY" jdk8 "$T/bad.hprof" "$T/j4.hprof" 3
+	cmp "$T/t.hprof" "$T/j4.hprof"
+}
