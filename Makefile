@@ -3,6 +3,7 @@
 #   make demo       a real JVM dumps under the shim; restore, check, sizes
 #   make check      every test (installs what it needs)
 #   make bench      throughput, RSS and dump-time figures
+#   make mutants    deliberate bugs, each of which a test must catch
 CC ?= cc
 BUILD ?= build
 CFLAGS ?= -O2 -g
@@ -68,6 +69,10 @@ demo: deps all
 bench: all
 	BUILD=$(BUILD) tests/bench/bench.sh
 
+# deliberate one-line bugs, each caught by a named test (tests/mutants.py)
+mutants: deps
+	tests/mutants.py
+
 clean:
 	rm -rf $(BUILD)
 
@@ -75,4 +80,4 @@ clean:
 -include tests/fuzz/fuzz.mk
 -include tests/ports.mk
 
-.PHONY: all deps check demo bench clean
+.PHONY: all deps check demo bench mutants clean

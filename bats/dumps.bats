@@ -391,10 +391,12 @@ os.close(fd)' "$J8" "$T/h.hprof"
 }
 
 @test "a JDK 8 length patch after a fallback lands in the bytes copied verbatim" {
-	local off
-	# an invalid sub-record tag where the first instance dump starts
-	off=$(( $("$ORACLE" offsets "$J8" | sed -n 's/^sub-header //p') - 4 ))
-	cp "$J8" "$T/bad.hprof"
+	local off f
+	# a dump of 15 heap segments, an invalid sub-record tag in an early
+	# one: the later segments' lengths are patched in the verbatim copy
+	f=$(jdk17_fixture)
+	off=$(( $("$ORACLE" offsets "$f" | sed -n 's/^sub-header //p') - 4 ))
+	cp "$f" "$T/bad.hprof"
 	printf '\x77' | dd of="$T/bad.hprof" bs=1 seek="$off" conv=notrunc status=none
 	LD_PRELOAD=$SHIM "$REPLAY" threads "$T/bad.hprof" "$T/t.hprof" 3 2>"$T/err1"
 	grep -q 'writing the rest unchanged' "$T/err1"
@@ -402,4 +404,13 @@ os.close(fd)' "$J8" "$T/h.hprof"
 	cmp "$T/t.hprof" "$T/j.hprof"
 	REPLAY_JDK8_BUF=4096 LD_PRELOAD=$SHIM "$REPLAY" jdk8 "$T/bad.hprof" "$T/j4.hprof" 3
 	cmp "$T/t.hprof" "$T/j4.hprof"
+}
+
+@test "sniffed over an old, longer file (an fd opened elsewhere): the dump is cut at its own end" {
+	local want
+	want=$(expected "$ART")
+	cat "$ART" "$ART" >"$T/old.bin"
+	# the shell opens it, without truncating, where the shim cannot see
+	LD_PRELOAD=$SHIM "$REPLAY" artpipe "$ART" - 1<>"$T/old.bin" 2>"$T/err"
+	cmp "$want" "$T/old.bin" || fail "$(cat "$T/err")"
 }

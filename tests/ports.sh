@@ -18,6 +18,12 @@
 #                                       in-process robustness checks
 # The last two print one line per check and 'N passed, N failed'.
 set -u
+# The caller's shim settings and preloads must not reach the run
+# (HPROFSTRIP_CORPUS and HPROFSTRIP_SANITIZED configure the tests).
+for v in ${!HPROFSTRIP_*}; do
+	case $v in HPROFSTRIP_CORPUS | HPROFSTRIP_SANITIZED) ;; *) unset "$v" ;; esac
+done
+unset LD_PRELOAD
 root=$(cd "$(dirname "$0")/.." && pwd)
 corpus=${HPROFSTRIP_CORPUS:-$root/../shared/corpus}
 pass=0 fail=0
@@ -114,11 +120,31 @@ shim-replay)
 					{ result 1 "shim, replay $m: $n" "$tmp/err"; continue; }
 			fi
 			# the shim was there: it said what it did
-			if cmp -s "$tmp/exp" "$tmp/out.hprof" && grep -q ' arrays stripped$' "$tmp/err"; then
+			same=0 said=0
+			cmp -s "$tmp/exp" "$tmp/out.hprof" && same=1
+			grep -q ' arrays stripped$' "$tmp/err" && said=1
+			if [ $same = 1 ] && [ $said = 1 ]; then
 				result 0 "shim, replay $m: $n"
-			else
-				result 1 "shim, replay $m: $n (output differs from hprofstrip's)" "$tmp/err"
+				continue
 			fi
+			{
+				if [ $same = 1 ]; then
+					echo "output: equal to hprofstrip's"
+				else
+					echo "output differs from hprofstrip's:" \
+						"$(cmp "$tmp/exp" "$tmp/out.hprof" 2>&1 | head -1)"
+					echo "sizes: expected $(stat -c %s "$tmp/exp")," \
+						"actual $(stat -c %s "$tmp/out.hprof" 2>/dev/null || echo missing)"
+				fi
+				if [ $said = 1 ]; then
+					echo "the shim's summary line: present"
+				else
+					echo "the shim's summary line ('... arrays stripped'): missing"
+				fi
+				echo "stderr:"
+				cat "$tmp/err"
+			} >"$tmp/why"
+			result 1 "shim, replay $m: $n" "$tmp/why"
 		done
 	done
 	summary
@@ -137,14 +163,16 @@ shimstress)
 		"$dir/shimstress" "$1" "$in" "$in" "$tmp/d" ${2:-} >"$tmp/out" 2>&1 ||
 			{ result 1 "shimstress $t, no shim" "$tmp/out"; continue; }
 		rm -rf "$tmp/d" && mkdir "$tmp/d"
-		HPROFSTRIP_QUIET=1 LD_PRELOAD="$dir/libhprofstrip.so" \
+		# in a runtime's process (the ART stub), as raw:w.bin (an fd
+		# from am dumpheap) needs to be sniffed
+		HPROFSTRIP_QUIET=1 LD_PRELOAD="$dir/libhprofstrip.so $dir/stub/libart.so" \
 			"$dir/shimstress" "$1" "$in" "$tmp/exp" "$tmp/d" ${2:-} >"$tmp/out" 2>&1
 		result $? "shimstress $t, under the shim" "$tmp/out"
 	done
 	summary
 	;;
 *)
-	sed -n '2,21p' "$0" >&2
+	sed -n '2,/^set -u$/{/^#/p}' "$0" >&2
 	exit 2
 	;;
 esac

@@ -1,0 +1,247 @@
+#!/usr/bin/env python3
+"""make mutants: deliberate one-line bugs, each of which some test must catch.
+
+For each mutant: copy the tracked tree into a scratch directory (with
+../shared beside it, so the corpus is found), replace one exact piece of
+text in one file (it must occur exactly once: a mutant that no longer
+applies is an error, not a pass), build, and run the tests named for it.
+The mutant is caught when they fail. Prints one line per mutant and
+'N caught, M survived' (exit 1 if any survived or did not apply).
+
+    tests/mutants.py [NAME-SUBSTRING...]     only the matching mutants
+
+A development tool, not part of make check: it takes several minutes.
+"""
+import os
+import shutil
+import subprocess
+import sys
+import tempfile
+import time
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+
+# Test commands, run from the scratch tree with BUILD set.
+def bats(file, regex):
+    return ["bats", "-f", regex, "bats/%s.bats" % file]
+
+# the engine's split invariance over every corpus dump, short
+UNIT_ALL = ["sh", "-c",
+            'for f in ../shared/corpus/*/*.hprof; do '
+            '"$BUILD/splitcheck" -p 32 -n 2 -s 1 "$f" || exit 1; done']
+
+UNIT_JDK8 = ["sh", "-c",
+             'f=../shared/corpus/hotspot/jdk8-u05-x64.hprof; '
+             '"$BUILD/splitcheck" -p 64 -n 4 -s 1 "$f" && '
+             '"$BUILD/splitcheck" -O -p 16 -n 2 -s 1 "$f"']
+
+# name, file, original text, mutated text, tests
+MUTANTS = [
+    # ---- caught before issue 8 -------------------------------------------
+    ("engine: element size of double is wrong", "strip/engine.c",
+     "\tcase 7: case 11: return 8;   /* double, long */",
+     "\tcase 7: case 11: return 4;   /* double, long */",
+     [bats("strip", "oracle")]),
+    ("engine: a length is patched only when it shrinks", "strip/engine.c",
+     "\t\tif (out_len != hs_be32(st->rec_hdr + 5)) {",
+     "\t\tif (out_len < hs_be32(st->rec_hdr + 5)) {",
+     [bats("strip", "restore\\(strip")]),
+    ("engine: a class dump's field count is byte-swapped when cut across feeds",
+     "strip/engine.c",
+     "\t\tst->count = (unsigned)h[0] << 8 | h[1];",
+     "\t\tst->count = h == st->scratch ? (unsigned)h[1] << 8 | h[0]\n"
+     "\t\t                             : (unsigned)h[0] << 8 | h[1];",
+     [UNIT_JDK8]),
+    ("engine: the scratch guard in the class-dump step is dropped",
+     "strip/engine.c",
+     "\tif (st->have == 0 && n > rec_left(st)) {",
+     "\tif (n > rec_left(st)) {",
+     [UNIT_ALL]),
+    ("engine: 0xC4 is emitted instead of 0xC3", "strip/engine.c",
+     "\t\t\tt = 0xC3;\n\t\t\temit(st, &t, 1);",
+     "\t\t\tt = 0xC4;\n\t\t\temit(st, &t, 1);",
+     [bats("strip", "no 0x23 is left")]),
+    ("engine: --app-only keeps stripped arrays in heap Z", "strip/engine.c",
+     "\treturn tag == 0x21 || tag == 0x22 || tag == 0x23 || tag == 0xC3;",
+     "\treturn tag == 0x21 || tag == 0x22 || tag == 0x23;",
+     [bats("jvm", "app-only")]),
+    ("engine: --jvm keeps 0x8E's trailing bytes", "strip/engine.c",
+     "\tcase 0x02: case 0x03: case 0x08: case 0x8E:",
+     "\tcase 0x02: case 0x03: case 0x08:",
+     [bats("jvm", "--jvm matches hprof-conv|8-byte-id Android")]),
+    ("shim: flush_out takes a short write as complete", "preload/shim.c",
+     "\t\tp += k;\n\t\tn -= (size_t)k;\n\t\tt->flushed += (uint64_t)k;",
+     "\t\tp += k;\n\t\tn -= (size_t)k;\n\t\tt->flushed += (uint64_t)k;\n\t\tbreak;",
+     [bats("faults", "short writes")]),
+    ("shim: the JDK 8 patch range is off by one", "preload/shim.c",
+     "\tif (lo == UINT64_MAX || at < lo || at + len > lo + 4) {",
+     "\tif (lo == UINT64_MAX || at < lo || at + len > lo + 3) {",
+     [bats("shim", "every runtime's write pattern")]),
+    ("shim: trunc_at_end is never set", "preload/shim.c",
+     "\t\tt->trunc_at_end = sb.st_size > 0;",
+     "\t\tt->trunc_at_end = 0;",
+     [bats("dumps", "over an old, longer file")]),
+    # ---- survived before issue 8 -----------------------------------------
+    ("shim: do_write no longer restores errno", "preload/shim.c",
+     "\terrno = saved;\n\treturn (ssize_t)len;\n}\n\nEXPORT ssize_t write(",
+     "\t(void)saved;\n\treturn (ssize_t)len;\n}\n\nEXPORT ssize_t write(",
+     [bats("dumps", "errno")]),
+    ("shim: ART's ftruncate(fd, 0) erase is ignored", "preload/shim.c",
+     "\t\tr = real_ftruncate(fd, 0);\n\t\tif (r == 0)\n\t\t\ttracker_restart(t);",
+     "\t\tr = 0;\n\t\tif (r == 1)\n\t\t\ttracker_restart(t);",
+     [bats("dumps", "erase")]),
+    ("shim: JDK 22 .pN segments take the wrong id size", "preload/shim.c",
+     "\tunsigned i, idsize = (unsigned)sizeof(void *);",
+     "\tunsigned i, idsize = 4;",
+     [bats("dumps", "segment files are stripped on disk")]),
+    ("shim: JDK 22 .pN segments are not tracked", "preload/shim.c",
+     "\t\tif (dump_name(base))\n\t\t\treturn T_SEGMENT;",
+     "\t\tif (0 && dump_name(base))\n\t\t\treturn T_SEGMENT;",
+     [bats("dumps", "segment files are stripped on disk")]),
+    ("shim: a rewrite after a fallback is dropped", "preload/shim.c",
+     "\tif (to != UINT64_MAX && at + len <= t->st.in_off)",
+     "\tif (0 && to != UINT64_MAX && at + len <= t->st.in_off)",
+     [bats("dumps", "after a fallback")]),
+    ("tools: write_full stops after the first short write", "strip/out.c",
+     "\t\tp += n;\n\t\tlen -= (size_t)n;\n\t}\n\treturn 0;\n}\n\nint pwrite_full(",
+     "\t\tp += n;\n\t\tlen -= (size_t)n;\n\t\tbreak;\n\t}\n\treturn 0;\n}\n\nint pwrite_full(",
+     [bats("output", "fault|short")]),
+    ("tools: out_patch ignores the output's base offset", "strip/out.c",
+     "pwrite_full(o->fd, be4 + i, 1, o->base + at)",
+     "pwrite_full(o->fd, be4 + i, 1, at)",
+     [bats("output", "printf|base")]),
+    ("engine: --app-only keeps heap I", "strip/engine.c",
+     "\t\t    (st->heap == HS_HEAP_ZYGOTE || st->heap == HS_HEAP_IMAGE))",
+     "\t\t    (st->heap == HS_HEAP_ZYGOTE))",
+     [bats("jvm", "app-only")]),
+    # ---- issue 8's own -----------------------------------------------------
+    ("shim: numbered dumps (<path>.<digits>) are not dumps", "preload/shim.c",
+     "\tbl = numbered_base(path, \"\");\n\tif (!bl || bl >= sizeof base)",
+     "\tbl = 0;\n\tif (!bl || bl >= sizeof base)",
+     [bats("dumps", "numbered names")]),
+    ("shim: every process sniffs, not only a runtime's", "preload/shim.c",
+     "\tif (!dl_iterate_phdr(runtime_lib, NULL))\n\t\treturn 0;",
+     "\tif (0 && !dl_iterate_phdr(runtime_lib, NULL))\n\t\treturn 0;",
+     [bats("dumps", "elsewhere it is left alone|cp, cat and python3")]),
+    ("shim: ART's libart.so does not count as a runtime", "preload/shim.c",
+     "\treturn !strcmp(b, \"libjvm.so\") || !strcmp(b, \"libart.so\");",
+     "\treturn !strcmp(b, \"libjvm.so\");",
+     [bats("shim", "sniffing: an fd the shim never saw")]),
+    ("shim: files this process creates are never sniffed", "preload/shim.c",
+     "\t\t\tset_fd_state(fd, fresh ? FD_FRESH : FD_SEEN);",
+     "\t\t\tset_fd_state(fd, fresh && 0 ? FD_FRESH : FD_SEEN);",
+     [bats("dumps", "whatever its name")]),
+    ("shim: the tools' request to stand aside is ignored", "preload/shim.c",
+     "\treturn busy || __atomic_load_n(&standaside, __ATOMIC_RELAXED);",
+     "\treturn busy;",
+     [bats("dumps", "exported LD_PRELOAD")]),
+    ("shim: no guard against calls from below the shim", "preload/shim.c",
+     "\t\tbusy = 1;                         \\",
+     "\t\tbusy = 0;                         \\",
+     [bats("dumps", "calls back into it")]),
+    ("shim: a file with content opened without O_TRUNC is tracked",
+     "preload/shim.c",
+     "\t    (!(flags & O_TRUNC) && sb.st_size > 0))\n\t\tgoto out;",
+     "\t    0)\n\t\tgoto out;",
+     [bats("dumps", "opened without O_TRUNC")]),
+    ("shim: ftruncate(fd, 0) does not restart the dump", "preload/shim.c",
+     "\t\tif (r == 0)\n\t\t\ttracker_restart(t);",
+     "\t\tif (r == 0)\n\t\t\tt->voff = t->voff;",
+     [bats("dumps", "setLength")]),
+    ("shim: a write past the end feeds no zeros", "preload/shim.c",
+     "\tif (at > t->st.in_off)\n\t\tfeed_gap(t, at);\n\tif (at < t->st.in_off &&",
+     "\tif (at < t->st.in_off &&",
+     [bats("dumps", "past the end")]),
+    ("shim: a rewrite of the header is dropped", "preload/shim.c",
+     "\tif (at + len <= same)\n\t\treturn write_at(t, fd, b, len, at);",
+     "\tif (0 && at + len <= same)\n\t\treturn write_at(t, fd, b, len, at);",
+     [bats("dumps", "past the end")]),
+]
+
+
+def sh(cmd, **kw):
+    return subprocess.run(cmd, stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
+                          text=True, **kw)
+
+
+def main():
+    want = sys.argv[1:]
+    todo = [m for m in MUTANTS if not want or any(w in m[0] for w in want)]
+    shared = os.path.realpath(os.path.join(ROOT, "..", "shared"))
+    work = tempfile.mkdtemp(prefix="hprofstrip-mutants.")
+    tree = os.path.join(work, "main")
+    os.symlink(shared, os.path.join(work, "shared"))
+    files = sh(["git", "ls-files"], cwd=ROOT).stdout.split()
+    for f in files:
+        src = os.path.join(ROOT, f)
+        if os.path.isfile(src):
+            os.makedirs(os.path.dirname(os.path.join(tree, f)), exist_ok=True)
+            shutil.copy2(src, os.path.join(tree, f))
+    build = os.path.join(work, "build")
+    env = dict((k, v) for k, v in os.environ.items()
+               if not k.startswith("HPROFSTRIP_") and k != "LD_PRELOAD")
+    env["BUILD"] = build
+    targets = ["all", "%s/splitcheck" % build, "%s/oracle" % build,
+               "%s/replay" % build, "%s/libreenter.so" % build,
+               "%s/libfaultinject.so" % build, "%s/shimstress" % build]
+    r = sh(["make", "-s", "BUILD=" + build] + targets, cwd=tree, env=env)
+    if r.returncode:
+        print(r.stdout)
+        print("mutants: the unmutated tree does not build")
+        return 1
+    # every test must pass on the unmutated tree, or a failure proves nothing
+    seen = set()
+    for m in todo:
+        for cmd in m[4]:
+            if tuple(cmd) in seen:
+                continue
+            seen.add(tuple(cmd))
+            r = sh(cmd, cwd=tree, env=env)
+            if r.returncode:
+                print(r.stdout[-3000:])
+                print("mutants: fails without a mutant: %s" % " ".join(cmd))
+                return 1
+            if cmd[0] == "bats" and "\nok " not in "\n" + r.stdout:
+                print("mutants: runs no test: %s" % " ".join(cmd))
+                return 1
+    caught = survived = broken = 0
+    for name, path, old, new, tests in todo:
+        p = os.path.join(tree, path)
+        orig = open(os.path.join(ROOT, path)).read()
+        if orig.count(old) != 1:
+            print("NOT APPLIED  %s (%s: the text occurs %d times)"
+                  % (name, path, orig.count(old)))
+            broken += 1
+            continue
+        open(p, "w").write(orig.replace(old, new))
+        t0 = time.time()
+        r = sh(["make", "-s", "BUILD=" + build] + targets, cwd=tree, env=env)
+        if r.returncode:
+            print("NOT APPLIED  %s (does not build: %s)" % (
+                name, r.stdout.strip().splitlines()[-1:]))
+            open(p, "w").write(orig)
+            broken += 1
+            continue
+        else:
+            verdict, why = "survived", ""
+            for cmd in tests:
+                r = sh(cmd, cwd=tree, env=env)
+                if r.returncode:
+                    verdict, why = "caught", " ".join(cmd)
+                    break
+        open(p, "w").write(orig)
+        if verdict == "caught":
+            caught += 1
+        else:
+            survived += 1
+        print("%-9s %s  [%s, %.0fs]" % (verdict.upper(), name, why or
+                                        " ".join(tests[0]), time.time() - t0))
+        sys.stdout.flush()
+    shutil.rmtree(work, ignore_errors=True)
+    print("mutants: %d caught, %d survived%s" % (
+        caught, survived, ", %d not applied" % broken if broken else ""))
+    return 1 if survived or broken else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
