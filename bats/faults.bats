@@ -27,7 +27,8 @@ setup() {
 	SMALL=$CORPUS/hotspot/jdk6-client-id4-small.hprof
 	AGENT=$CORPUS/hotspot/jdk6-hprof-agent-id4.hprof
 	for f in "$MID" "$ART" "$J21" "$SMALL" "$AGENT"; do
-		[ -r "$f" ] || skip "no corpus in $CORPUS"
+		[ -r "$f" ] ||
+			fail "$f is missing: no corpus in $CORPUS (see ../shared/corpus/README.md; or set HPROFSTRIP_CORPUS)"
 	done
 	T=$BATS_TEST_TMPDIR
 }
@@ -188,11 +189,12 @@ same_failure() {
 # ---- a real JVM ---------------------------------------------------------
 
 need_java() {
-	command -v java >/dev/null || skip "java not installed"
-	"$JUDGE" build >"$T/judge-build.log" 2>&1 || {
-		[ $? = 3 ] && skip "VisualVM judge unavailable"
-		fail "judge.sh build failed: $(cat "$T/judge-build.log")"
-	}
+	command -v java >/dev/null ||
+		fail "java not installed: apt-get install openjdk-17-jdk-headless (or make deps)"
+	# status 3: java, javac or the VisualVM jar is missing (judge.sh says
+	# which and how to install it); a failure either way, never a skip
+	"$JUDGE" build >"$T/judge-build.log" 2>&1 ||
+		fail "judge.sh build failed (make deps installs the judge): $(cat "$T/judge-build.log")"
 }
 
 # jvm_same FAULT ARGS...: run java ARGS under FAULT, with the injector

@@ -19,7 +19,8 @@ setup() {
 	[ -x "$STRIP" ] || fail "$STRIP is missing: run make"
 	J=$CORPUS/hotspot/jdk11-string.hprof
 	A=$CORPUS/art/art-host-2025.hprof
-	[ -r "$J" ] && [ -r "$A" ] || skip "no corpus in $CORPUS"
+	[ -r "$J" ] && [ -r "$A" ] ||
+		fail "no corpus in $CORPUS (see ../shared/corpus/README.md; or set HPROFSTRIP_CORPUS)"
 	T=$BATS_TEST_TMPDIR
 }
 

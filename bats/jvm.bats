@@ -25,7 +25,10 @@ setup() {
 	ART=("$CORPUS/art/art-host-2025.hprof"
 		"$CORPUS/art/dalvik-api19-leak-service-binder.hprof")
 	DALVIK=$CORPUS/art/dalvik-api19-leak-service-binder.hprof
-	[ -r "${ART[0]}" ] && [ -r "$DALVIK" ] || fail "no ART corpus in $CORPUS"
+	[ -r "${ART[0]}" ] && [ -r "$DALVIK" ] ||
+		fail "no ART corpus in $CORPUS (see ../shared/corpus/README.md; or set HPROFSTRIP_CORPUS)"
+	[ -x "$HPROFCONV" ] ||
+		fail "$HPROFCONV is missing: apt-get install android-sdk-platform-tools (or make deps)"
 }
 
 # histo FILE: the judge's histogram (fails if VisualVM cannot read FILE)
@@ -197,9 +200,10 @@ android_roots() {
 		HEAP_DUMP_INFO; do
 		[ "$(count "$in_json" $n)" -gt 0 ]
 	done
-	# which hprof-conv cannot read
+	# which hprof-conv cannot read (status 255, not 127: it is there)
 	run "$HPROFCONV" "$a" "$T/android8.conv.hprof"
-	assert_failure
+	assert_failure 255
+	assert_output --regexp '^ERROR: unexpected subtype 0x[0-9a-f]+ at offset [0-9]+'
 	run --separate-stderr "$HR" --jvm -o "$out" "$a"
 	assert_success
 	assert_plain_102 "$out"
