@@ -1,4 +1,13 @@
 # Shared by every .bats file: paths, fixtures, small checks.
+
+# The caller's shim settings (HPROFSTRIP_QUIET, _PATTERN, _LOG, _SNIFF...)
+# and preloads must not reach the tests; HPROFSTRIP_CORPUS and
+# HPROFSTRIP_SANITIZED configure the tests themselves.
+for _v in ${!HPROFSTRIP_*}; do
+	case $_v in HPROFSTRIP_CORPUS | HPROFSTRIP_SANITIZED) ;; *) unset "$_v" ;; esac
+done
+unset _v LD_PRELOAD
+
 ROOT="$(cd "$BATS_TEST_DIRNAME/.." && pwd)"
 BUILD="${BUILD:-build}"
 case $BUILD in /*) B=$BUILD ;; *) B=$ROOT/$BUILD ;; esac

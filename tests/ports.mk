@@ -13,7 +13,9 @@
 #                          wrappers in build/arm64; unit tests, offline bats
 #
 # `make check` also builds the extra test binaries, since bats/ holds
-# faults.bats and shim-robust.bats.
+# faults.bats and shim-robust.bats, and runs check-env (the caller's
+# HPROFSTRIP_* settings change no result) and check-android (the Android
+# example's self-test) before its own recipe.
 
 FAULTINJ = $(BUILD)/libfaultinject.so
 SHIMSTRESS = $(BUILD)/shimstress $(BUILD)/shimstress-lfs \
@@ -47,18 +49,29 @@ $(BUILD)/shimstress-fortify64: tests/shimstress.c | $(BUILD)
 	$(CC) $(SHIMSTRESS_CFLAGS) -D_FORTIFY_SOURCE=2 -D_FILE_OFFSET_BITS=64 \
 		-o $@ tests/shimstress.c $(LDFLAGS)
 
-check: $(SHIM_EXTRA_BIN)
+check: $(SHIM_EXTRA_BIN) check-env check-android
+
+# The caller's shim settings change no result: every test entry point
+# clears HPROFSTRIP_* and LD_PRELOAD (make check once failed with
+# HPROFSTRIP_QUIET=1 exported). bats/shim-robust.bats checks the Bats side.
+check-env: all $(BUILD)/replay
+	env HPROFSTRIP_QUIET=1 HPROFSTRIP_PATTERN='*.nothing' HPROFSTRIP_SNIFF=0 \
+		HPROFSTRIP_LOG=/nonexistent/log LD_PRELOAD=$(SHIM) \
+		tests/ports.sh shim-replay $(BUILD)
+
+# the Android example's self-test (wrap.sh, dumpheap.sh against a fake adb)
+check-android: deps all $(BUILD)/replay
+	BUILD=$(BUILD) examples/android/selftest.sh
 
 # shim-robust.bats compares strace output with and without the shim
 deps: deps-ports
 deps-ports:
 	tests/ports.sh deps strace binutils
 
-check-shim-extra: deps all $(TESTBIN) $(SHIM_EXTRA_BIN)
-	BUILD=$(BUILD) bats --print-output-on-failure bats/faults.bats bats/shim-robust.bats
-	BUILD=$(BUILD) examples/android/selftest.sh
+check-shim-extra: deps all $(TESTBIN) $(SHIM_EXTRA_BIN) check-android
+	BUILD=$(BUILD) tests/run-bats.sh bats/faults.bats bats/shim-robust.bats
 
-.PHONY: check-shim-extra deps-ports
+.PHONY: check-shim-extra check-env check-android deps-ports
 
 # ---- musl -------------------------------------------------------------------
 

@@ -5,6 +5,12 @@
 # dumpheap.sh against a fake adb that plays the device with a directory.
 # Prints one line per check and 'N passed, N failed'.
 set -u
+# The caller's shim settings and preloads must not reach the run
+# (HPROFSTRIP_CORPUS and HPROFSTRIP_SANITIZED configure the tests).
+for v in ${!HPROFSTRIP_*}; do
+	case $v in HPROFSTRIP_CORPUS | HPROFSTRIP_SANITIZED) ;; *) unset "$v" ;; esac
+done
+unset LD_PRELOAD
 here=$(cd "$(dirname "$0")" && pwd)
 root=$(cd "$here/../.." && pwd)
 build=${BUILD:-build}

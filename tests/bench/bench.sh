@@ -18,6 +18,12 @@
 # the bench starts.
 # Installs GNU time if missing (as root, through apt-get).
 set -euo pipefail
+# The caller's shim settings and preloads must not reach the run
+# (HPROFSTRIP_CORPUS and HPROFSTRIP_SANITIZED configure the tests).
+for v in ${!HPROFSTRIP_*}; do
+	case $v in HPROFSTRIP_CORPUS | HPROFSTRIP_SANITIZED) ;; *) unset "$v" ;; esac
+done
+unset LD_PRELOAD
 export LC_ALL=C
 
 here=$(cd "$(dirname "$0")" && pwd)
