@@ -1,8 +1,18 @@
 #!/bin/bash
 # C unit tests: the engine's split invariance over every corpus dump and a
 # fresh JDK 17 dump, in strip and restore mode, the JDK 8 open-length path
-# and the fallback path. Prints one line per check and 'N passed, N failed'.
+# and the fallback path; and that the results are right: a restore equals
+# the independent oracle's zeroed original, and on the Android dumps
+# --jvm and --app-only equal hprof-conv [-z] of that zeroed original (less
+# hprof-conv's empty heap segments). Prints one line per check and
+# 'N passed, N failed'.
 set -u
+# The caller's shim settings and preloads must not reach the run
+# (HPROFSTRIP_CORPUS and HPROFSTRIP_SANITIZED configure the tests).
+for v in ${!HPROFSTRIP_*}; do
+	case $v in HPROFSTRIP_CORPUS | HPROFSTRIP_SANITIZED) ;; *) unset "$v" ;; esac
+done
+unset LD_PRELOAD
 root=$(cd "$(dirname "$0")/.." && pwd)
 build=${BUILD:-build}
 case $build in /*) b=$build ;; *) b=$root/$build ;; esac
@@ -29,7 +39,51 @@ check() {
 	fi
 }
 
+# drop_empty IN OUT: IN less its heap records (0x0C, 0x1C) of length 0,
+# which hprof-conv keeps and --jvm drops (perl is in every Debian)
+drop_empty() {
+	perl -e '
+		open(my $i, "<:raw", $ARGV[0]) or die "$ARGV[0]: $!\n";
+		open(my $o, ">:raw", $ARGV[1]) or die "$ARGV[1]: $!\n";
+		{ local $/ = "\0"; print $o scalar <$i>; }
+		read($i, my $h, 12) == 12 or die "$ARGV[0]: short header\n";
+		print $o $h;
+		while (read($i, my $rh, 9) == 9) {
+			my ($tag, $len) = unpack("C x4 N", $rh);
+			read($i, my $body, $len) == $len or die "$ARGV[0]: short record\n";
+			print $o $rh, $body if !(($tag == 0x0C || $tag == 0x1C) && $len == 0);
+		}
+		close $o or die "$ARGV[1]: $!\n";' "$1" "$2"
+}
+
+# restored F STRIPPED: hprofrestore of F's stripped form equals oracle zero F
+restored() {
+	"$b/oracle" zero "$1" "$tmp/zero" &&
+		"$b/hprofrestore" -o "$tmp/r" "$2" &&
+		cmp "$tmp/zero" "$tmp/r"
+}
+
+# like_conv MODE CONVOPT F STRIPPED EXACT: hprofrestore MODE of STRIPPED
+# equals hprof-conv [CONVOPT] of F zeroed, byte for byte (EXACT=1) or once
+# hprof-conv's empty heap records are dropped
+like_conv() {
+	local mode=$1 opt=$2 f=$3 s=$4 exact=$5
+	"$b/oracle" zero "$f" "$tmp/zero" || return 1
+	"$b/hprofrestore" "$mode" -o "$tmp/ours" "$s" || return 1
+	"$hprofconv" $opt "$tmp/zero" "$tmp/conv" || return 1
+	if [ "$exact" = 1 ]; then
+		cmp "$tmp/conv" "$tmp/ours"
+	else
+		drop_empty "$tmp/conv" "$tmp/conv.ne" && cmp "$tmp/conv.ne" "$tmp/ours"
+	fi
+}
+
 echo "unit: seed $seed (SEED=$seed reproduces)"
+hprofconv=${HPROF_CONV:-/usr/lib/android-sdk/platform-tools/hprof-conv}
+if [ ! -x "$hprofconv" ]; then
+	echo "unit: $hprofconv is missing: apt-get install android-sdk-platform-tools (or make deps)" >&2
+	exit 1
+fi
 files=$(ls "$corpus"/art/*.hprof "$corpus"/hotspot/*.hprof)
 if [ -z "$files" ]; then
 	echo "unit: no corpus in $corpus" >&2
@@ -47,12 +101,21 @@ for f in $files $fresh; do
 	n=$(basename "$f")
 	check "split invariance, strip: $n" "$b/splitcheck" -p "$prefix" -n "$rounds" -s "$seed" "$f"
 	"$b/splitcheck" -w "$f" "$tmp/$n.s"
+	check "hprofstrip equals the engine's one-shot strip: $n" \
+		sh -c '"$1" -o "$2" "$3" && cmp "$2" "$4"' _ "$b/hprofstrip" "$tmp/cli.s" "$f" "$tmp/$n.s"
+	check "restore equals the oracle's zeroed original: $n" restored "$f" "$tmp/$n.s"
 	check "split invariance, restore: $n" "$b/splitcheck" -r -p "$prefix" -n "$rounds" -s "$seed" "$tmp/$n.s"
 	check "JDK 8 placeholder lengths: $n" "$b/splitcheck" -O -p "$prefix4" -n "$rounds2" -s "$seed" "$f"
 	case $(head -c 18 "$f") in
 	*1.0.3)
 		check "split invariance, --jvm: $n" "$b/splitcheck" -j -p "$prefix4" -n "$rounds2" -s "$seed" "$tmp/$n.s"
 		check "split invariance, --app-only: $n" "$b/splitcheck" -a -p "$prefix4" -n "$rounds2" -s "$seed" "$tmp/$n.s"
+		# what hprof-conv makes of the zeroed original: the Dalvik dump
+		# byte for byte, ART's once its empty segments are dropped
+		exact=0
+		case $n in dalvik-*) exact=1 ;; esac
+		check "--jvm equals hprof-conv: $n" like_conv --jvm "" "$f" "$tmp/$n.s" "$exact"
+		check "--app-only equals hprof-conv -z: $n" like_conv --app-only -z "$f" "$tmp/$n.s" 0
 		;;
 	esac
 	# fallback: an invalid tag at the first instance dump's offset
