@@ -296,3 +296,49 @@ android_roots() {
 	"$HR" --app-only -o "$T/art.a" "${ART[0]}"
 	cmp "$T/art.j" "$T/art.a"
 }
+
+@test "--app-only drops exactly the image and zygote heaps' objects (androidize -z -i)" {
+	local src=$CORPUS/hotspot/jdk6-client-id4-small.hprof a=$T/a4i.hprof
+	local all left in out
+	[ -r "$src" ] || fail "$src is missing (see ../shared/corpus/README.md)"
+	# 4-byte ids, so hprof-conv reads it: every 3rd instance in heap I,
+	# every 5th object array and every primitive array in heap Z
+	"$T/androidize" -z -i -c "$T/a4i.counts" "$src" "$a"
+	moved() { sed -n "s/^$1 //p" "$T/a4i.counts"; }
+	[ "$(moved image-instances)" -gt 0 ]
+	[ "$(moved zygote-object-arrays)" -gt 0 ]
+	[ "$(moved image-instances)" -lt "$(moved instances)" ]
+	[ "$(moved zygote-object-arrays)" -lt "$(moved object-arrays)" ]
+	run "$HS" --info "$a"
+	assert_line --regexp '^  image +[1-9][0-9]*$'
+	assert_line --regexp '^  zygote +[1-9][0-9]*$'
+	# VisualVM counts in the source what androidize counted
+	histo "$src" > "$T/src.histo"
+	all=$(sed -n 's/^total-instances \([0-9]*\) .*/\1/p' "$T/src.histo")
+	assert_equal "$all" "$(($(moved instances) + $(moved object-arrays) + $(moved primitive-arrays)))"
+	left=$((all - $(moved image-instances) - $(moved zygote-object-arrays) -
+		$(moved zygote-primitive-arrays)))
+	# hprof-conv -z of the zeroed dump: what --app-only must write, less
+	# hprof-conv's empty heap records
+	"$ORACLE" zero "$a" "$T/a4i.zero"
+	"$HPROFCONV" -z "$T/a4i.zero" "$T/a4i.convz"
+	drop_empty_heap_records "$T/a4i.convz" "$T/a4i.want"
+	"$HS" -o "$T/a4i.s.hprof" "$a"
+	for in in "$a" "$T/a4i.s.hprof"; do
+		out=$T/a4i.app.hprof
+		run --separate-stderr "$HR" --app-only -o "$out" "$in"
+		assert_success
+		assert_plain_102 "$out"
+		# VisualVM sees exactly the objects left in the app heap
+		histo "$out" > "$T/app.histo"
+		assert_equal "$(sed -n 's/^total-instances \([0-9]*\) .*/\1/p' "$T/app.histo")" "$left"
+		# and the roots all stay (as hprof-conv -z keeps them)
+		assert_equal "$(grep '^roots ' "$T/app.histo")" "$(grep '^roots ' "$T/src.histo")"
+		cmp "$T/a4i.want" "$out" || fail "--app-only $in differs from hprof-conv -z"
+	done
+	# --jvm keeps every heap: VisualVM reads the source's heap
+	"$HR" --jvm -o "$T/a4i.jvm.hprof" "$T/a4i.s.hprof"
+	histo "$T/a4i.jvm.hprof" > "$T/jvm.histo"
+	run diff "$T/src.histo" "$T/jvm.histo"
+	assert_success
+}

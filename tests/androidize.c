@@ -4,7 +4,7 @@
  * that hprofrestore --jvm can be tested on inputs that no Android runtime
  * writes (8-byte ids).
  *
- *   androidize [-z] IN OUT
+ *   androidize [-z] [-i] [-c COUNTS] IN OUT
  *
  * What changes:
  *   - the header says "JAVA PROFILE 1.0.3";
@@ -17,7 +17,15 @@
  *     0x8A, 0x8B, 0x8C, 0x8D, 0x8E (with its u4 thread serial and u4 frame
  *     number) and 0x90, for the same class id;
  *   - with -z, every PRIMITIVE_ARRAY_DUMP (0x23) is put in the zygote heap
- *     (HEAP_DUMP_INFO 'Z' before it, 'A' again after it).
+ *     (HEAP_DUMP_INFO 'Z' before it, 'A' again after it);
+ *   - with -i, every 3rd INSTANCE_DUMP (0x21) is put in the image heap
+ *     ('I') and every 5th OBJECT_ARRAY_DUMP (0x22) in the zygote heap
+ *     ('Z'), the same way: what hprofrestore --app-only and hprof-conv -z
+ *     must drop;
+ *   - with -c COUNTS, the file COUNTS gets what was moved, one
+ *     "NAME COUNT" a line: instances, object-arrays, primitive-arrays (all
+ *     of them), then image-instances, zygote-object-arrays and
+ *     zygote-primitive-arrays (the ones put in heaps I and Z).
  * Everything else is copied unchanged. Heap record lengths are recomputed.
  *
  * Any malformed input: one line on stderr naming the offset, exit 1.
@@ -216,18 +224,27 @@ int main(int argc, char **argv)
 		0x05, 0x89, 0x8A, 0x8B, 0x8C, 0x8D, 0x8E, 0x90
 	};
 	static const char magic[] = "JAVA PROFILE 1.0.";
-	int zygote_arrays = 0, argi = 1, first_heap = 1;
+	int zygote_arrays = 0, image = 0, argi = 1, first_heap = 1;
 	unsigned long long sticky = 0, subs = 0;
+	/* all and moved instance dumps, object arrays, primitive arrays */
+	unsigned long long n21 = 0, n22 = 0, n23 = 0, m21 = 0, m22 = 0, m23 = 0;
+	const char *counts = NULL;
 	struct buf body = { 0, 0, 0 };
 	size_t p, cap = 0;
 	FILE *f, *out;
 
-	if (argc > 1 && !strcmp(argv[1], "-z")) {
-		zygote_arrays = 1;
-		argi++;
+	for (; argi < argc && argv[argi][0] == '-'; argi++) {
+		if (!strcmp(argv[argi], "-z"))
+			zygote_arrays = 1;
+		else if (!strcmp(argv[argi], "-i"))
+			image = 1;
+		else if (!strcmp(argv[argi], "-c") && argi + 1 < argc)
+			counts = argv[++argi];
+		else
+			break;
 	}
 	if (argc - argi != 2) {
-		fprintf(stderr, "usage: androidize [-z] IN OUT\n");
+		fprintf(stderr, "usage: androidize [-z] [-i] [-c COUNTS] IN OUT\n");
 		return 2;
 	}
 	in_name = argv[argi];
@@ -311,13 +328,22 @@ int main(int argc, char **argv)
 					put4(&body, 1);           /* thread serial */
 					put4(&body, 0xFFFFFFFFu); /* frame: none */
 				}
-			} else if (t == 0x23 && zygote_arrays) {
-				heap_info(&body, 'Z');
+			} else if ((t == 0x23 && zygote_arrays) ||
+			           (t == 0x21 && image && n21 % 3 == 2) ||
+			           (t == 0x22 && image && n22 % 5 == 4)) {
+				/* in another heap, then back to the app heap */
+				heap_info(&body, t == 0x21 ? 'I' : 'Z');
 				put(&body, in + q, n);
 				heap_info(&body, 'A');
+				m21 += t == 0x21;
+				m22 += t == 0x22;
+				m23 += t == 0x23;
 			} else {
 				put(&body, in + q, n);
 			}
+			n21 += t == 0x21;
+			n22 += t == 0x22;
+			n23 += t == 0x23;
 			q += n;
 		}
 		heap_record_header(out, tag, in + p + 1, body.len);
@@ -327,6 +353,15 @@ int main(int argc, char **argv)
 	}
 	if (fclose(out))
 		die_sys(argv[argi + 1]);
+	if (counts) {
+		FILE *c = fopen(counts, "w");
+		if (!c || fprintf(c, "instances %llu\nobject-arrays %llu\n"
+		                  "primitive-arrays %llu\nimage-instances %llu\n"
+		                  "zygote-object-arrays %llu\n"
+		                  "zygote-primitive-arrays %llu\n",
+		                  n21, n22, n23, m21, m22, m23) < 0 || fclose(c))
+			die_sys(counts);
+	}
 	free(in);
 	free(body.p);
 	return 0;
