@@ -163,7 +163,8 @@ shimstress: concurrent: ok"
 }
 
 # one BUILD NAME EXPECTED: shimstress write under the shim (environment as
-# set), NAME's output must be EXPECTED (exp: stripped, in: unchanged)
+# set), NAME's output must be EXPECTED (exp: stripped, in: unchanged).
+# RUNTIME: a runtime stub preloaded too (the process hosts a runtime).
 one() {
 	local b=$1 name=$2 want=$3
 	mkdir -p "$T/d/$(dirname "$name")"
@@ -171,7 +172,7 @@ one() {
 	exp) want=$EXP ;;
 	in) want=$IN ;;
 	esac
-	run -0 --separate-stderr env LD_PRELOAD="$SHIM" "$B/$b" write "$IN" "$want" "$T/d" "$name"
+	run -0 --separate-stderr env LD_PRELOAD="$SHIM ${RUNTIME:-}" "$B/$b" write "$IN" "$want" "$T/d" "$name"
 }
 
 @test "HPROFSTRIP_PATTERN: several globs, replacing the default" {
@@ -208,15 +209,22 @@ one() {
 
 @test "HPROFSTRIP_SNIFF: a dump in a file opened where the shim cannot see" {
 	rm -rf "$T/d"
+	# in a process that hosts a runtime (the stub stands for libart.so),
 	# opened behind the shim (as an fd from am dumpheap): sniffed
-	one shimstress raw:out.bin exp
-	one shimstress raw+pwrite:out2.bin exp
-	one shimstress raw+writev:out3.bin exp
-	HPROFSTRIP_SNIFF=0 one shimstress raw:out4.bin in
-	HPROFSTRIP_SNIFF=0 one shimstress raw+pwrite:out5.bin in
-	# opened in front of the shim under a name that does not match: never
-	one shimstress out6.bin in
-	one shimstress open+pwrite:out7.bin in
+	RUNTIME=$B/stub/libart.so one shimstress raw:out.bin exp
+	RUNTIME=$B/stub/libart.so one shimstress raw+pwrite:out2.bin exp
+	RUNTIME=$B/stub/libart.so one shimstress raw+writev:out3.bin exp
+	HPROFSTRIP_SNIFF=0 RUNTIME=$B/stub/libart.so one shimstress raw:out4.bin in
+	HPROFSTRIP_SNIFF=0 RUNTIME=$B/stub/libart.so one shimstress raw+pwrite:out5.bin in
+	# and created there under a name that does not match (jmap's heap.bin)
+	RUNTIME=$B/stub/libjvm.so one shimstress out6.bin exp
+	RUNTIME=$B/stub/libjvm.so one shimstress open+pwrite:out7.bin exp
+	RUNTIME=$B/stub/libjvm.so one shimstress creat+writev:out8.bin exp
+	HPROFSTRIP_SNIFF=0 RUNTIME=$B/stub/libjvm.so one shimstress out9.bin in
+	# in any other process (cat, cp of a dump): never
+	one shimstress raw:out10.bin in
+	one shimstress out11.bin in
+	one shimstress open+pwrite:out12.bin in
 }
 
 @test "a dump opened and closed without a write is left as it was (touch)" {
