@@ -7,6 +7,10 @@ for _v in ${!HPROFSTRIP_*}; do
 	case $_v in HPROFSTRIP_CORPUS | HPROFSTRIP_SANITIZED) ;; *) unset "$_v" ;; esac
 done
 unset _v LD_PRELOAD
+# TEST_LD_PRELOAD: the suite runs with it exported as LD_PRELOAD, as a
+# Dockerfile ENV would have it (make check-preloaded): the tools must give
+# exactly the results they give without it
+[ -z "${TEST_LD_PRELOAD:-}" ] || export LD_PRELOAD=$TEST_LD_PRELOAD
 
 ROOT="$(cd "$BATS_TEST_DIRNAME/.." && pwd)"
 BUILD="${BUILD:-build}"
@@ -41,7 +45,7 @@ jdk17_fixture() {
 		if [ ! -s "$f" ]; then
 			"$JUDGE" build >&2
 			rm -f "$f.tmp.hprof"
-			java -cp "$B/java" HeapBuilder mxbean "$f.tmp.hprof" >&2
+			env -u LD_PRELOAD java -cp "$B/java" HeapBuilder mxbean "$f.tmp.hprof" >&2
 			mv "$f.tmp.hprof" "$f"
 		fi
 	) 9>"$B/fixtures/.lock"

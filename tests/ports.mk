@@ -49,7 +49,7 @@ $(BUILD)/shimstress-fortify64: tests/shimstress.c | $(BUILD)
 	$(CC) $(SHIMSTRESS_CFLAGS) -D_FORTIFY_SOURCE=2 -D_FILE_OFFSET_BITS=64 \
 		-o $@ tests/shimstress.c $(LDFLAGS)
 
-check: $(SHIM_EXTRA_BIN) check-env check-android
+check: $(SHIM_EXTRA_BIN) check-env check-android check-preloaded
 
 # The caller's shim settings change no result: every test entry point
 # clears HPROFSTRIP_* and LD_PRELOAD (make check once failed with
@@ -58,6 +58,13 @@ check-env: all $(BUILD)/replay
 	env HPROFSTRIP_QUIET=1 HPROFSTRIP_PATTERN='*.nothing' HPROFSTRIP_SNIFF=0 \
 		HPROFSTRIP_LOG=/nonexistent/log LD_PRELOAD=$(SHIM) \
 		tests/ports.sh shim-replay $(BUILD)
+
+# An exported LD_PRELOAD (a Dockerfile ENV, a shell profile) changes none
+# of the tools' results: their own suites once more, with the shim in every
+# process they start (bats/common.bash exports TEST_LD_PRELOAD)
+PRELOADED_BATS = $(foreach f,cli strip badinput info output,$(wildcard bats/$(f).bats))
+check-preloaded: all $(TESTBIN)
+	TEST_LD_PRELOAD=$(abspath $(SHIM)) BUILD=$(BUILD) tests/run-bats.sh $(PRELOADED_BATS)
 
 # the Android example's self-test (wrap.sh, dumpheap.sh against a fake adb)
 check-android: deps all $(BUILD)/replay
@@ -71,7 +78,7 @@ deps-ports:
 check-shim-extra: deps all $(TESTBIN) $(SHIM_EXTRA_BIN) check-android
 	BUILD=$(BUILD) tests/run-bats.sh bats/faults.bats bats/shim-robust.bats
 
-.PHONY: check-shim-extra check-env check-android deps-ports
+.PHONY: check-shim-extra check-env check-android check-preloaded deps-ports
 
 # ---- musl -------------------------------------------------------------------
 
