@@ -16,7 +16,7 @@ HDRS = strip/hprof.h strip/cli.h strip/out.h strip/info.h
 TOOLS = $(BUILD)/hprofstrip $(BUILD)/hprofrestore
 SHIM = $(BUILD)/libhprofstrip.so
 TESTBIN = $(BUILD)/splitcheck $(BUILD)/oracle $(BUILD)/replay \
-	$(BUILD)/libreenter.so
+	$(BUILD)/libreenter.so $(BUILD)/policytest
 
 all: $(TOOLS) $(SHIM)
 
@@ -29,9 +29,14 @@ $(BUILD)/hprofstrip: strip/hprofstrip.c $(ENGINE) $(CLI) $(HDRS) | $(BUILD)
 $(BUILD)/hprofrestore: restore/hprofrestore.c $(ENGINE) $(CLI) $(HDRS) | $(BUILD)
 	$(CC) $(ALL_CFLAGS) -o $@ restore/hprofrestore.c $(ENGINE) $(CLI) $(LDFLAGS)
 
-$(SHIM): preload/shim.c $(ENGINE) strip/hprof.h | $(BUILD)
+SHIM_SRC = preload/wrappers.c preload/libc.c preload/policy.c \
+	preload/tracker.c preload/write.c $(ENGINE) strip/outbuf.c
+SHIM_HDRS = preload/libc.h preload/policy.h preload/track.h \
+	preload/tracker.h strip/hprof.h strip/outbuf.h
+
+$(SHIM): $(SHIM_SRC) $(SHIM_HDRS) | $(BUILD)
 	$(CC) $(ALL_CFLAGS) -fPIC -shared -fvisibility=hidden -pthread \
-		-o $@ preload/shim.c $(ENGINE) -ldl $(LDFLAGS)
+		-o $@ $(SHIM_SRC) -ldl $(LDFLAGS)
 
 $(BUILD)/splitcheck: tests/splitcheck.c $(ENGINE) strip/hprof.h | $(BUILD)
 	$(CC) $(ALL_CFLAGS) -o $@ tests/splitcheck.c $(ENGINE) $(LDFLAGS)
@@ -49,6 +54,12 @@ $(STUBS): tests/runtime-stub.c
 $(BUILD)/replay: tests/replay.c $(STUBS) | $(BUILD)
 	$(CC) $(ALL_CFLAGS) -pthread -o $@ tests/replay.c -ldl $(LDFLAGS)
 
+# the shim's policy as plain C, without LD_PRELOAD
+$(BUILD)/policytest: tests/policytest.c preload/policy.c preload/libc.c \
+		preload/policy.h preload/libc.h | $(BUILD)
+	$(CC) $(ALL_CFLAGS) -o $@ tests/policytest.c preload/policy.c \
+		preload/libc.c -ldl $(LDFLAGS)
+
 # a preload below the shim that calls back into it (bats/dumps.bats)
 $(BUILD)/libreenter.so: tests/reenter.c | $(BUILD)
 	$(CC) $(ALL_CFLAGS) -fPIC -shared -fvisibility=hidden -o $@ tests/reenter.c
@@ -60,6 +71,7 @@ deps:
 check: deps all $(TESTBIN)
 	$(MAKE) fuzz-short
 	$(MAKE) check-sanitize
+	$(BUILD)/policytest
 	BUILD=$(BUILD) tests/unit.sh
 	BUILD=$(BUILD) tests/run-bats.sh bats/
 

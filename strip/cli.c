@@ -209,7 +209,10 @@ int cli_main(const struct cli_tool *tool, int argc, char **argv)
 	sink.write = out_write;
 	sink.patch = out_patch;
 	sink.user = &o;
-	hs_init(&st, flags, &sink);
+	{
+		struct hs_config cfg = { flags, 0, NULL };
+		hs_init(&st, &cfg, &sink);
+	}
 	rc = pump(&r, &st, in_fd, &o);
 	if (in_fd > 0)
 		close(in_fd);

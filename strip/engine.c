@@ -251,7 +251,8 @@ static void end_record(struct hs_state *st, struct cur *c)
 			unsigned char be[4];
 			hs_put_be32(be, (uint32_t)out_len);
 			if (!st->sink.patch ||
-			    st->sink.patch(st->sink.user, st->rec_body_out - 4, be)) {
+			    st->sink.patch(st->sink.user, st->rec_body_out - 4, be,
+			                   4)) {
 				st->err = HS_E_EMIT;
 				st->err_off = st->in_off;
 				return;
@@ -707,13 +708,17 @@ static int step(struct hs_state *st, struct cur *c)
 
 /* ---- API -------------------------------------------------------------- */
 
-void hs_init(struct hs_state *st, unsigned flags, const struct hs_sink *sink)
+void hs_init(struct hs_state *st, const struct hs_config *cfg,
+             const struct hs_sink *sink)
 {
+	unsigned flags = cfg->flags;
+
 	memset(st, 0, sizeof *st);
 	st->flags = flags;
 	st->sink = *sink;
+	st->census = cfg->census;
 	st->phase = (flags & HS_NO_HEADER) ? PH_REC : PH_HDR;
-	st->idsize = (flags & HS_NO_HEADER) ? 8 : 0;
+	st->idsize = (flags & HS_NO_HEADER) ? (cfg->idsize ? cfg->idsize : 8) : 0;
 	/* the conversion rewrites the header's version byte */
 	st->same_until = (flags & HS_JVM) ? 0 : UINT64_MAX;
 }
@@ -813,20 +818,11 @@ enum hs_err hs_finish(struct hs_state *st)
 	return e;
 }
 
-uint64_t hs_open_record(const struct hs_state *st)
-{
-	return st->open || st->maybe_open ? st->rec_body_in - 4 : UINT64_MAX;
-}
-
-uint64_t hs_map_verbatim(const struct hs_state *st, uint64_t in_off)
-{
-	if (!st->fallback || in_off < st->fb_in)
-		return UINT64_MAX;
-	return in_off - st->fb_in + st->fb_out;
-}
-
-enum hs_err hs_close_record(struct hs_state *st, uint64_t len_off,
-                            uint32_t value)
+/* HS_OPEN_LEN: the writer patched the length of the heap record whose
+ * length field sits at input offset len_off to value. Closes the record
+ * once value bytes of its body have been fed. */
+static enum hs_err close_record(struct hs_state *st, uint64_t len_off,
+                                uint32_t value)
 {
 	uint64_t fed;
 	struct cur c = { 0, 0, 0 };
@@ -849,4 +845,62 @@ enum hs_err hs_close_record(struct hs_state *st, uint64_t len_off,
 	while (!st->err && step(st, &c))
 		;
 	return st->err;
+}
+
+/* ---- rewrites ---------------------------------------------------------- */
+
+/* Overwrites output bytes at output offset out through the sink. */
+static enum hs_err rewrite_out(struct hs_state *st, uint64_t out,
+                               const void *buf, size_t len)
+{
+	if (!st->sink.patch || st->sink.patch(st->sink.user, out, buf, len)) {
+		st->err = HS_E_EMIT;
+		st->err_off = st->in_off;
+	}
+	return st->err;
+}
+
+/* Bytes of the open record's 4-byte length field, in any order and any
+ * pieces (JDK 8 seeks back and writes it whole; a cut write may split it).
+ * Once all four are in, the record is closed with that length. */
+static enum hs_err rewrite_len(struct hs_state *st, uint64_t lo,
+                               const unsigned char *b, size_t len,
+                               uint64_t in_off)
+{
+	size_t i;
+
+	if (st->patch_off != lo)
+		st->patch_mask = 0;
+	st->patch_off = lo;
+	for (i = 0; i < len; i++) {
+		st->patch[in_off - lo + i] = b[i];
+		st->patch_mask |= 1u << (in_off - lo + i);
+	}
+	if (st->patch_mask != 0xF)
+		return HS_E_OK;
+	st->patch_mask = 0;
+	return close_record(st, lo, hs_be32(st->patch));
+}
+
+enum hs_err hs_rewrite(struct hs_state *st, uint64_t in_off, const void *buf,
+                       size_t len)
+{
+	uint64_t same = st->same_until < st->out_off ? st->same_until
+	                                             : st->out_off;
+	uint64_t lo = st->open || st->maybe_open ? st->rec_body_in - 4
+	                                         : UINT64_MAX;
+
+	if (st->err)
+		return st->err;
+	if (len > st->in_off || in_off > st->in_off - len)
+		return HS_E_REWRITE;  /* not fed yet: not a rewrite */
+	if (!len)
+		return HS_E_OK;
+	if (in_off + len <= same)
+		return rewrite_out(st, in_off, buf, len);
+	if (st->fallback && in_off >= st->fb_in)
+		return rewrite_out(st, in_off - st->fb_in + st->fb_out, buf, len);
+	if (lo != UINT64_MAX && in_off >= lo && in_off + len <= lo + 4)
+		return rewrite_len(st, lo, buf, len, in_off);
+	return HS_E_REWRITE;
 }

@@ -42,7 +42,8 @@
 	X(TRUNCATED, "stream ended inside a record")                        \
 	X(TOOBIG, "restored heap record would exceed 4 GiB")                \
 	X(EMIT, "writing the output failed")                                \
-	X(PATCH, "length patch does not match the open heap record")
+	X(PATCH, "length patch does not match the open heap record")         \
+	X(REWRITE, "a rewrite of bytes already stripped cannot be applied")
 
 #define HS_ENUM_(name, msg) HS_E_##name,
 enum hs_err { HS_ERRORS(HS_ENUM_) HS_E_COUNT_ };
@@ -54,22 +55,24 @@ enum {
 	HS_JVM = 1u << 1,      /* with HS_RESTORE: Android 1.0.3 -> 1.0.2 */
 	HS_APP_ONLY = 1u << 2, /* with HS_JVM: drop zygote/image heap objects */
 	HS_OPEN_LEN = 1u << 3, /* a heap record of length 0 followed by a
-	                          sub-record is a placeholder, closed by
-	                          hs_close_record (JDK 8 seeks back and
-	                          patches); followed by a record, it is empty */
+	                          sub-record is a placeholder, closed when
+	                          hs_rewrite brings its length (JDK 8 seeks
+	                          back and patches); followed by a record, it
+	                          is empty */
 	HS_FALLBACK = 1u << 4, /* on a parse error, copy the rest verbatim,
 	                          keep record lengths exact; hs_feed returns OK
 	                          and st->fallback holds the error */
-	HS_NO_HEADER = 1u << 5 /* stream starts at a record (JDK 22 .pN file);
-	                          set st->idsize after hs_init */
+	HS_NO_HEADER = 1u << 5 /* stream starts at a record (JDK 22 .pN file)
+	                          whose ids are hs_config.idsize bytes */
 };
 
-/* Where output goes. write() appends; patch() overwrites 4 bytes already
- * written at output offset off. A non-zero return stops the engine with
- * HS_E_EMIT. */
+/* Where output goes; every output byte leaves through it. write()
+ * appends; patch() overwrites len bytes already written, at output offset
+ * off (a record's length, a writer's rewrite). A non-zero return stops the
+ * engine with HS_E_EMIT. */
 struct hs_sink {
 	int (*write)(void *user, const void *buf, size_t len);
-	int (*patch)(void *user, uint64_t off, const unsigned char be4[4]);
+	int (*patch)(void *user, uint64_t off, const void *buf, size_t len);
 	void *user;
 };
 
@@ -83,6 +86,13 @@ struct hs_census {
 	uint64_t nodata_count[12], nodata_bytes[12]; /* 0xC3: bytes they stand for */
 	uint64_t heap_bytes[HS_HEAP_COUNT_];     /* sub-record bytes per heap */
 	uint64_t empty_heap_recs;                /* heap records of length 0 */
+};
+
+/* What hs_init needs to know. */
+struct hs_config {
+	unsigned flags;            /* HS_* */
+	unsigned idsize;           /* HS_NO_HEADER: 4 or 8 (0: 8) */
+	struct hs_census *census;  /* filled while feeding; NULL: none */
 };
 
 struct hs_state {
@@ -126,26 +136,29 @@ struct hs_state {
 	uint64_t left;          /* bytes left in the current body */
 	uint64_t zeros;         /* restore: zeros still to emit */
 	unsigned elem_type;
+	uint64_t patch_off;     /* the length field being rewritten */
+	unsigned char patch[4];
+	unsigned patch_mask;    /* which of its bytes arrived */
 };
 
 /* Basic type sizes (0: invalid); type 2 is an object id. */
 unsigned hs_type_size(unsigned type, unsigned idsize);
 
-void hs_init(struct hs_state *st, unsigned flags, const struct hs_sink *sink);
+void hs_init(struct hs_state *st, const struct hs_config *cfg,
+             const struct hs_sink *sink);
 enum hs_err hs_feed(struct hs_state *st, const void *in, size_t len);
 enum hs_err hs_finish(struct hs_state *st);
 
-/* HS_OPEN_LEN: the writer has patched the length of the heap record whose
- * length field sits at input offset len_off to value. Closes the record
- * once value bytes of its body have been fed. */
-enum hs_err hs_close_record(struct hs_state *st, uint64_t len_off,
-                            uint32_t value);
-/* Input offset of the open record's length field, or UINT64_MAX. */
-uint64_t hs_open_record(const struct hs_state *st);
-/* HS_FALLBACK: the output offset of input byte in_off when it was copied
- * verbatim (at or after the fallback point), else UINT64_MAX. Lets a
- * writer's later rewrite of such bytes land where they are. */
-uint64_t hs_map_verbatim(const struct hs_state *st, uint64_t in_off);
+/* The writer rewrote input bytes [in_off, in_off + len), all fed already.
+ * Applied, through the sink's patch, when they are (pieces of) the length
+ * of an open placeholder record (HS_OPEN_LEN: JDK 8; the record closes
+ * once all 4 bytes are in), bytes before the first heap record, or bytes
+ * copied verbatim after a fallback. Returns HS_E_OK; HS_E_REWRITE when the
+ * bytes went out changed or not at all (stripped arrays, record headers),
+ * HS_E_PATCH when a length does not fit its record (neither is sticky);
+ * or the sticky error. */
+enum hs_err hs_rewrite(struct hs_state *st, uint64_t in_off, const void *buf,
+                       size_t len);
 
 const char *hs_strerror(enum hs_err err);
 

@@ -123,11 +123,13 @@ static int discard_write(void *user, const void *buf, size_t len)
 	return 0;
 }
 
-static int discard_patch(void *user, uint64_t off, const unsigned char be4[4])
+static int discard_patch(void *user, uint64_t off, const void *buf,
+                         size_t len)
 {
 	(void)user;
 	(void)off;
-	(void)be4;
+	(void)buf;
+	(void)len;
 	return 0;
 }
 
@@ -136,8 +138,10 @@ static int run(struct info *in, int fd)
 {
 	static const struct hs_sink sink = { discard_write, discard_patch, NULL };
 
-	hs_init(&in->st, 0, &sink);
-	in->st.census = &in->census;
+	struct hs_config cfg = { 0, 0, NULL };
+
+	cfg.census = &in->census;
+	hs_init(&in->st, &cfg, &sink);
 	if (cli_feed(&in->st, fd, NULL, NULL)) {
 		if (!in->quiet)
 			fprintf(stderr, "%s: %s: read: %s\n", in->prog,
@@ -413,14 +417,15 @@ int info_mem(const char *name, const void *buf, size_t len, int json)
 {
 	static const struct hs_sink sink = { discard_write, discard_patch, NULL };
 	static struct info in;
+	struct hs_config cfg = { 0, 0, NULL };
 
 	memset(&in, 0, sizeof in);
 	in.prog = "hprofstrip";
 	in.in_name = name;
 	in.json = json;
 	in.quiet = 1;
-	hs_init(&in.st, 0, &sink);
-	in.st.census = &in.census;
+	cfg.census = &in.census;
+	hs_init(&in.st, &cfg, &sink);
 	if (!hs_feed(&in.st, buf, len))
 		hs_finish(&in.st);
 	if (json)

@@ -143,18 +143,19 @@ int out_write(void *user, const void *buf, size_t len)
 	return 0;
 }
 
-int out_patch(void *user, uint64_t off, const unsigned char be4[4])
+int out_patch(void *user, uint64_t off, const void *buf, size_t len)
 {
 	struct out *o = user;
-	unsigned i;
+	const unsigned char *b = buf;
+	size_t i;
 
 	if (o->err)
 		return -1;
-	for (i = 0; i < 4; i++) {
+	for (i = 0; i < len; i++) {
 		uint64_t at = off + i;
 		if (at >= o->flushed) {
-			out_buf[at - o->flushed] = be4[i];
-		} else if (pwrite_full(o->fd, be4 + i, 1, o->base + at)) {
+			out_buf[at - o->flushed] = b[i];
+		} else if (pwrite_full(o->fd, b + i, 1, o->base + at)) {
 			return fail(o);
 		}
 	}

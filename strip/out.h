@@ -27,7 +27,7 @@ struct out {
 
 int out_open(struct out *o, const char *path, const char *prog);
 int out_write(void *user, const void *buf, size_t len);
-int out_patch(void *user, uint64_t off, const unsigned char be4[4]);
+int out_patch(void *user, uint64_t off, const void *buf, size_t len);
 int out_flush(struct out *o);
 int out_commit(struct out *o);   /* 0 on success, message printed if not */
 void out_abort(struct out *o);

@@ -9,8 +9,9 @@
  *       -r restore mode, -j restore --jvm, -a restore --app-only
  *   splitcheck -O [-s SEED] FILE
  *       JDK 8 replay at engine level: every heap record length is zeroed
- *       (the placeholder) and closed with hs_close_record once its body is
- *       fed; the output must equal the normal one.
+ *       (the placeholder) and, once its body is fed, rewritten with
+ *       hs_rewrite as the writer's seek-back patch does, its 4 bytes in
+ *       seeded pieces and order; the output must equal the normal one.
  *   splitcheck -F OFFSET [-s SEED] FILE
  *       the byte at OFFSET becomes an invalid sub-record tag; with
  *       HS_FALLBACK the engine must report it there, copy the rest
@@ -47,15 +48,15 @@ static int mem_write(void *u, const void *buf, size_t len)
 	return 0;
 }
 
-static int mem_patch(void *u, uint64_t off, const unsigned char be[4])
+static int mem_patch(void *u, uint64_t off, const void *buf, size_t len)
 {
 	struct mem *m = u;
-	if (off + 4 > m->len) {
+	if (off > m->len || len > m->len - off) {
 		fprintf(stderr, "splitcheck: patch past the output (%llu)\n",
 		        (unsigned long long)off);
 		exit(1);
 	}
-	memcpy(m->b + off, be, 4);
+	memcpy(m->b + off, buf, len);
 	return 0;
 }
 
@@ -103,6 +104,30 @@ static void find_heap_records(const unsigned char *in, size_t len)
 	}
 }
 
+/* The writer's seek back to a placeholder: the record's 4 length bytes,
+ * rewritten whole, in two pieces, or one byte at a time, in either order
+ * (seeded). */
+static enum hs_err patch_len(struct hs_state *st, const struct rec *rc)
+{
+	unsigned char be[4];
+	uint64_t r = next_rand();
+	unsigned cut = (unsigned)(r % 5), i;
+	enum hs_err e = HS_E_OK;
+
+	hs_put_be32(be, rc->len);
+	if (cut == 4) {  /* byte by byte, last first */
+		for (i = 4; i-- > 0 && !e;)
+			e = hs_rewrite(st, rc->len_off + i, be + i, 1);
+		return e;
+	}
+	if (r >> 8 & 1) {  /* the tail first */
+		e = hs_rewrite(st, rc->len_off + cut, be + cut, 4 - cut);
+		return e ? e : hs_rewrite(st, rc->len_off, be, cut);
+	}
+	e = hs_rewrite(st, rc->len_off, be, cut);
+	return e ? e : hs_rewrite(st, rc->len_off + cut, be + cut, 4 - cut);
+}
+
 /* Feed [0,len) cut at the given points (sorted, may repeat). With -O,
  * close open records as soon as their body has been fed. */
 static void run(const unsigned char *in, size_t len, const size_t *cuts,
@@ -112,9 +137,11 @@ static void run(const unsigned char *in, size_t len, const size_t *cuts,
 	struct hs_sink sink = { mem_write, mem_patch, NULL };
 	size_t i, pos = 0, next_rec = 0;
 
+	struct hs_config cfg = { flags, 0, NULL };
+
 	memset(r, 0, sizeof *r);
 	sink.user = &r->out;
-	hs_init(&st, flags, &sink);
+	hs_init(&st, &cfg, &sink);
 	for (i = 0; i <= ncuts && !st.err; i++) {
 		size_t end = i < ncuts ? cuts[i] : len;
 		while (pos < end && !st.err) {
@@ -127,8 +154,7 @@ static void run(const unsigned char *in, size_t len, const size_t *cuts,
 			pos = stop;
 			if ((flags & HS_OPEN_LEN) && next_rec < nrecs &&
 			    pos == recs[next_rec].body_end) {
-				enum hs_err e = hs_close_record(&st,
-				        recs[next_rec].len_off, recs[next_rec].len);
+				enum hs_err e = patch_len(&st, &recs[next_rec]);
 				if (e) {
 					fprintf(stderr, "splitcheck: close at %zu: %s\n",
 					        recs[next_rec].len_off, hs_strerror(e));

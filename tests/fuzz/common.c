@@ -40,15 +40,15 @@ int fz_sink_write(void *user, const void *buf, size_t len)
 	return 0;
 }
 
-int fz_sink_patch(void *user, uint64_t off, const unsigned char be4[4])
+int fz_sink_patch(void *user, uint64_t off, const void *buf, size_t len)
 {
 	struct fz_out *o = user;
 
-	/* the contract: 4 bytes already written */
-	if (off > o->len || o->len - off < 4)
+	/* the contract: only bytes already written */
+	if (off > o->len || o->len - off < len)
 		fz_fail("patch at %llu past the output (%zu bytes)",
 		        (unsigned long long)off, o->len);
-	memcpy(o->b + off, be4, 4);
+	memcpy(o->b + off, buf, len);
 	return 0;
 }
 
@@ -104,13 +104,12 @@ void fz_engine(const unsigned char *in, size_t len, unsigned flags,
 	sink.write = fz_sink_write;
 	sink.patch = fz_sink_patch;
 	sink.user = &r->out;
-	hs_init(&st, flags, &sink);
-	if (census) {
+	if (census)
 		memset(census, 0, sizeof *census);
-		st.census = census;
+	{
+		struct hs_config cfg = { flags, idsize, census };
+		hs_init(&st, &cfg, &sink);
 	}
-	if (flags & HS_NO_HEADER)
-		st.idsize = idsize;
 	while (pos < len && !st.err) {
 		size_t k = c ? fz_next_piece(c, len - pos) : len - pos;
 		if (!k && ++empty > 64)  /* a run of empty feeds: move on */

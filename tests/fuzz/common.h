@@ -29,7 +29,7 @@ struct fz_out {
 /* The sink over a struct fz_out (user). A patch outside the bytes written
  * fails the check. */
 int fz_sink_write(void *user, const void *buf, size_t len);
-int fz_sink_patch(void *user, uint64_t off, const unsigned char be4[4]);
+int fz_sink_patch(void *user, uint64_t off, const void *buf, size_t len);
 
 struct fz_run {
 	struct fz_out out;

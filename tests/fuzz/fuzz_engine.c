@@ -17,9 +17,9 @@
  *     0xC3 of its own), and restore is cut-invariant
  *   - strip(strip(x)) == strip(x)
  *   - HS_NO_HEADER over the records gives the output's records
- *   - HS_OPEN_LEN: every heap record length zeroed and patched with
- *     hs_close_record at its end, or earlier (flag 2), the last one
- *     possibly never (flag 4): same output
+ *   - HS_OPEN_LEN: every heap record length zeroed and rewritten with
+ *     hs_rewrite (whole, in pieces, in either order) at its end, or
+ *     earlier (flag 2), the last one possibly never (flag 4): same output
  * Flag 8 adds a run in 1-byte pieces.
  */
 #include "common.h"
@@ -129,11 +129,37 @@ static void check_fallback(const unsigned char *x, size_t n, uint32_t seed)
 		        (long long)framing(x, n));
 }
 
-/* HS_OPEN_LEN: heap record lengths zeroed, patched with hs_close_record. */
+/* HS_OPEN_LEN: heap record lengths zeroed, patched with hs_rewrite. */
 struct hrec {
 	size_t len_off, body, end;
 	uint32_t len;
 };
+
+static const struct hs_config open_len = { HS_OPEN_LEN, 0, 0 };
+
+/* The writer's seek back to a placeholder: the 4 length bytes through
+ * hs_rewrite, whole, in two pieces or one at a time, in either order. */
+static enum hs_err seek_back(struct hs_state *st, const struct hrec *rc,
+                             uint32_t seed)
+{
+	unsigned char be[4];
+	unsigned cut = seed % 5, i;
+	enum hs_err e = HS_E_OK;
+
+	hs_put_be32(be, rc->len);
+	if (cut == 4) {
+		for (i = 4; i-- > 0 && !e;)
+			e = hs_rewrite(st, rc->len_off + i, be + i, 1);
+		return e;
+	}
+	if (seed >> 8 & 1) {
+		e = hs_rewrite(st, rc->len_off + cut, be + cut, 4 - cut);
+		return e ? e : hs_rewrite(st, rc->len_off, be, cut);
+	}
+	e = hs_rewrite(st, rc->len_off, be, cut);
+	return e ? e : hs_rewrite(st, rc->len_off + cut, be + cut, 4 - cut);
+}
+
 
 static void check_open_len(unsigned fl, const unsigned char *x, size_t n,
                            uint32_t seed)
@@ -184,7 +210,7 @@ static void check_open_len(unsigned fl, const unsigned char *x, size_t n,
 	sink.write = fz_sink_write;
 	sink.patch = fz_sink_patch;
 	sink.user = &r->out;
-	hs_init(&st, HS_OPEN_LEN, &sink);
+	hs_init(&st, &open_len, &sink);
 	fz_cuts_init(&c, seed ^ 0x3C3C3C);
 	while (!st.err) {
 		size_t stop = n;
@@ -197,8 +223,7 @@ static void check_open_len(unsigned fl, const unsigned char *x, size_t n,
 		}
 		if (i < nrec && i != unclosed && pos == recs[i].end &&
 		    pos >= recs[i].body) {
-			enum hs_err e = hs_close_record(&st, recs[i].len_off,
-			                                recs[i].len);
+			enum hs_err e = seek_back(&st, &recs[i], seed ^ (uint32_t)i);
 			if (e)
 				fz_fail("open-len: closing the record at %zu: %s",
 				        recs[i].len_off, hs_strerror(e));
@@ -214,19 +239,20 @@ static void check_open_len(unsigned fl, const unsigned char *x, size_t n,
 	if (st.err)
 		fz_fail("open-len: %s at %llu", hs_strerror(st.err),
 		        (unsigned long long)st.err_off);
-	if (hs_open_record(&st) != UINT64_MAX)
-		fz_fail("open-len: a record is still open at the end");
 	fz_same_bytes(r->out.b, r->out.len, A.out.b, A.out.len,
 	              "open-len vs strip");
 }
 
-/* The API used wrongly: a close at a random place and time. No crash, and
- * a wrong close is refused. */
+/* The API used wrongly: a rewrite of random bytes at a random place and
+ * time. No crash; what is applied lands on bytes already written (the
+ * sink checks), and a rewrite of bytes not fed yet is refused. */
 static void check_misuse(const unsigned char *x, size_t n, uint32_t seed)
 {
+	static const struct hs_config cfg = { HS_OPEN_LEN | HS_FALLBACK, 0, 0 };
 	struct hs_sink s;
 	struct hs_state st;
 	size_t k = n ? seed % (n + 1) : 0;
+	size_t len = seed >> 24 & 7;
 	uint64_t at;
 	enum hs_err e;
 
@@ -236,13 +262,15 @@ static void check_misuse(const unsigned char *x, size_t n, uint32_t seed)
 	B.out.limit = 2 * n + 64;
 	B.out.over = 0;
 	s.user = &B.out;
-	hs_init(&st, HS_OPEN_LEN | HS_FALLBACK, &s);
+	hs_init(&st, &cfg, &s);
 	hs_feed(&st, x, k);
-	at = hs_open_record(&st);
-	e = hs_close_record(&st, at + (seed >> 20 & 1), seed >> 8 & 0xFFF);
-	if (at == UINT64_MAX && e != HS_E_PATCH && !st.err)
-		fz_fail("misuse: closing with no open record: %s", hs_strerror(e));
-	(void)hs_map_verbatim(&st, seed);
+	at = k ? (seed >> 8) % k : 0;
+	e = hs_rewrite(&st, at, x + (n - len) / 2, len > n ? n : len);
+	if (at + len > st.in_off && e != HS_E_REWRITE && !st.err)
+		fz_fail("misuse: a rewrite of bytes not fed: %s", hs_strerror(e));
+	e = hs_rewrite(&st, st.in_off, x, n ? 1 : 0);
+	if (n && e != HS_E_REWRITE && !st.err)
+		fz_fail("misuse: a rewrite at the end: %s", hs_strerror(e));
 	hs_feed(&st, x + k, n - k);
 	hs_finish(&st);
 }

@@ -1,0 +1,298 @@
+/* The libc layer of libhprofstrip.so: see libc.h. */
+#undef _FORTIFY_SOURCE
+#include "libc.h"
+
+#include <dlfcn.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <stdarg.h>
+#include <sys/sendfile.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
+/* Raw system calls stand in for the base functions until dlsym has
+ * answered (a call from another library's constructor, or from inside
+ * dlsym itself), so no wrapper ever calls through a NULL pointer. The
+ * *64 and fortified names start NULL: the wrappers fall back to the base
+ * names when those are missing (musl >= 1.2.4 has no *64 symbols). */
+static int raw_openat(int dirfd, const char *path, int flags, ...)
+{
+	va_list ap;
+	int mode;
+
+	va_start(ap, flags);
+	mode = va_arg(ap, int);  /* the wrappers always pass one */
+	va_end(ap);
+	return (int)syscall(SYS_openat, dirfd, path, flags, mode);
+}
+
+static int raw_open(const char *path, int flags, ...)
+{
+	va_list ap;
+	int mode;
+
+	va_start(ap, flags);
+	mode = va_arg(ap, int);
+	va_end(ap);
+	return (int)syscall(SYS_openat, AT_FDCWD, path, flags, mode);
+}
+
+static int raw_creat(const char *path, mode_t mode)
+{
+	return (int)syscall(SYS_openat, AT_FDCWD, path,
+	                    O_WRONLY | O_CREAT | O_TRUNC, mode);
+}
+
+static ssize_t raw_write(int fd, const void *b, size_t n)
+{
+	return syscall(SYS_write, fd, b, n);
+}
+
+static ssize_t raw_writev(int fd, const struct iovec *iov, int cnt)
+{
+	return syscall(SYS_writev, fd, iov, cnt);
+}
+
+static ssize_t raw_pwrite(int fd, const void *b, size_t n, off_t off)
+{
+	return syscall(SYS_pwrite64, fd, b, n, off);
+}
+
+static ssize_t raw_pwritev(int fd, const struct iovec *iov, int cnt, off_t off)
+{
+	/* the kernel takes the offset as two longs, low then high */
+	return syscall(SYS_pwritev, fd, iov, cnt, (long)off,
+	               (long)((uint64_t)off >> 31 >> 1));
+}
+
+static off_t raw_lseek(int fd, off_t off, int whence)
+{
+	return (off_t)syscall(SYS_lseek, fd, off, whence);
+}
+
+static int raw_close(int fd)
+{
+	return (int)syscall(SYS_close, fd);
+}
+
+static int raw_dup(int fd)
+{
+	return (int)syscall(SYS_dup, fd);
+}
+
+static int raw_dup3(int oldfd, int newfd, int flags)
+{
+	return (int)syscall(SYS_dup3, oldfd, newfd, flags);
+}
+
+static int raw_dup2(int oldfd, int newfd)
+{
+	/* dup3 refuses equal fds; dup2 returns the fd if it is open */
+	if (oldfd == newfd)
+		return syscall(SYS_fcntl, oldfd, F_GETFD) < 0 ? -1 : newfd;
+	return raw_dup3(oldfd, newfd, 0);
+}
+
+static int raw_fcntl(int fd, int cmd, ...)
+{
+	va_list ap;
+	unsigned long arg;
+
+	va_start(ap, cmd);
+	arg = va_arg(ap, unsigned long);
+	va_end(ap);
+	return (int)syscall(SYS_fcntl, fd, cmd, arg);
+}
+
+static int raw_ftruncate(int fd, off_t len)
+{
+	return (int)syscall(SYS_ftruncate, fd, len);
+}
+
+static ssize_t raw_sendfile(int out, int in, off_t *off, size_t n)
+{
+	return syscall(SYS_sendfile, out, in, off, n);
+}
+
+static ssize_t raw_copy_file_range(int in, off_t *in_off, int out,
+                                   off_t *out_off, size_t n, unsigned flags)
+{
+#ifdef SYS_copy_file_range
+	return syscall(SYS_copy_file_range, in, in_off, out, out_off, n, flags);
+#else
+	(void)in; (void)in_off; (void)out; (void)out_off; (void)n; (void)flags;
+	errno = ENOSYS;
+	return -1;
+#endif
+}
+
+struct libc real = {
+	.open = raw_open, .openat = raw_openat, .creat = raw_creat,
+	.write = raw_write, .writev = raw_writev, .pwrite = raw_pwrite,
+	.pwritev = raw_pwritev, .lseek = raw_lseek, .close = raw_close,
+	.dup = raw_dup, .dup2 = raw_dup2, .dup3 = raw_dup3, .fcntl = raw_fcntl,
+	.ftruncate = raw_ftruncate, .sendfile = raw_sendfile,
+	.copy_file_range = raw_copy_file_range,
+};
+
+
+static int resolved, resolving;
+
+/* Replaces a pointer only with a symbol that exists. */
+#define RESOLVE(field, name)                                        \
+	do {                                                        \
+		void *p_ = dlsym(RTLD_NEXT, name);                  \
+		if (p_)                                             \
+			real.field = (__typeof__(real.field))p_;    \
+	} while (0)
+
+void libc_resolve(void)
+{
+	if (__atomic_load_n(&resolved, __ATOMIC_ACQUIRE))
+		return;
+	/* re-entry from dlsym, or another thread while one resolves: the
+	 * raw fallbacks serve meanwhile */
+	if (__atomic_exchange_n(&resolving, 1, __ATOMIC_ACQ_REL))
+		return;
+	RESOLVE(open, "open");
+	RESOLVE(openat, "openat");
+	RESOLVE(creat, "creat");
+	RESOLVE(write, "write");
+	RESOLVE(writev, "writev");
+	RESOLVE(pwrite, "pwrite");
+	RESOLVE(pwritev, "pwritev");
+	RESOLVE(lseek, "lseek");
+	RESOLVE(close, "close");
+	RESOLVE(dup, "dup");
+	RESOLVE(dup2, "dup2");
+	RESOLVE(dup3, "dup3");
+	RESOLVE(fcntl, "fcntl");
+	RESOLVE(ftruncate, "ftruncate");
+	RESOLVE(sendfile, "sendfile");
+	RESOLVE(copy_file_range, "copy_file_range");
+	/* the *64 and fortified names, where this libc has them (musl >=
+	 * 1.2.4 has no *64 symbols: its off_t is 64 bits, and its open
+	 * always sets O_LARGEFILE) */
+	RESOLVE(open64, "open64");
+	RESOLVE(openat64, "openat64");
+	RESOLVE(open_2, "__open_2");
+	RESOLVE(open64_2, "__open64_2");
+	RESOLVE(openat_2, "__openat_2");
+	RESOLVE(openat64_2, "__openat64_2");
+	RESOLVE(creat64, "creat64");
+	RESOLVE(pwrite64, "pwrite64");
+	RESOLVE(pwritev64, "pwritev64");
+	RESOLVE(lseek64, "lseek64");
+	RESOLVE(fcntl64, "fcntl64");
+	RESOLVE(ftruncate64, "ftruncate64");
+	RESOLVE(sendfile64, "sendfile64");
+	__atomic_store_n(&resolved, 1, __ATOMIC_RELEASE);
+}
+
+int libc_open64(const char *path, int flags, int mode)
+{
+	libc_resolve();
+	return real.open64 ? real.open64(path, flags, mode)
+	                   : real.open(path, flags | O_LARGEFILE, mode);
+}
+
+int libc_openat64(int dirfd, const char *path, int flags, int mode)
+{
+	libc_resolve();
+	return real.openat64 ? real.openat64(dirfd, path, flags, mode)
+	                     : real.openat(dirfd, path, flags | O_LARGEFILE, mode);
+}
+
+int libc_open_2(const char *path, int flags, int large)
+{
+	libc_resolve();
+	if (large && real.open64_2)
+		return real.open64_2(path, flags);
+	if (!large && real.open_2)
+		return real.open_2(path, flags);
+	return real.open(path, flags | (large ? O_LARGEFILE : 0));
+}
+
+int libc_openat_2(int dirfd, const char *path, int flags, int large)
+{
+	libc_resolve();
+	if (large && real.openat64_2)
+		return real.openat64_2(dirfd, path, flags);
+	if (!large && real.openat_2)
+		return real.openat_2(dirfd, path, flags);
+	return real.openat(dirfd, path, flags | (large ? O_LARGEFILE : 0));
+}
+
+int libc_creat64(const char *path, mode_t mode)
+{
+	libc_resolve();
+	return real.creat64 ? real.creat64(path, mode) : real.creat(path, mode);
+}
+
+ssize_t libc_pwritev(int fd, const struct iovec *iov, int cnt, int64_t off)
+{
+	libc_resolve();
+	return real.pwritev64 ? real.pwritev64(fd, iov, cnt, off)
+	                      : real.pwritev(fd, iov, cnt, (off_t)off);
+}
+
+int64_t libc_lseek(int fd, int64_t off, int whence)
+{
+	libc_resolve();
+	return real.lseek64 ? real.lseek64(fd, off, whence)
+	                    : (int64_t)real.lseek(fd, (off_t)off, whence);
+}
+
+ssize_t libc_sendfile(int out, int in, int64_t *off, size_t n)
+{
+	libc_resolve();
+	return real.sendfile64 ? real.sendfile64(out, in, off, n)
+	                       : real.sendfile(out, in, (off_t *)off, n);
+}
+
+ssize_t libc_write(int fd, const void *buf, size_t len)
+{
+	libc_resolve();
+	return real.write(fd, buf, len);
+}
+
+ssize_t libc_pwrite(int fd, const void *buf, size_t len, int64_t off)
+{
+	libc_resolve();
+	if (real.pwrite64)
+		return real.pwrite64(fd, buf, len, off);
+	return real.pwrite(fd, buf, len, (off_t)off);
+}
+
+int libc_ftruncate(int fd, int64_t len)
+{
+	libc_resolve();
+	if (real.ftruncate64)
+		return real.ftruncate64(fd, len);
+	return real.ftruncate(fd, (off_t)len);
+}
+
+int libc_fcntl(int fd, int cmd, unsigned long arg)
+{
+	libc_resolve();
+	return real.fcntl(fd, cmd, arg);
+}
+
+int libc_fcntl64(int fd, int cmd, unsigned long arg)
+{
+	libc_resolve();
+	return real.fcntl64 ? real.fcntl64(fd, cmd, arg)
+	                    : real.fcntl(fd, cmd, arg);
+}
+
+int libc_open_log(const char *path)
+{
+	libc_resolve();
+	return real.open(path, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0644);
+}
+
+int libc_close(int fd)
+{
+	libc_resolve();
+	return real.close(fd);
+}

@@ -1,0 +1,189 @@
+/* The shim's policy: see policy.h. */
+#include "policy.h"
+#include "libc.h"
+
+#include <errno.h>
+#include <fnmatch.h>
+#include <link.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+void policy_parse(struct policy *p, const char *pattern, const char *sniff,
+                  const char *quiet, const char *log)
+{
+	snprintf(p->pattern, sizeof p->pattern, "%s",
+	         pattern && *pattern ? pattern : "*.hprof");
+	p->sniff = !(sniff && !strcmp(sniff, "0"));
+	p->quiet = quiet && *quiet && strcmp(quiet, "0");
+	p->dirs = strchr(p->pattern, '/') != NULL;
+	snprintf(p->log, sizeof p->log, "%s", log ? log : "");
+}
+
+const struct policy *policy(void)
+{
+	static struct policy p;
+	static int loaded;
+
+	if (!__atomic_load_n(&loaded, __ATOMIC_ACQUIRE)) {
+		policy_parse(&p, getenv("HPROFSTRIP_PATTERN"),
+		             getenv("HPROFSTRIP_SNIFF"), getenv("HPROFSTRIP_QUIET"),
+		             getenv("HPROFSTRIP_LOG"));
+		__atomic_store_n(&loaded, 1, __ATOMIC_RELEASE);
+	}
+	return &p;
+}
+
+int policy_matches(const struct policy *p, const char *path)
+{
+	const char *g, *colon, *slash = strrchr(path, '/');
+	const char *base = slash ? slash + 1 : path;
+	char one[sizeof p->pattern];
+
+	for (g = p->pattern; *g; g = *colon ? colon + 1 : colon) {
+		size_t n;
+		colon = strchr(g, ':');
+		if (!colon)
+			colon = g + strlen(g);
+		n = (size_t)(colon - g);
+		if (!n)
+			continue;
+		memcpy(one, g, n);
+		one[n] = 0;
+		if (!fnmatch(one, path, 0) || !fnmatch(one, base, 0))
+			return 1;
+	}
+	return 0;
+}
+
+size_t policy_numbered_base(const char *path, const char *prefix)
+{
+	size_t n = strlen(path), i = n, k = strlen(prefix);
+
+	while (i > 0 && path[i - 1] >= '0' && path[i - 1] <= '9')
+		i--;
+	if (i == n || i < k + 2 || memcmp(path + i - k, prefix, k) ||
+	    path[i - k - 1] != '.')
+		return 0;
+	return i - k - 1;
+}
+
+/* The first n bytes of path, in base (size bytes); 0 if they do not fit. */
+static int prefix_of(const char *path, size_t n, char *base, size_t size)
+{
+	if (!n || n >= size)
+		return 0;
+	memcpy(base, path, n);
+	base[n] = 0;
+	return 1;
+}
+
+int policy_dump_name(const struct policy *p, const char *path)
+{
+	char base[PATH_MAX];
+
+	if (policy_matches(p, path))
+		return 1;
+	return prefix_of(path, policy_numbered_base(path, ""), base,
+	                 sizeof base) && policy_matches(p, base);
+}
+
+int policy_kind(const struct policy *p, const char *path, char *base,
+                size_t size)
+{
+	if (policy_dump_name(p, path)) {
+		snprintf(base, size, "%s", path);
+		return DUMP_MAIN;
+	}
+	if (prefix_of(path, policy_numbered_base(path, "p"), base, size) &&
+	    policy_dump_name(p, base))
+		return DUMP_SEGMENT;
+	return DUMP_NONE;
+}
+
+int policy_runtime_name(const char *name)
+{
+	const char *b = strrchr(name, '/');
+
+	b = b ? b + 1 : name;
+	return !strcmp(b, "libjvm.so") || !strcmp(b, "libart.so");
+}
+
+int policy_absolute(int dirfd, const char *path, char *out, size_t size)
+{
+	char link[64];
+	size_t n;
+	ssize_t k;
+
+	while (path[0] == '.' && path[1] == '/')
+		path += 2;
+	if (dirfd == AT_FDCWD) {
+		if (!getcwd(out, size))
+			return 0;
+	} else {
+		snprintf(link, sizeof link, "/proc/self/fd/%d", dirfd);
+		k = readlink(link, out, size - 1);
+		if (k <= 0)
+			return 0;
+		out[k] = 0;
+	}
+	n = strlen(out);
+	if (n + 1 + strlen(path) >= size)
+		return 0;
+	snprintf(out + n, size - n, "%s%s", n && out[n - 1] == '/' ? "" : "/",
+	         path);
+	return 1;
+}
+
+static int runtime_lib(struct dl_phdr_info *info, size_t size, void *data)
+{
+	(void)size;
+	(void)data;
+	return info->dlpi_name && policy_runtime_name(info->dlpi_name);
+}
+
+/* Only a process that hosts a runtime writes heap dumps of its own, so
+ * only there is a file sniffed: a cp or cat of a dump is left alone. */
+int policy_hosts_runtime(void)
+{
+	static int yes;
+
+	if (__atomic_load_n(&yes, __ATOMIC_RELAXED))
+		return 1;
+	if (!dl_iterate_phdr(runtime_lib, NULL))
+		return 0;
+	__atomic_store_n(&yes, 1, __ATOMIC_RELAXED);
+	return 1;
+}
+
+void say(const char *fmt, ...)
+{
+	const struct policy *p = policy();
+	char line[PATH_MAX + 256];
+	int n, fd = 2, saved = errno;
+	va_list ap;
+
+	if (p->quiet)
+		return;
+	va_start(ap, fmt);
+	n = vsnprintf(line, sizeof line - 1, fmt, ap);
+	va_end(ap);
+	if (n < 0)
+		goto out;
+	if ((size_t)n > sizeof line - 2)
+		n = (int)sizeof line - 2;
+	line[n++] = '\n';
+	if (p->log[0]) {
+		fd = libc_open_log(p->log);
+		if (fd < 0)
+			fd = 2;
+	}
+	if (libc_write(fd, line, (size_t)n) < 0) {
+		/* nowhere else to report it */
+	}
+	if (fd != 2)
+		libc_close(fd);
+out:
+	errno = saved;
+}

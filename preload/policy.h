@@ -1,0 +1,53 @@
+/*
+ * The shim's policy: its configuration (the HPROFSTRIP_* variables), its
+ * messages, and which paths and processes hold dumps. Apart from say()
+ * and policy_hosts_runtime(), these are pure functions of their
+ * arguments, unit-tested from C without LD_PRELOAD (tests/policytest.c).
+ */
+#ifndef HPROFSTRIP_POLICY_H
+#define HPROFSTRIP_POLICY_H
+
+#include <limits.h>
+#include <stddef.h>
+
+struct policy {
+	char pattern[1024];     /* colon-separated fnmatch globs */
+	int sniff;              /* HPROFSTRIP_SNIFF != "0" */
+	int quiet;              /* HPROFSTRIP_QUIET set and not "0" */
+	int dirs;               /* a glob names a directory ('/') */
+	char log[PATH_MAX];     /* HPROFSTRIP_LOG, or "" for stderr */
+};
+
+/* What a path is. */
+enum { DUMP_NONE, DUMP_MAIN, DUMP_SEGMENT };
+
+/* From the variables' values (NULL: unset). */
+void policy_parse(struct policy *p, const char *pattern, const char *sniff,
+                  const char *quiet, const char *log);
+/* This process's policy, parsed from its environment once. */
+const struct policy *policy(void);
+
+/* Does a glob match path or its basename? */
+int policy_matches(const struct policy *p, const char *path);
+/* "<base>.<digits>" (prefix "") or "<base>.p<digits>" (prefix "p"): the
+ * length of <base>, or 0. */
+size_t policy_numbered_base(const char *path, const char *prefix);
+/* A match, or a match with HotSpot's dump number after it (<path>.1). */
+int policy_dump_name(const struct policy *p, const char *path);
+/* DUMP_MAIN (base = path), DUMP_SEGMENT (a JDK 22 <dump>.pN file; base =
+ * the dump's path) or DUMP_NONE. */
+int policy_kind(const struct policy *p, const char *path, char *base,
+                size_t size);
+/* A library name that stands for a Java runtime (libjvm.so, libart.so,
+ * with or without a directory). */
+int policy_runtime_name(const char *name);
+
+/* path made absolute against dirfd (AT_FDCWD: the working directory);
+ * 0 if it cannot be. */
+int policy_absolute(int dirfd, const char *path, char *out, size_t size);
+/* Is a runtime loaded in this process? (Once one is, it stays.) */
+int policy_hosts_runtime(void);
+/* One line to stderr or HPROFSTRIP_LOG, in one write; errno kept. */
+void say(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+
+#endif

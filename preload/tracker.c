@@ -1,0 +1,507 @@
+/*
+ * Dump tracking, part one: the fd table, the trackers and their lifetimes
+ * (open, sniffing, dup, close, fork). The write path is in write.c.
+ *
+ * A pattern matches the path as the program passed it, its basename, and,
+ * for a relative path when a pattern contains '/', the absolute path. A
+ * file opened and closed without a write is left as it was. A forked child
+ * forgets its parent's dumps (its close must not end them; its own dumps
+ * are tracked afresh); a vfork child, which shares our memory, changes
+ * nothing. An fd number handed out again (open, dup) after a close the
+ * shim never saw (close_range, a raw syscall) is a new file.
+ */
+#include "tracker.h"
+#include "policy.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+struct hst_io hst;
+
+static struct tracker pool[MAX_TRACKERS];
+/* fd -> tracker index + 1, or FD_FRESH / FD_SEEN; 0: not seen opened
+ * (sniffed at any write at offset 0) */
+static unsigned char fdmap[MAX_FD];
+/* FD_SEEN: opened in front of the shim, not a dump, never sniffed.
+ * FD_FRESH: opened in front of the shim for writing with O_CREAT or
+ * O_TRUNC, not matched, not written yet (sniffed at its first write) */
+#define FD_SEEN 0xFF
+#define FD_FRESH 0xFE
+static pthread_mutex_t table_lock = PTHREAD_MUTEX_INITIALIZER;
+
+#define MAGIC "JAVA PROFILE 1.0."
+#define MAGIC_LEN 17
+
+void hst_setup(const struct hst_io *io)
+{
+	unsigned i;
+
+	hst = *io;
+	for (i = 0; i < MAX_TRACKERS; i++)
+		pthread_mutex_init(&pool[i].lock, NULL);
+}
+
+/* ---- the fd table ----------------------------------------------------- */
+
+struct tracker *tracker_of(int fd)
+{
+	unsigned i;
+
+	if (fd < 0 || fd >= MAX_FD)
+		return NULL;
+	i = __atomic_load_n(&fdmap[fd], __ATOMIC_ACQUIRE);
+	return i && i <= MAX_TRACKERS ? &pool[i - 1] : NULL;
+}
+
+static unsigned char fd_state(int fd)
+{
+	return fd >= 0 && fd < MAX_FD
+	           ? __atomic_load_n(&fdmap[fd], __ATOMIC_ACQUIRE) : 0;
+}
+
+static void set_fd_state(int fd, unsigned char v)
+{
+	if (fd >= 0 && fd < MAX_FD)
+		__atomic_store_n(&fdmap[fd], v, __ATOMIC_RELEASE);
+}
+
+static void map_fd(int fd, struct tracker *t)
+{
+	__atomic_store_n(&fdmap[fd], (unsigned char)(t ? t - pool + 1 : 0),
+	                 __ATOMIC_RELEASE);
+}
+
+/* ---- trackers ---------------------------------------------------------- */
+
+int tracker_flush(struct tracker *t, int fd)
+{
+	t->ob.fd = fd;
+	return hs_ob_flush(&t->ob);
+}
+
+void tracker_report(struct tracker *t)
+{
+	if (!t->st.fallback || t->warned)
+		return;
+	t->warned = 1;
+	if (t->st.fallback == HS_E_GZIP)
+		say("hprofstrip: %s: gzip-compressed dump, written unchanged",
+		    t->path);
+	else
+		say("hprofstrip: %s: offset %llu: %s; writing the rest unchanged",
+		    t->path, (unsigned long long)t->st.fallback_off,
+		    hs_strerror(t->st.fallback));
+}
+
+static void tracker_start(struct tracker *t, int kind, const char *path,
+                          const char *base, unsigned idsize)
+{
+	struct hs_config cfg = { HS_OPEN_LEN | HS_FALLBACK, idsize, NULL };
+	struct hs_sink sink = { hs_ob_write, hs_ob_patch, NULL };
+
+	if (kind == T_SEGMENT)
+		cfg.flags |= HS_NO_HEADER;
+	sink.user = &t->ob;
+	t->kind = kind;
+	t->refs = 1;
+	t->pid = getpid();
+	snprintf(t->path, sizeof t->path, "%s", path);
+	snprintf(t->base, sizeof t->base, "%s", base);
+	t->voff = t->ext = 0;
+	t->warned = t->trunc_at_end = 0;
+	t->seg_in = t->seg_out = t->seg_arrays = 0;
+	t->main = NULL;
+	hs_ob_init(&t->ob, hst.pwrite, -1, 0, t->buf, sizeof t->buf);
+	hs_init(&t->st, &cfg, &sink);
+}
+
+void tracker_restart(struct tracker *t)
+{
+	int refs = t->refs;
+	uint64_t voff = t->voff;
+	struct tracker *main = t->main;
+	char path[sizeof t->path], base[sizeof t->base];
+
+	memcpy(path, t->path, sizeof path);
+	memcpy(base, t->base, sizeof base);
+	tracker_start(t, t->kind, path, base, t->st.idsize);
+	t->refs = refs;
+	t->voff = voff;  /* ftruncate leaves the file position alone */
+	t->main = main;
+}
+
+/* Takes a free tracker (table_lock held). */
+static struct tracker *tracker_alloc(void)
+{
+	unsigned i;
+
+	for (i = 0; i < MAX_TRACKERS; i++)
+		if (pool[i].kind == T_FREE)
+			return &pool[i];
+	return NULL;
+}
+
+void tracker_gap(struct tracker *t, uint64_t at)
+{
+	static const unsigned char zeros[4096];
+
+	while (t->st.in_off < at && !t->st.err) {
+		uint64_t n = at - t->st.in_off;
+		hs_feed(&t->st, zeros, n < sizeof zeros ? (size_t)n : sizeof zeros);
+	}
+}
+
+static void summary(struct tracker *t)
+{
+	uint64_t in = t->st.in_off - t->seg_out + t->seg_in;
+	uint64_t out = t->st.out_off;
+
+	if (t->ob.err)
+		say("hprofstrip: %s: write failed: %s", t->path,
+		    strerror(t->ob.err));
+	else if (t->st.err)
+		say("hprofstrip: %s: offset %llu: %s", t->path,
+		    (unsigned long long)t->st.err_off, hs_strerror(t->st.err));
+	say("hprofstrip: %s: %llu bytes in, %llu bytes out (%.1f%%), "
+	    "%llu arrays stripped", t->path, (unsigned long long)in,
+	    (unsigned long long)out,
+	    in ? 100.0 * (double)out / (double)in : 100.0,
+	    (unsigned long long)(t->st.arrays + t->seg_arrays));
+}
+
+/* The dump's last fd is being closed (fd: that fd, still open). */
+static void tracker_finish(struct tracker *t, int fd)
+{
+	if (!t->st.in_off && !t->seg_in && !t->ob.len && !t->ext) {
+		/* nothing was written (touch, an open to check a name): the
+		 * file stays as it was, old content and all */
+		t->kind = T_FREE;
+		return;
+	}
+	tracker_gap(t, t->ext);
+	hs_finish(&t->st);
+	tracker_flush(t, fd);
+	tracker_report(t);
+	if (t->trunc_at_end && !t->ob.err &&
+	    hst.ftruncate(fd, (int64_t)hs_ob_size(&t->ob))) {
+		/* the dump is still whole; old bytes remain after it */
+	}
+	if (t->kind == T_SEGMENT && t->main && t->main->kind == T_MAIN) {
+		t->main->seg_in += t->st.in_off;
+		t->main->seg_out += t->st.out_off;
+		t->main->seg_arrays += t->st.arrays;
+	} else if (t->kind == T_MAIN) {
+		summary(t);
+	}
+	t->kind = T_FREE;
+}
+
+/* ---- opens ------------------------------------------------------------- */
+
+/* Which dump fd is, by its path: DUMP_MAIN, DUMP_SEGMENT or DUMP_NONE. */
+static int kind_of(int dirfd, const char *path, char *base, size_t size)
+{
+	const struct policy *p = policy();
+	char full[PATH_MAX];
+	int kind = policy_kind(p, path, base, size);
+
+	if (kind == DUMP_NONE && path[0] != '/' && p->dirs &&
+	    policy_absolute(dirfd, path, full, sizeof full))
+		kind = policy_kind(p, full, base, size);
+	return kind;
+}
+
+/* After a successful open: start tracking fd if its path is a dump. */
+static void maybe_track(int fd, int dirfd, const char *path, int flags)
+{
+	struct stat sb;
+	struct tracker *t, *main = NULL;
+	char base[PATH_MAX];
+	int kind, saved = errno;
+	unsigned i, idsize = (unsigned)sizeof(void *);
+
+	if (!path || (flags & O_ACCMODE) == O_RDONLY || (flags & O_APPEND))
+		return;
+	kind = kind_of(dirfd, path, base, sizeof base);
+	errno = saved;
+	if (kind == DUMP_NONE)
+		return;
+	if (fd >= MAX_FD) {
+		say("hprofstrip: %s: fd %d is past the shim's table; written "
+		    "unstripped", path, fd);
+		return;
+	}
+	/* a file with content opened without O_TRUNC is being changed, not
+	 * written afresh: not a dump being taken, so left alone */
+	if (fstat(fd, &sb) || !S_ISREG(sb.st_mode) ||
+	    (!(flags & O_TRUNC) && sb.st_size > 0))
+		goto out;
+	pthread_mutex_lock(&table_lock);
+	t = tracker_alloc();
+	if (!t) {
+		pthread_mutex_unlock(&table_lock);
+		say("hprofstrip: %s: too many dumps open at once; written "
+		    "unstripped", path);
+		goto out;
+	}
+	/* a segment's ids are its dump's, if the shim saw its header, else
+	 * the process's pointer size (HotSpot's id size) */
+	for (i = 0; kind == DUMP_SEGMENT && i < MAX_TRACKERS; i++)
+		if (pool[i].kind == T_MAIN && !strcmp(pool[i].base, base)) {
+			main = &pool[i];
+			if (main->st.idsize)
+				idsize = main->st.idsize;
+		}
+	tracker_start(t, kind == DUMP_SEGMENT ? T_SEGMENT : T_MAIN, path, base,
+	              idsize);
+	t->main = main;
+	map_fd(fd, t);
+	pthread_mutex_unlock(&table_lock);
+out:
+	errno = saved;
+}
+
+/* The kernel just handed out fd (open, dup...), so whatever fd referred
+ * to before was closed without us seeing it (close_range, a raw syscall,
+ * fclose of an fdopen'd stream). Forget that: if it was a dump's last fd,
+ * the dump ends where the runtime's last write left it (each call's
+ * output was flushed before the call returned). */
+static void fresh_fd(int fd)
+{
+	struct tracker *t;
+
+	if (!fd_state(fd))
+		return;
+	t = tracker_of(fd);
+	if (!t) {
+		set_fd_state(fd, 0);
+		return;
+	}
+	if (t->pid != getpid())
+		return;
+	pthread_mutex_lock(&table_lock);
+	if (tracker_of(fd) == t) {
+		map_fd(fd, NULL);
+		pthread_mutex_lock(&t->lock);
+		if (--t->refs == 0) {
+			say("hprofstrip: %s: closed behind the shim's back; the "
+			    "dump ends at %llu bytes in", t->path,
+			    (unsigned long long)t->st.in_off);
+			t->kind = T_FREE;
+		}
+		pthread_mutex_unlock(&t->lock);
+	}
+	pthread_mutex_unlock(&table_lock);
+}
+
+void hst_opened(int fd, int dirfd, const char *path, int flags)
+{
+	int fresh = (flags & O_ACCMODE) != O_RDONLY && !(flags & O_APPEND) &&
+	            (flags & (O_CREAT | O_TRUNC));
+
+	if (fd < 0)
+		return;
+	fresh_fd(fd);
+	maybe_track(fd, dirfd, path, flags);
+	if (!tracker_of(fd))
+		set_fd_state(fd, fresh ? FD_FRESH : FD_SEEN);
+}
+
+/* ---- sniffing ---------------------------------------------------------- */
+
+/* The first write to an fd opened FD_FRESH decides: it is FD_SEEN now.
+ * Returns whether this call was that first write. */
+static int first_write(int fd)
+{
+	unsigned char fresh = FD_FRESH;
+
+	return fd >= 0 && fd < MAX_FD &&
+	       __atomic_compare_exchange_n(&fdmap[fd], &fresh, FD_SEEN, 0,
+	                                   __ATOMIC_ACQ_REL, __ATOMIC_ACQUIRE);
+}
+
+void tracker_untracked_write(int fd)
+{
+	first_write(fd);
+}
+
+/* In a process that hosts a runtime (HPROFSTRIP_SNIFF unless 0), a write
+ * of "JAVA PROFILE 1.0." at offset 0 of a regular file starts a dump when
+ * the file is new (the first write to a file this process created or
+ * truncated, whatever its name: jmap's heap.bin) or was opened where the
+ * shim could not see (the fd that `am dumpheap` hands to ART). Costs a
+ * memcmp and nothing else for any other write. */
+struct tracker *tracker_sniff(int fd, const void *buf, size_t len, int64_t at)
+{
+	struct stat sb;
+	struct tracker *t = NULL;
+	char path[PATH_MAX], link[64];
+	unsigned char was = fd_state(fd);
+	int fl, saved;
+	ssize_t k;
+
+	if (was == FD_SEEN || fd < 0 || fd >= MAX_FD)
+		return NULL;
+	if (was == FD_FRESH && !first_write(fd))
+		return NULL;
+	if (!policy()->sniff || !buf || len < MAGIC_LEN ||
+	    memcmp(buf, MAGIC, MAGIC_LEN) || !policy_hosts_runtime())
+		return NULL;
+	saved = errno;
+	if (fstat(fd, &sb) || !S_ISREG(sb.st_mode) ||
+	    (was == FD_FRESH && sb.st_size > 0))
+		goto out;
+	fl = hst.fcntl(fd, F_GETFL, 0);
+	if (fl < 0 || (fl & O_APPEND))
+		goto out;
+	if ((at < 0 ? hst.lseek(fd, 0, SEEK_CUR) : at) != 0)
+		goto out;
+	snprintf(link, sizeof link, "/proc/self/fd/%d", fd);
+	k = readlink(link, path, sizeof path - 1);
+	if (k > 0)
+		path[k] = 0;
+	else
+		snprintf(path, sizeof path, "fd %d", fd);
+	pthread_mutex_lock(&table_lock);
+	if (fd_state(fd) == (was == FD_FRESH ? FD_SEEN : 0) &&
+	    (t = tracker_alloc()) != NULL) {
+		tracker_start(t, T_MAIN, path, "", 0);
+		t->trunc_at_end = sb.st_size > 0;
+		map_fd(fd, t);
+	} else if (!t) {
+		t = tracker_of(fd);  /* another thread's write was first */
+	}
+	pthread_mutex_unlock(&table_lock);
+out:
+	errno = saved;
+	return t;
+}
+
+/* ---- fd lifetime ------------------------------------------------------- */
+
+/* fd stops referring to its tracker; the last reference ends the dump.
+ * Called before the real close so the last bytes can still be written.
+ * Returns 0, or the errno of a write that failed while ending the dump. */
+static int release_fd(int fd)
+{
+	struct tracker *t = tracker_of(fd);
+	int e = 0;
+
+	/* a vfork child shares our memory but not our fds: hands off */
+	if (!t || t->pid != getpid())
+		return 0;
+	pthread_mutex_lock(&table_lock);
+	if (tracker_of(fd) == t) {
+		map_fd(fd, NULL);
+		pthread_mutex_lock(&t->lock);
+		if (--t->refs == 0) {
+			int before = t->ob.err;
+			tracker_finish(t, fd);
+			if (t->ob.err && !before)
+				e = t->ob.err;
+		}
+		pthread_mutex_unlock(&t->lock);
+	}
+	pthread_mutex_unlock(&table_lock);
+	return e;
+}
+
+int hst_close(int fd)
+{
+	int saved = errno, e = 0;
+
+	if (tracker_of(fd))
+		e = release_fd(fd);
+	else if (fd_state(fd))
+		set_fd_state(fd, 0);
+	errno = saved;
+	return e;
+}
+
+/* newfd now refers to what oldfd refers to: the same tracker, or the same
+ * seen-or-not state. */
+static void alias_fd(int oldfd, int newfd)
+{
+	struct tracker *t = tracker_of(oldfd);
+
+	if (newfd < 0 || newfd >= MAX_FD || newfd == oldfd)
+		return;
+	if (!t) {
+		if (fd_state(newfd) != fd_state(oldfd))
+			set_fd_state(newfd, fd_state(oldfd));
+		return;
+	}
+	pthread_mutex_lock(&table_lock);
+	if (tracker_of(oldfd) == t) {
+		pthread_mutex_lock(&t->lock);
+		t->refs++;
+		pthread_mutex_unlock(&t->lock);
+		map_fd(newfd, t);
+	}
+	pthread_mutex_unlock(&table_lock);
+}
+
+void hst_dup(int oldfd, int newfd)
+{
+	int saved = errno;
+
+	if (newfd < 0 || newfd == oldfd)
+		return;
+	fresh_fd(newfd);
+	if (fd_state(oldfd) || fd_state(newfd))
+		alias_fd(oldfd, newfd);
+	errno = saved;
+}
+
+void hst_replace(int oldfd, int newfd)
+{
+	int saved = errno;
+
+	/* dup2 onto a tracked fd closes it: end that dump first */
+	if (oldfd != newfd && tracker_of(newfd) &&
+	    hst.fcntl(oldfd, F_GETFD, 0) >= 0)
+		release_fd(newfd);
+	errno = saved;
+}
+
+/* ---- fork -------------------------------------------------------------- */
+
+void hst_fork_prepare(void)
+{
+	unsigned i;
+
+	pthread_mutex_lock(&table_lock);
+	for (i = 0; i < MAX_TRACKERS; i++)
+		pthread_mutex_lock(&pool[i].lock);
+}
+
+void hst_fork_parent(void)
+{
+	unsigned i;
+
+	for (i = MAX_TRACKERS; i-- > 0;)
+		pthread_mutex_unlock(&pool[i].lock);
+	pthread_mutex_unlock(&table_lock);
+}
+
+/* The child of fork has a copy of the parent's trackers and the same
+ * files open. Those dumps are the parent's: the child must never write
+ * them through its copy (its close would end the parent's dump, with a
+ * length patch and maybe a truncation), so it forgets them. Its own dumps
+ * start afresh (KOOM forks and dumps in the child). */
+void hst_fork_child(void)
+{
+	unsigned i;
+	int fd;
+
+	for (fd = 0; fd < MAX_FD; fd++)
+		if (tracker_of(fd))
+			map_fd(fd, NULL);
+	for (i = 0; i < MAX_TRACKERS; i++)
+		pool[i].kind = T_FREE;
+	hst_fork_parent();
+}

@@ -1,0 +1,453 @@
+/*
+ * libhprofstrip.so: strips heap dumps while the runtime writes them.
+ *
+ *   LD_PRELOAD=libhprofstrip.so java -XX:+HeapDumpOnOutOfMemoryError ...
+ *
+ * The exported wrappers, each a few lines: pass the call through, or let
+ * dump tracking (track.h) handle it, or make the real call and tell dump
+ * tracking what came of it. Which files are dumps: policy.h. The real
+ * functions: libc.h. Every fd that is not a dump sees exactly the calls
+ * it would see without the shim.
+ */
+#undef _FORTIFY_SOURCE
+#include "libc.h"
+#include "track.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <pthread.h>
+#include <stdarg.h>
+#include <stdint.h>
+
+#define EXPORT __attribute__((visibility("default")))
+
+/* Whether a call goes straight to the real function: in a process that
+ * asked the shim to stand aside (hprofstrip and hprofrestore themselves,
+ * whose output must never be stripped again), and for a call made while
+ * this thread is already inside the shim. The latter is a library below
+ * the shim in the preload list whose pwrite64 calls pwrite, or whose
+ * writev calls write: the nested call must not take a tracker's lock
+ * again, which would hang the process. */
+static int standaside;
+static __thread int busy __attribute__((tls_model("initial-exec")));
+
+static void setup(void);
+
+static int passthrough(void)
+{
+	setup();
+	return busy || __atomic_load_n(&standaside, __ATOMIC_RELAXED);
+}
+
+/* The body of every wrapper: the real call when passing through, else the
+ * shim's version with this thread marked as inside. */
+#define GUARDED(type, direct, shimmed)            \
+	do {                                      \
+		type r_;                          \
+		if (passthrough())                \
+			return direct;            \
+		busy = 1;                         \
+		r_ = shimmed;                     \
+		busy = 0;                         \
+		return r_;                        \
+	} while (0)
+
+/* Called by the project's own tools before main (strip/standaside.c). */
+EXPORT void hprofstrip_preload_standaside(void)
+{
+	__atomic_store_n(&standaside, 1, __ATOMIC_RELAXED);
+}
+
+/* ---- writes ------------------------------------------------------------ */
+
+static ssize_t do_write(int fd, const void *buf, size_t len)
+{
+	ssize_t r;
+
+	return hst_write(fd, buf, len, -1, &r) ? r : real.write(fd, buf, len);
+}
+
+static ssize_t do_pwrite(int fd, const void *buf, size_t len, int64_t off)
+{
+	ssize_t r;
+
+	if (off >= 0 && hst_write(fd, buf, len, off, &r))
+		return r;
+	return libc_pwrite(fd, buf, len, off);
+}
+
+static ssize_t do_writev(int fd, const struct iovec *iov, int cnt)
+{
+	ssize_t r;
+
+	return hst_writev(fd, iov, cnt, -1, &r) ? r : real.writev(fd, iov, cnt);
+}
+
+static ssize_t do_pwritev(int fd, const struct iovec *iov, int cnt,
+                          int64_t off)
+{
+	ssize_t r;
+
+	if (off >= 0 && hst_writev(fd, iov, cnt, off, &r))
+		return r;
+	return libc_pwritev(fd, iov, cnt, off);
+}
+
+EXPORT ssize_t write(int fd, const void *buf, size_t len)
+{
+	GUARDED(ssize_t, real.write(fd, buf, len), do_write(fd, buf, len));
+}
+
+EXPORT ssize_t pwrite(int fd, const void *buf, size_t len, off_t off)
+{
+	GUARDED(ssize_t, real.pwrite(fd, buf, len, off),
+	        do_pwrite(fd, buf, len, (int64_t)off));
+}
+
+EXPORT ssize_t pwrite64(int fd, const void *buf, size_t len, int64_t off)
+{
+	GUARDED(ssize_t, libc_pwrite(fd, buf, len, off),
+	        do_pwrite(fd, buf, len, off));
+}
+
+EXPORT ssize_t writev(int fd, const struct iovec *iov, int cnt)
+{
+	GUARDED(ssize_t, real.writev(fd, iov, cnt), do_writev(fd, iov, cnt));
+}
+
+EXPORT ssize_t pwritev(int fd, const struct iovec *iov, int cnt, off_t off)
+{
+	GUARDED(ssize_t, real.pwritev(fd, iov, cnt, off),
+	        do_pwritev(fd, iov, cnt, (int64_t)off));
+}
+
+EXPORT ssize_t pwritev64(int fd, const struct iovec *iov, int cnt, int64_t off)
+{
+	GUARDED(ssize_t, libc_pwritev(fd, iov, cnt, off),
+	        do_pwritev(fd, iov, cnt, off));
+}
+
+/* ---- offsets and sizes -------------------------------------------------- */
+
+static int64_t do_lseek(int fd, int64_t off, int whence)
+{
+	int64_t r;
+
+	return hst_lseek(fd, off, whence, &r) ? r : libc_lseek(fd, off, whence);
+}
+
+/* lseek's off_t may be 32 bits: a position past it is EOVERFLOW */
+static off_t do_lseek32(int fd, off_t off, int whence)
+{
+	int64_t r = do_lseek(fd, (int64_t)off, whence);
+
+	if (r > (int64_t)((~(uint64_t)0 >> 1) >> (64 - 8 * sizeof(off_t)))) {
+		errno = EOVERFLOW;
+		return -1;
+	}
+	return (off_t)r;
+}
+
+static int do_ftruncate(int fd, int64_t len)
+{
+	int r;
+
+	return hst_ftruncate(fd, len, &r) ? r : libc_ftruncate(fd, len);
+}
+
+EXPORT off_t lseek(int fd, off_t off, int whence)
+{
+	GUARDED(off_t, real.lseek(fd, off, whence), do_lseek32(fd, off, whence));
+}
+
+EXPORT int64_t lseek64(int fd, int64_t off, int whence)
+{
+	GUARDED(int64_t, libc_lseek(fd, off, whence), do_lseek(fd, off, whence));
+}
+
+EXPORT int ftruncate(int fd, off_t len)
+{
+	GUARDED(int, real.ftruncate(fd, len), do_ftruncate(fd, (int64_t)len));
+}
+
+EXPORT int ftruncate64(int fd, int64_t len)
+{
+	GUARDED(int, libc_ftruncate(fd, len), do_ftruncate(fd, len));
+}
+
+/* ---- copies into a file ------------------------------------------------- */
+
+static ssize_t do_sendfile(int out, int in, int64_t *off, size_t n)
+{
+	ssize_t r;
+
+	return hst_copy(out, in, off, NULL, n, &r) ? r
+	                                           : libc_sendfile(out, in, off, n);
+}
+
+/* sendfile with a plain off_t (32 bits on some ABIs) */
+static ssize_t do_sendfile32(int out, int in, off_t *off, size_t n)
+{
+	int64_t o = off ? (int64_t)*off : 0;
+	ssize_t r;
+
+	if (!hst_copy(out, in, off ? &o : NULL, NULL, n, &r))
+		return real.sendfile(out, in, off, n);
+	if (off)
+		*off = (off_t)o;
+	return r;
+}
+
+static ssize_t do_copy_file_range(int in, off_t *in_off, int out,
+                                  off_t *out_off, size_t n, unsigned flags)
+{
+	int64_t i = in_off ? (int64_t)*in_off : 0;
+	int64_t o = out_off ? (int64_t)*out_off : 0;
+	ssize_t r;
+
+	if (!hst_copy(out, in, in_off ? &i : NULL, out_off ? &o : NULL, n, &r))
+		return real.copy_file_range(in, in_off, out, out_off, n, flags);
+	if (in_off)
+		*in_off = (off_t)i;
+	if (out_off)
+		*out_off = (off_t)o;
+	return r;
+}
+
+EXPORT ssize_t sendfile(int out, int in, off_t *off, size_t n)
+{
+	GUARDED(ssize_t, real.sendfile(out, in, off, n),
+	        do_sendfile32(out, in, off, n));
+}
+
+EXPORT ssize_t sendfile64(int out, int in, int64_t *off, size_t n)
+{
+	GUARDED(ssize_t, libc_sendfile(out, in, off, n),
+	        do_sendfile(out, in, off, n));
+}
+
+EXPORT ssize_t copy_file_range(int in, off_t *in_off, int out, off_t *out_off,
+                               size_t n, unsigned flags)
+{
+	GUARDED(ssize_t, real.copy_file_range(in, in_off, out, out_off, n, flags),
+	        do_copy_file_range(in, in_off, out, out_off, n, flags));
+}
+
+/* ---- fd lifetime -------------------------------------------------------- */
+
+static int do_close(int fd)
+{
+	int e = hst_close(fd), r = real.close(fd);
+
+	if (r == 0 && e) {
+		/* the fd is closed, but the dump's last bytes did not reach
+		 * the disk: say so, as a network file system would */
+		errno = e;
+		r = -1;
+	}
+	return r;
+}
+
+/* A dup gave newfd (or failed): tell dump tracking. Returns newfd. */
+static int after_dup(int oldfd, int newfd)
+{
+	if (newfd >= 0)
+		hst_dup(oldfd, newfd);
+	return newfd;
+}
+
+static int do_dup3(int oldfd, int newfd, int flags, int three)
+{
+	hst_replace(oldfd, newfd);
+	return after_dup(oldfd, three ? real.dup3(oldfd, newfd, flags)
+	                              : real.dup2(oldfd, newfd));
+}
+
+static int do_fcntl(int (*fn)(int, int, unsigned long), int fd, int cmd,
+                    unsigned long arg)
+{
+	int r = fn(fd, cmd, arg);
+
+	return cmd == F_DUPFD || cmd == F_DUPFD_CLOEXEC ? after_dup(fd, r) : r;
+}
+
+EXPORT int close(int fd)
+{
+	GUARDED(int, real.close(fd), do_close(fd));
+}
+
+EXPORT int dup(int fd)
+{
+	GUARDED(int, real.dup(fd), after_dup(fd, real.dup(fd)));
+}
+
+EXPORT int dup2(int oldfd, int newfd)
+{
+	GUARDED(int, real.dup2(oldfd, newfd), do_dup3(oldfd, newfd, 0, 0));
+}
+
+EXPORT int dup3(int oldfd, int newfd, int flags)
+{
+	GUARDED(int, real.dup3(oldfd, newfd, flags),
+	        do_dup3(oldfd, newfd, flags, 1));
+}
+
+#define VA_ARG(last, type, arg)                     \
+	do {                                        \
+		va_list ap_;                        \
+		va_start(ap_, last);                \
+		arg = va_arg(ap_, type);            \
+		va_end(ap_);                        \
+	} while (0)
+
+EXPORT int fcntl(int fd, int cmd, ...)
+{
+	unsigned long arg;
+
+	VA_ARG(cmd, unsigned long, arg);
+	GUARDED(int, real.fcntl(fd, cmd, arg), do_fcntl(libc_fcntl, fd, cmd, arg));
+}
+
+EXPORT int fcntl64(int fd, int cmd, ...)
+{
+	unsigned long arg;
+
+	VA_ARG(cmd, unsigned long, arg);
+	GUARDED(int, libc_fcntl64(fd, cmd, arg),
+	        do_fcntl(libc_fcntl64, fd, cmd, arg));
+}
+
+/* ---- opens -------------------------------------------------------------- */
+
+/* The mode argument exists only with O_CREAT or O_TMPFILE (musl reads it
+ * so; reading it otherwise reads garbage). */
+static int needs_mode(int flags)
+{
+#ifdef O_TMPFILE
+	if ((flags & O_TMPFILE) == O_TMPFILE)
+		return 1;
+#endif
+	return (flags & O_CREAT) != 0;
+}
+
+#define VA_MODE(flags, mode)                          \
+	do {                                          \
+		if (needs_mode(flags))                \
+			VA_ARG(flags, int, mode);     \
+	} while (0)
+
+/* An open gave fd (or failed): tell dump tracking. Returns fd. */
+static int opened(int dirfd, int fd, const char *path, int flags)
+{
+	hst_opened(fd, dirfd, path, flags);
+	return fd;
+}
+
+#define CREAT_FLAGS (O_WRONLY | O_CREAT | O_TRUNC)
+
+EXPORT int open(const char *path, int flags, ...)
+{
+	int mode = 0;
+
+	VA_MODE(flags, mode);
+	GUARDED(int, real.open(path, flags, mode),
+	        opened(AT_FDCWD, real.open(path, flags, mode), path, flags));
+}
+
+EXPORT int open64(const char *path, int flags, ...)
+{
+	int mode = 0;
+
+	VA_MODE(flags, mode);
+	GUARDED(int, libc_open64(path, flags, mode),
+	        opened(AT_FDCWD, libc_open64(path, flags, mode), path, flags));
+}
+
+EXPORT int openat(int dirfd, const char *path, int flags, ...)
+{
+	int mode = 0;
+
+	VA_MODE(flags, mode);
+	GUARDED(int, real.openat(dirfd, path, flags, mode),
+	        opened(dirfd, real.openat(dirfd, path, flags, mode), path, flags));
+}
+
+EXPORT int openat64(int dirfd, const char *path, int flags, ...)
+{
+	int mode = 0;
+
+	VA_MODE(flags, mode);
+	GUARDED(int, libc_openat64(dirfd, path, flags, mode),
+	        opened(dirfd, libc_openat64(dirfd, path, flags, mode), path,
+	               flags));
+}
+
+EXPORT int __open_2(const char *path, int flags)
+{
+	GUARDED(int, libc_open_2(path, flags, 0),
+	        opened(AT_FDCWD, libc_open_2(path, flags, 0), path, flags));
+}
+
+EXPORT int __open64_2(const char *path, int flags)
+{
+	GUARDED(int, libc_open_2(path, flags, 1),
+	        opened(AT_FDCWD, libc_open_2(path, flags, 1), path, flags));
+}
+
+EXPORT int __openat_2(int dirfd, const char *path, int flags)
+{
+	GUARDED(int, libc_openat_2(dirfd, path, flags, 0),
+	        opened(dirfd, libc_openat_2(dirfd, path, flags, 0), path, flags));
+}
+
+EXPORT int __openat64_2(int dirfd, const char *path, int flags)
+{
+	GUARDED(int, libc_openat_2(dirfd, path, flags, 1),
+	        opened(dirfd, libc_openat_2(dirfd, path, flags, 1), path, flags));
+}
+
+EXPORT int creat(const char *path, mode_t mode)
+{
+	GUARDED(int, real.creat(path, mode),
+	        opened(AT_FDCWD, real.creat(path, mode), path, CREAT_FLAGS));
+}
+
+EXPORT int creat64(const char *path, mode_t mode)
+{
+	GUARDED(int, libc_creat64(path, mode),
+	        opened(AT_FDCWD, libc_creat64(path, mode), path, CREAT_FLAGS));
+}
+
+/* ---- start-up ----------------------------------------------------------- */
+
+static ssize_t libc_pread(int fd, void *buf, size_t len, int64_t off)
+{
+	return pread(fd, buf, len, (off_t)off);
+}
+
+/* Once, from the constructor or from the first wrapper called before it
+ * (by another library's constructor). */
+static void setup(void)
+{
+	static const struct hst_io io = {
+		libc_pwrite, libc_pread, read, libc_lseek, libc_ftruncate,
+		libc_fcntl,
+	};
+	static int done, doing;
+
+	libc_resolve();
+	if (__atomic_load_n(&done, __ATOMIC_ACQUIRE) ||
+	    __atomic_exchange_n(&doing, 1, __ATOMIC_ACQ_REL))
+		return;
+	hst_setup(&io);
+	pthread_atfork(hst_fork_prepare, hst_fork_parent, hst_fork_child);
+	__atomic_store_n(&done, 1, __ATOMIC_RELEASE);
+}
+
+__attribute__((constructor)) static void shim_init(void)
+{
+	int saved = errno;
+
+	setup();
+	errno = saved;
+}

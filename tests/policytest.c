@@ -1,0 +1,110 @@
+/*
+ * policytest: the shim's policy (preload/policy.c) as plain C, without
+ * LD_PRELOAD: configuration from the variables' values, which paths are
+ * dumps (patterns, HotSpot's numbered names, JDK 22 segment files), which
+ * libraries stand for a runtime. Prints one line per failed check and
+ * 'policy: N passed, N failed'.
+ */
+#include "../preload/policy.h"
+
+#include <fcntl.h>
+#include <stdio.h>
+#include <string.h>
+#include <unistd.h>
+
+static int pass, fail;
+
+#define CHECK(cond, ...)                                        \
+	do {                                                    \
+		if (cond) {                                     \
+			pass++;                                 \
+		} else {                                        \
+			fail++;                                 \
+			printf("FAIL line %d: ", __LINE__);     \
+			printf(__VA_ARGS__);                    \
+			printf("\n");                           \
+		}                                               \
+	} while (0)
+
+static void kind_is(const struct policy *p, const char *path, int want,
+                    const char *want_base)
+{
+	char base[256] = "";
+	int k = policy_kind(p, path, base, sizeof base);
+
+	CHECK(k == want, "%s: kind %d, want %d", path, k, want);
+	if (want != DUMP_NONE)
+		CHECK(!strcmp(base, want_base), "%s: base %s, want %s", path, base,
+		      want_base);
+}
+
+int main(void)
+{
+	struct policy p;
+	char buf[4096], cwd[4000];
+
+	/* configuration */
+	policy_parse(&p, NULL, NULL, NULL, NULL);
+	CHECK(!strcmp(p.pattern, "*.hprof") && p.sniff && !p.quiet && !p.dirs &&
+	      !p.log[0], "defaults");
+	policy_parse(&p, "", "0", "1", "/tmp/log");
+	CHECK(!strcmp(p.pattern, "*.hprof") && !p.sniff && p.quiet &&
+	      !strcmp(p.log, "/tmp/log"), "empty pattern, sniff 0, quiet 1");
+	policy_parse(&p, "/srv/*.bin", "1", "0", "");
+	CHECK(p.sniff && !p.quiet && p.dirs && !p.log[0], "sniff 1, quiet 0");
+	policy_parse(&p, NULL, "", "", NULL);
+	CHECK(p.sniff && !p.quiet, "empty values");
+
+	/* patterns: the path or its basename, several globs */
+	policy_parse(&p, NULL, NULL, NULL, NULL);
+	CHECK(policy_matches(&p, "x.hprof"), "x.hprof");
+	CHECK(policy_matches(&p, "/var/tmp/x.hprof"), "basename");
+	CHECK(!policy_matches(&p, "x.hprofx"), "x.hprofx");
+	CHECK(!policy_matches(&p, "heap.bin"), "heap.bin");
+	policy_parse(&p, "::*.dump:heap-*.bin::", NULL, NULL, NULL);
+	CHECK(policy_matches(&p, "a.dump") && policy_matches(&p, "d/heap-1.bin"),
+	      "several globs");
+	CHECK(!policy_matches(&p, "x.hprof"), "the default is replaced");
+
+	/* numbered names */
+	CHECK(policy_numbered_base("gc.hprof.1", "") == 8, "gc.hprof.1");
+	CHECK(policy_numbered_base("gc.hprof.123", "") == 8, "gc.hprof.123");
+	CHECK(policy_numbered_base("gc.hprof.", "") == 0, "gc.hprof.");
+	CHECK(policy_numbered_base("gc.hprof.1a", "") == 0, "gc.hprof.1a");
+	CHECK(policy_numbered_base("gc.hprof", "") == 0, "gc.hprof");
+	CHECK(policy_numbered_base(".1", "") == 0, ".1");
+	CHECK(policy_numbered_base("x.hprof.p12", "p") == 7, "x.hprof.p12");
+	CHECK(policy_numbered_base("x.hprof.p", "p") == 0, "x.hprof.p");
+	CHECK(policy_numbered_base("x.hprof.12", "p") == 0, "x.hprof.12 as .pN");
+
+	/* kinds */
+	policy_parse(&p, NULL, NULL, NULL, NULL);
+	kind_is(&p, "x.hprof", DUMP_MAIN, "x.hprof");
+	kind_is(&p, "/d/gc.hprof.5", DUMP_MAIN, "/d/gc.hprof.5");
+	kind_is(&p, "java_pid7.hprof.3", DUMP_MAIN, "java_pid7.hprof.3");
+	kind_is(&p, "x.hprof.p0", DUMP_SEGMENT, "x.hprof");
+	kind_is(&p, "gc.hprof.3.p12", DUMP_SEGMENT, "gc.hprof.3");
+	kind_is(&p, "gc.hprof.3.4", DUMP_NONE, "");
+	kind_is(&p, "heap.bin", DUMP_NONE, "");
+	kind_is(&p, "heap.bin.p0", DUMP_NONE, "");
+	kind_is(&p, "x.hprof.tmp", DUMP_NONE, "");
+
+	/* runtimes */
+	CHECK(policy_runtime_name("/usr/lib/jvm/j/lib/server/libjvm.so"), "libjvm");
+	CHECK(policy_runtime_name("libart.so"), "libart");
+	CHECK(!policy_runtime_name("libjvm.so.1"), "libjvm.so.1");
+	CHECK(!policy_runtime_name("/x/libartx.so"), "libartx.so");
+	CHECK(!policy_runtime_name(""), "empty name");
+
+	/* relative paths made absolute */
+	CHECK(getcwd(cwd, sizeof cwd) != NULL, "getcwd");
+	CHECK(policy_absolute(AT_FDCWD, "./a/x.hprof", buf, sizeof buf) &&
+	      !strncmp(buf, cwd, strlen(cwd)) &&
+	      !strcmp(buf + strlen(cwd), strcmp(cwd, "/") ? "/a/x.hprof"
+	                                                  : "a/x.hprof"),
+	      "absolute: %s", buf);
+	CHECK(!policy_absolute(AT_FDCWD, "x", buf, 2), "too long");
+
+	printf("policy: %d passed, %d failed\n", pass, fail);
+	return fail != 0;
+}
