@@ -33,9 +33,6 @@ static unsigned char fdmap[MAX_FD];
 #define FD_FRESH 0xFE
 static pthread_mutex_t table_lock = PTHREAD_MUTEX_INITIALIZER;
 
-#define MAGIC "JAVA PROFILE 1.0."
-#define MAGIC_LEN 17
-
 void hst_setup(const struct hst_io *io)
 {
 	unsigned i;
@@ -348,8 +345,8 @@ struct tracker *tracker_sniff(int fd, const void *buf, size_t len, int64_t at)
 		return NULL;
 	if (was == FD_FRESH && !first_write(fd))
 		return NULL;
-	if (!policy()->sniff || !buf || len < MAGIC_LEN ||
-	    memcmp(buf, MAGIC, MAGIC_LEN) || !policy_hosts_runtime())
+	if (!policy()->sniff || !buf || len < HS_MAGIC_LEN ||
+	    memcmp(buf, HS_MAGIC, HS_MAGIC_LEN) || !policy_hosts_runtime())
 		return NULL;
 	saved = errno;
 	if (fstat(fd, &sb) || !S_ISREG(sb.st_mode) ||

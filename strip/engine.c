@@ -31,8 +31,6 @@ enum phase {
 
 enum act { ACT_PASS, ACT_HOLD, ACT_DROP };
 
-#define HPROF_MAGIC "JAVA PROFILE 1.0."
-#define MAGIC_LEN 17
 #define OPEN_END UINT64_MAX
 
 struct cur {
@@ -67,21 +65,31 @@ unsigned hs_type_size(unsigned type, unsigned idsize)
 static unsigned sub_fixed_len(unsigned tag, unsigned id)
 {
 	switch (tag) {
-	case 0xFF: case 0x05: case 0x07:           /* unknown, sticky, monitor */
-	case 0x89: case 0x8A: case 0x8B: case 0x8C: /* Android roots */
-	case 0x8D: case 0x90:
-		return 1 + id;
-	case 0x01: return 1 + 2 * id;              /* JNI global */
-	case 0x02: case 0x03: case 0x08: case 0x8E:/* JNI local, frame, thread,
-	                                              JNI monitor */
-		return 1 + id + 8;
-	case 0x04: case 0x06: return 1 + id + 4;   /* native stack, thread block */
-	case 0xFE: return 1 + 4 + id;              /* Android heap dump info */
-	case 0x20: return 1 + 7 * id + 4 + 4 + 2;  /* class dump, to cp count */
-	case 0x21: return 1 + 2 * id + 8;          /* instance dump */
-	case 0x22: return 1 + 2 * id + 8;          /* object array */
-	case 0x23: case 0xC3: return 1 + id + 9;   /* primitive array (nodata) */
+#define HS_LEN_(tag, name, ids, bytes) \
+	case tag: return 1 + (ids) * id + (bytes);
+	HS_SUBRECORDS(HS_LEN_)
+#undef HS_LEN_
 	default: return 0;
+	}
+}
+
+const char *hs_rec_name(unsigned tag)
+{
+	switch (tag) {
+#define HS_NAME_(tag, name) case tag: return #name;
+	HS_RECORDS(HS_NAME_)
+#undef HS_NAME_
+	default: return NULL;
+	}
+}
+
+const char *hs_sub_name(unsigned tag)
+{
+	switch (tag) {
+#define HS_NAME_(tag, name, ids, bytes) case tag: return #name;
+	HS_SUBRECORDS(HS_NAME_)
+#undef HS_NAME_
+	default: return NULL;
 	}
 }
 
@@ -91,7 +99,8 @@ _Static_assert(sizeof ((struct hs_state *)0)->scratch >= 1 + 7 * 8 + 4 + 4 + 2,
 
 static int is_android_root(unsigned tag)
 {
-	return (tag >= 0x89 && tag <= 0x8E) || tag == 0x90;
+	return (tag >= HS_SUB_ROOT_INTERNED_STRING &&
+	        tag <= HS_SUB_ROOT_JNI_MONITOR) || tag == HS_SUB_UNREACHABLE;
 }
 
 /* Sub-records --app-only drops in the zygote and image heaps. Like
@@ -99,7 +108,9 @@ static int is_android_root(unsigned tag)
  * and so do roots. */
 static int is_instance_dump(unsigned tag)
 {
-	return tag == 0x21 || tag == 0x22 || tag == 0x23 || tag == 0xC3;
+	return tag == HS_SUB_INSTANCE_DUMP || tag == HS_SUB_OBJECT_ARRAY_DUMP ||
+	       tag == HS_SUB_PRIMITIVE_ARRAY_DUMP ||
+	       tag == HS_SUB_PRIMITIVE_ARRAY_NODATA;
 }
 
 static unsigned heap_index(uint32_t type)
@@ -116,7 +127,7 @@ static unsigned heap_index(uint32_t type)
 
 static int is_heap_tag(unsigned tag)
 {
-	return tag == 0x0C || tag == 0x1C;
+	return tag == HS_REC_HEAP_DUMP || tag == HS_REC_HEAP_DUMP_SEGMENT;
 }
 
 /* HS_JVM converts 1.0.3 only: 1.0.1 and 1.0.2 get a plain restore. */
@@ -266,6 +277,10 @@ static void end_record(struct hs_state *st, struct cur *c)
 	st->phase = PH_REC;
 }
 
+/* A gzip stream's first two bytes (RFC 1952): a -gz dump */
+#define GZIP_ID1 0x1F
+#define GZIP_ID2 0x8B
+
 static int step_header(struct hs_state *st, struct cur *c)
 {
 	if (c->p == c->end)
@@ -273,17 +288,18 @@ static int step_header(struct hs_state *st, struct cur *c)
 	while (c->p < c->end) {
 		unsigned char b = *c->p;
 		unsigned i = st->have;
-		if (i == 1 && st->scratch[0] == 0x1F) {  /* 0x1F was byte 0 */
-			fail(st, c, b == 0x8B ? HS_E_GZIP : HS_E_MAGIC, 0,
+		if (i == 1 && st->scratch[0] == GZIP_ID1) {  /* byte 0 was */
+			fail(st, c, b == GZIP_ID2 ? HS_E_GZIP : HS_E_MAGIC, 0,
 			     st->scratch, i);
 			return 1;
 		}
-		if (i < MAGIC_LEN && b != (unsigned char)HPROF_MAGIC[i] &&
-		    !(i == 0 && b == 0x1F)) {
+		if (i < HS_MAGIC_LEN && b != (unsigned char)HS_MAGIC[i] &&
+		    !(i == 0 && b == GZIP_ID1)) {
 			fail(st, c, HS_E_MAGIC, i, st->scratch, i);
 			return 1;
 		}
-		if (i == 0 && b == 0x1F && c->p + 1 < c->end && c->p[1] != 0x8B) {
+		if (i == 0 && b == GZIP_ID1 && c->p + 1 < c->end &&
+		    c->p[1] != GZIP_ID2) {
 			fail(st, c, HS_E_MAGIC, 0, st->scratch, 0);
 			return 1;
 		}
@@ -296,7 +312,7 @@ static int step_header(struct hs_state *st, struct cur *c)
 		c->run = c->p;
 		if (b == 0) {
 			memcpy(st->header, st->scratch, st->have);
-			st->version = st->have > MAGIC_LEN + 1 ? st->header[MAGIC_LEN] : 0;
+			st->version = st->have > HS_MAGIC_LEN + 1 ? st->header[HS_MAGIC_LEN] : 0;
 			st->need = st->have; /* header string length, NUL included */
 			st->phase = PH_HDR_TAIL;
 			return 1;
@@ -333,7 +349,7 @@ static int step_header_tail(struct hs_state *st, struct cur *c)
 		return 1;
 	}
 	if ((st->flags & HS_JVM) && st->version == '3')
-		st->scratch[MAGIC_LEN] = '2';
+		st->scratch[HS_MAGIC_LEN] = '2';
 	emit(st, st->scratch, n + 12);
 	st->have = 0;
 	st->phase = PH_REC;
@@ -422,14 +438,14 @@ static unsigned choose_act(const struct hs_state *st, unsigned tag)
 		if ((f & HS_APP_ONLY) && is_instance_dump(tag) &&
 		    (st->heap == HS_HEAP_ZYGOTE || st->heap == HS_HEAP_IMAGE))
 			return ACT_DROP;
-		if (tag == 0xFE)
+		if (tag == HS_SUB_HEAP_DUMP_INFO)
 			return ACT_DROP;
 		if (is_android_root(tag))
 			return ACT_HOLD;
 	}
 	if (f & HS_RESTORE)
-		return tag == 0xC3 ? ACT_HOLD : ACT_PASS;
-	return tag == 0x23 ? ACT_HOLD : ACT_PASS;
+		return tag == HS_SUB_PRIMITIVE_ARRAY_NODATA ? ACT_HOLD : ACT_PASS;
+	return tag == HS_SUB_PRIMITIVE_ARRAY_DUMP ? ACT_HOLD : ACT_PASS;
 }
 
 static int step_sub(struct hs_state *st, struct cur *c)
@@ -503,22 +519,22 @@ static int sub_header_done(struct hs_state *st, struct cur *c,
 	unsigned char t;
 
 	switch (tag) {
-	case 0x21:
+	case HS_SUB_INSTANCE_DUMP:
 		return set_body(st, c, hs_be32(h + 1 + 2 * id + 4), PH_SUB_END, h,
 		                st->act == ACT_PASS ? 0 : n);
-	case 0x22:
+	case HS_SUB_OBJECT_ARRAY_DUMP:
 		return set_body(st, c, (uint64_t)hs_be32(h + 1 + id + 4) * id,
 		                PH_SUB_END, h, st->act == ACT_PASS ? 0 : n);
-	case 0x20:
+	case HS_SUB_CLASS_DUMP:
 		st->count = (unsigned)h[n - 2] << 8 | h[n - 1];
 		st->phase = st->count ? PH_CP : PH_ST_COUNT;
 		return 1;
-	case 0xFE:
+	case HS_SUB_HEAP_DUMP_INFO:
 		st->heap = (unsigned char)heap_index(hs_be32(h + 1));
 		st->phase = PH_SUB_END;
 		return 1;
-	case 0x23:
-	case 0xC3: {
+	case HS_SUB_PRIMITIVE_ARRAY_DUMP:
+	case HS_SUB_PRIMITIVE_ARRAY_NODATA: {
 		unsigned sz = hs_type_size(h[n - 1], id);
 		uint64_t bytes = (uint64_t)hs_be32(h + 1 + id + 4) * sz;
 		unsigned ti = h[n - 1];
@@ -529,7 +545,7 @@ static int sub_header_done(struct hs_state *st, struct cur *c,
 			return 1;
 		}
 		if (st->census) {
-			if (tag == 0x23) {
+			if (tag == HS_SUB_PRIMITIVE_ARRAY_DUMP) {
 				st->census->prim_count[ti]++;
 				st->census->prim_bytes[ti] += bytes;
 			} else {
@@ -537,7 +553,7 @@ static int sub_header_done(struct hs_state *st, struct cur *c,
 				st->census->nodata_bytes[ti] += bytes;
 			}
 		}
-		if (tag == 0xC3) {
+		if (tag == HS_SUB_PRIMITIVE_ARRAY_NODATA) {
 			if (st->act == ACT_HOLD) {  /* restore */
 				uint64_t body = st->out_off - st->rec_body_out;
 				if (body + n + bytes > UINT32_MAX) {
@@ -545,7 +561,7 @@ static int sub_header_done(struct hs_state *st, struct cur *c,
 					st->err_off = st->sub_in;
 					return 1;
 				}
-				t = 0x23;
+				t = HS_SUB_PRIMITIVE_ARRAY_DUMP;
 				emit(st, &t, 1);
 				emit(st, h + 1, n - 1);
 				restore_zeros(st, bytes);
@@ -560,7 +576,7 @@ static int sub_header_done(struct hs_state *st, struct cur *c,
 				fail(st, c, HS_E_OVERRUN, st->sub_in, h, n);
 				return 1;
 			}
-			t = 0xC3;
+			t = HS_SUB_PRIMITIVE_ARRAY_NODATA;
 			emit(st, &t, 1);
 			emit(st, h + 1, n - 1);
 			st->arrays++;
@@ -572,7 +588,7 @@ static int sub_header_done(struct hs_state *st, struct cur *c,
 	}
 	default:
 		if (st->act == ACT_HOLD) {  /* Android root -> ROOT_UNKNOWN */
-			t = 0xFF;
+			t = HS_SUB_ROOT_UNKNOWN;
 			emit(st, &t, 1);
 			emit(st, h + 1, id);
 		}

@@ -31,55 +31,6 @@ static const char info_usage[] =
 
 /* ---- names ------------------------------------------------------------ */
 
-static const char *rec_name(unsigned tag)
-{
-	switch (tag) {
-	case 0x01: return "STRING";
-	case 0x02: return "LOAD_CLASS";
-	case 0x03: return "UNLOAD_CLASS";
-	case 0x04: return "STACK_FRAME";
-	case 0x05: return "STACK_TRACE";
-	case 0x06: return "ALLOC_SITES";
-	case 0x07: return "HEAP_SUMMARY";
-	case 0x0A: return "START_THREAD";
-	case 0x0B: return "END_THREAD";
-	case 0x0C: return "HEAP_DUMP";
-	case 0x0D: return "CPU_SAMPLES";
-	case 0x0E: return "CONTROL_SETTINGS";
-	case 0x1C: return "HEAP_DUMP_SEGMENT";
-	case 0x2C: return "HEAP_DUMP_END";
-	default: return NULL;
-	}
-}
-
-static const char *sub_name(unsigned tag)
-{
-	switch (tag) {
-	case 0xFF: return "ROOT_UNKNOWN";
-	case 0x01: return "ROOT_JNI_GLOBAL";
-	case 0x02: return "ROOT_JNI_LOCAL";
-	case 0x03: return "ROOT_JAVA_FRAME";
-	case 0x04: return "ROOT_NATIVE_STACK";
-	case 0x05: return "ROOT_STICKY_CLASS";
-	case 0x06: return "ROOT_THREAD_BLOCK";
-	case 0x07: return "ROOT_MONITOR_USED";
-	case 0x08: return "ROOT_THREAD_OBJECT";
-	case 0x20: return "CLASS_DUMP";
-	case 0x21: return "INSTANCE_DUMP";
-	case 0x22: return "OBJECT_ARRAY_DUMP";
-	case 0x23: return "PRIMITIVE_ARRAY_DUMP";
-	case 0x89: return "ROOT_INTERNED_STRING";
-	case 0x8A: return "ROOT_FINALIZING";
-	case 0x8B: return "ROOT_DEBUGGER";
-	case 0x8C: return "ROOT_REFERENCE_CLEANUP";
-	case 0x8D: return "ROOT_VM_INTERNAL";
-	case 0x8E: return "ROOT_JNI_MONITOR";
-	case 0x90: return "UNREACHABLE";
-	case 0xC3: return "PRIMITIVE_ARRAY_NODATA";
-	case 0xFE: return "HEAP_DUMP_INFO";
-	default: return NULL;
-	}
-}
 
 static const char *type_name(unsigned t)
 {
@@ -187,7 +138,7 @@ static void text_report(const struct info *in)
 		if (!c->rec_count[t])
 			continue;
 		printf("  %-26s 0x%02X %12llu %15llu\n",
-		       tag_label(rec_name(t), t, lbl), t,
+		       tag_label(hs_rec_name(t), t, lbl), t,
 		       (unsigned long long)c->rec_count[t],
 		       (unsigned long long)c->rec_bytes[t]);
 		n += c->rec_count[t];
@@ -206,7 +157,7 @@ static void text_report(const struct info *in)
 		if (!c->sub_count[t])
 			continue;
 		printf("  %-26s 0x%02X %12llu %15llu\n",
-		       tag_label(sub_name(t), t, lbl), t,
+		       tag_label(hs_sub_name(t), t, lbl), t,
 		       (unsigned long long)c->sub_count[t],
 		       (unsigned long long)c->sub_bytes[t]);
 		n += c->sub_count[t];
@@ -389,10 +340,10 @@ static void json_report(const struct info *in)
 	else
 		printf(",\n  \"timestamp\": null");
 	printf(",\n  \"bytes\": %llu", (unsigned long long)st->in_off);
-	json_tags("records", c->rec_count, c->rec_bytes, rec_name);
+	json_tags("records", c->rec_count, c->rec_bytes, hs_rec_name);
 	printf(",\n  \"empty_heap_records\": %llu",
 	       (unsigned long long)c->empty_heap_recs);
-	json_tags("sub_records", c->sub_count, c->sub_bytes, sub_name);
+	json_tags("sub_records", c->sub_count, c->sub_bytes, hs_sub_name);
 	json_types("primitive_arrays", c->prim_count, c->prim_bytes);
 	json_types("stripped_arrays", c->nodata_count, c->nodata_bytes);
 	printf(",\n  \"heaps\": {");
