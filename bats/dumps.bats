@@ -322,6 +322,16 @@ os.close(fd)' "$T/old2.hprof"
 	cat "$J8" "$J8" >"$T/raf.bin"
 	LD_PRELOAD=$SHIM "$REPLAY" setlength "$J8" "$T/raf.bin"
 	cmp "$want" "$T/raf.bin"
+	# half a dump, emptied, then the whole dump from offset 0: a new dump
+	run -0 --separate-stderr env LD_PRELOAD="$SHIM" python3 -c 'import os, sys
+d = open(sys.argv[1], "rb").read()
+fd = os.open(sys.argv[2], os.O_RDWR | os.O_CREAT | os.O_TRUNC, 0o600)
+os.write(fd, d[:len(d) // 2])
+os.ftruncate(fd, 0)
+os.lseek(fd, 0, os.SEEK_SET)
+os.write(fd, d)
+os.close(fd)' "$J8" "$T/again.hprof"
+	cmp "$want" "$T/again.hprof" || fail "$stderr"
 }
 
 @test "ART's erase of a failed dump (ftruncate(fd, 0), close) leaves an empty file" {
