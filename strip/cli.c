@@ -53,8 +53,12 @@ static void show_progress(struct run *r, uint64_t done, int final)
 	fflush(stderr);
 }
 
-static int usage_error(const struct cli_tool *t, const char *fmt, const char *a)
+static int usage_error(const struct run *r, const char *fmt, const char *a)
 {
+	const struct cli_tool *t = r->tool;
+
+	if (!r->verbosity)
+		return EXIT_USAGE;
 	fprintf(stderr, "%s: ", t->name);
 	fprintf(stderr, fmt, a);
 	fprintf(stderr, "\nTry '%s --help'.\n", t->name);
@@ -103,9 +107,7 @@ static int pump(struct run *r, struct hs_state *st, int in_fd, struct out *o)
 	if (r->progress)
 		show_progress(r, st->in_off, 1);
 	if (st->err == HS_E_EMIT || o->err) {
-		if (r->verbosity)
-			fprintf(stderr, "%s: %s: write: %s\n", r->tool->name,
-			        o->name, strerror(o->err ? o->err : EIO));
+		out_report(o);
 		return -1;
 	}
 	if (st->err) {
@@ -131,6 +133,27 @@ static void summary(const struct run *r, const struct hs_state *st)
 	        (unsigned long long)st->elem_bytes);
 }
 
+int cli_quiet(int argc, char **argv)
+{
+	int i;
+
+	for (i = 1; i < argc; i++) {
+		if (!strcmp(argv[i], "--"))
+			return 0;
+		if (!strcmp(argv[i], "-q"))
+			return 1;
+		if (!strcmp(argv[i], "-o"))
+			i++;
+	}
+	return 0;
+}
+
+/* The permission bits of the output: the input's, or 0600 for a pipe. */
+static unsigned out_mode(const struct stat *in)
+{
+	return S_ISREG(in->st_mode) ? (unsigned)in->st_mode & 0777 : 0600;
+}
+
 int cli_main(const struct cli_tool *tool, int argc, char **argv)
 {
 	const char *in_path = NULL, *out_path = NULL;
@@ -144,7 +167,7 @@ int cli_main(const struct cli_tool *tool, int argc, char **argv)
 
 	memset(&r, 0, sizeof r);
 	r.tool = tool;
-	r.verbosity = 1;
+	r.verbosity = !cli_quiet(argc, argv);
 	for (i = 1; i < argc; i++) {
 		const char *a = argv[i];
 		if (opts && !strcmp(a, "--")) {
@@ -156,22 +179,22 @@ int cli_main(const struct cli_tool *tool, int argc, char **argv)
 			printf("%s %s\n", tool->name, HS_VERSION);
 			return EXIT_OK;
 		} else if (opts && !strcmp(a, "-v")) {
-			r.verbosity++;
+			r.verbosity += r.verbosity > 0;
 		} else if (opts && !strcmp(a, "-q")) {
-			r.verbosity = 0;
+			/* seen by cli_quiet */
 		} else if (opts && !strcmp(a, "-o")) {
 			if (++i == argc)
-				return usage_error(tool, "-o needs a file name%s", "");
+				return usage_error(&r, "-o needs a file name%s", "");
 			out_path = argv[i];
 		} else if (opts && a[0] == '-' && a[1] == 'o' && a[2]) {
 			out_path = a + 2;
 		} else if (opts && a[0] == '-' && a[1]) {
 			if (!tool->option || !tool->option(a, &flags))
-				return usage_error(tool, "unknown option '%s'", a);
+				return usage_error(&r, "unknown option '%s'", a);
 		} else if (!in_path) {
 			in_path = a;
 		} else {
-			return usage_error(tool, "unexpected argument '%s'", a);
+			return usage_error(&r, "unexpected argument '%s'", a);
 		}
 	}
 	if (!in_path || !strcmp(in_path, "-")) {
@@ -181,19 +204,24 @@ int cli_main(const struct cli_tool *tool, int argc, char **argv)
 		in_fd = open(in_path, O_RDONLY | O_CLOEXEC);
 		r.in_name = in_path;
 		if (in_fd < 0) {
-			fprintf(stderr, "%s: %s: %s\n", tool->name, in_path,
-			        strerror(errno));
+			if (r.verbosity)
+				fprintf(stderr, "%s: %s: %s\n", tool->name, in_path,
+				        strerror(errno));
 			return EXIT_BAD_INPUT;
 		}
 	}
 	if (out_path && !strcmp(out_path, "-"))
 		out_path = NULL;
 	if (!out_path && isatty(1)) {
-		fprintf(stderr, "%s: refusing to write a heap dump to a terminal; "
-		        "use -o FILE or a redirection\n", tool->name);
+		if (r.verbosity)
+			fprintf(stderr, "%s: refusing to write a heap dump to a "
+			        "terminal; use -o FILE or a redirection\n",
+			        tool->name);
 		return EXIT_USAGE;
 	}
-	if (fstat(in_fd, &sb) == 0 && S_ISREG(sb.st_mode)) {
+	if (fstat(in_fd, &sb))
+		sb.st_mode = 0;
+	if (S_ISREG(sb.st_mode)) {
 		r.in_size = (uint64_t)sb.st_size;
 #ifdef POSIX_FADV_SEQUENTIAL
 		posix_fadvise(in_fd, 0, 0, POSIX_FADV_SEQUENTIAL);
@@ -201,7 +229,7 @@ int cli_main(const struct cli_tool *tool, int argc, char **argv)
 	}
 	r.progress = r.verbosity > 0 && r.in_size > 0 && isatty(2);
 
-	if (out_open(&o, out_path, tool->name)) {
+	if (out_open(&o, out_path, tool->name, out_mode(&sb), !r.verbosity)) {
 		if (in_fd > 0)
 			close(in_fd);
 		return EXIT_BAD_INPUT;

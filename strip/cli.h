@@ -19,6 +19,10 @@ struct cli_tool {
 int cli_feed(struct hs_state *st, int fd,
              void (*tick)(void *user, uint64_t done), void *user);
 
+/* 1 if argv holds -q (before any "--", and not as the file name of -o):
+ * then nothing is printed, not even a usage error. */
+int cli_quiet(int argc, char **argv);
+
 /* Parses argv, runs the engine from IN to OUT, returns the exit code. */
 int cli_main(const struct cli_tool *tool, int argc, char **argv);
 

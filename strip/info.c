@@ -25,7 +25,7 @@ static const char info_usage[] =
 "\n"
 "  IN           input dump; '-' or none: stdin\n"
 "  --json       one JSON object instead of text\n"
-"  -q           no error message on stderr\n"
+"  -q           nothing on stderr, not even usage errors\n"
 "\n"
 "Exit status: 0 well-formed, 1 malformed or I/O error, 2 usage error.\n";
 
@@ -401,8 +401,13 @@ int info_wanted(int argc, char **argv)
 	return 0;
 }
 
-static int info_usage_error(const char *prog, const char *fmt, const char *a)
+static int info_usage_error(const struct info *in, const char *fmt,
+                            const char *a)
 {
+	const char *prog = in->prog;
+
+	if (in->quiet)
+		return EXIT_USAGE;
 	fprintf(stderr, "%s: ", prog);
 	fprintf(stderr, fmt, a);
 	fprintf(stderr, "\nTry '%s --help'.\n", prog);
@@ -417,6 +422,7 @@ int info_main(const char *prog, int argc, char **argv)
 
 	memset(&in, 0, sizeof in);
 	in.prog = prog;
+	in.quiet = cli_quiet(argc, argv);
 	for (i = 1; i < argc; i++) {
 		const char *a = argv[i];
 		if (opts && !strcmp(a, "--")) {
@@ -428,17 +434,15 @@ int info_main(const char *prog, int argc, char **argv)
 			/* the mode itself */
 		} else if (opts && !strcmp(a, "--json")) {
 			in.json = 1;
-		} else if (opts && !strcmp(a, "-q")) {
-			in.quiet = 1;
-		} else if (opts && !strcmp(a, "-v")) {
-			in.quiet = 0;
+		} else if (opts && (!strcmp(a, "-q") || !strcmp(a, "-v"))) {
+			/* -q: see cli_quiet; -v: accepted, changes nothing */
 		} else if (opts && a[0] == '-' && a[1]) {
-			return info_usage_error(prog, "--info: unsupported option '%s'",
-			                        a);
+			return info_usage_error(&in, "--info: unsupported option "
+			                        "'%s'", a);
 		} else if (!in_path) {
 			in_path = a;
 		} else {
-			return info_usage_error(prog, "unexpected argument '%s'", a);
+			return info_usage_error(&in, "unexpected argument '%s'", a);
 		}
 	}
 	if (!in_path || !strcmp(in_path, "-")) {

@@ -6,10 +6,13 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/socket.h>
 #include <sys/stat.h>
+#include <sys/un.h>
 #include <unistd.h>
 
 #define OUT_BUF (1u << 20)
+#define MAX_LINKS 40
 
 static unsigned char out_buf[OUT_BUF];
 
@@ -46,20 +49,54 @@ int pwrite_full(int fd, const void *buf, size_t len, uint64_t off)
 	return 0;
 }
 
+/* A failure on o->fd (the spool, when there is one). */
 static int fail(struct out *o)
 {
-	if (!o->err)
+	if (!o->err) {
 		o->err = errno ? errno : EIO;
+		o->err_spool = o->kind == OUT_SPOOL;
+	}
 	return -1;
 }
 
-static int spool_open(struct out *o)
+static mode_t current_umask(void)
+{
+	mode_t um = umask(0);
+	umask(um);
+	return um;
+}
+
+/* "prog: name: reason", or the spool's own message. */
+static void say(const struct out *o, const char *op, int err)
+{
+	if (o->quiet)
+		return;
+	if (o->err_spool)
+		fprintf(stderr, "%s: spool file in %s: %s (set TMPDIR to another "
+		        "directory)\n", o->prog, o->spool_dir, strerror(err));
+	else
+		fprintf(stderr, "%s: %s: %s%s\n", o->prog, o->name, op,
+		        strerror(err));
+}
+
+void out_report(const struct out *o)
+{
+	say(o, "write: ", o->err ? o->err : EIO);
+}
+
+/* Bytes go to an unlinked temporary file in $TMPDIR, and to dst at
+ * commit. */
+static int spool_open(struct out *o, int dst)
 {
 	const char *dir = getenv("TMPDIR");
 	char tmpl[4096];
 
 	if (!dir || !*dir)
 		dir = "/tmp";
+	o->kind = OUT_SPOOL;
+	o->dst = dst;
+	o->spool_dir = dir;
+	o->err_spool = 1;  /* for a message about what follows */
 	if ((size_t)snprintf(tmpl, sizeof tmpl, "%s/hprofstrip.XXXXXX", dir) >=
 	    sizeof tmpl)
 		return errno = ENAMETOOLONG, -1;
@@ -67,48 +104,159 @@ static int spool_open(struct out *o)
 	if (o->fd < 0)
 		return -1;
 	unlink(tmpl);
-	o->spool = 1;
+	o->err_spool = 0;
 	return 0;
 }
 
-int out_open(struct out *o, const char *path, const char *prog)
+/* Where a chain of symlinks ends: path itself when it is no symlink (or
+ * does not exist); a dangling link gives the name it points at. */
+static int resolve_links(const char *path, char *buf, size_t size)
+{
+	char link[4096];
+	const char *slash;
+	size_t dirlen;
+	ssize_t n;
+	int hops;
+
+	if (strlen(path) >= size)
+		return errno = ENAMETOOLONG, -1;
+	strcpy(buf, path);
+	for (hops = 0;; hops++) {
+		n = readlink(buf, link, sizeof link);
+		if (n < 0)
+			return 0;  /* no link: a missing directory shows later */
+		if (hops == MAX_LINKS)
+			return errno = ELOOP, -1;
+		if ((size_t)n == sizeof link)
+			return errno = ENAMETOOLONG, -1;
+		link[n] = 0;
+		slash = strrchr(buf, '/');
+		dirlen = link[0] == '/' || !slash ? 0 : (size_t)(slash - buf + 1);
+		if (dirlen + (size_t)n >= size)
+			return errno = ENAMETOOLONG, -1;
+		memcpy(buf + dirlen, link, (size_t)n + 1);
+	}
+}
+
+/* A regular or new file: a temporary file in the final target's
+ * directory, renamed over it at commit. */
+static int open_temp(struct out *o, const char *path)
+{
+	const char *t = o->target, *slash;
+	int dirlen;
+
+	if (resolve_links(path, o->target, sizeof o->target))
+		return -1;
+	slash = strrchr(t, '/');
+	dirlen = slash ? (int)(slash - t + 1) : 0;
+	if ((size_t)snprintf(o->tmp, sizeof o->tmp, "%.*s.%s.tmpXXXXXX", dirlen,
+	                     t, t + dirlen) >= sizeof o->tmp)
+		return errno = ENAMETOOLONG, -1;
+	o->fd = mkstemp(o->tmp);
+	if (o->fd < 0)
+		return -1;
+	o->kind = OUT_RENAME;
+	return 0;
+}
+
+static int connect_socket(const char *path)
+{
+	struct sockaddr_un sa;
+	int fd, e;
+
+	memset(&sa, 0, sizeof sa);
+	sa.sun_family = AF_UNIX;
+	if (strlen(path) >= sizeof sa.sun_path)
+		return errno = ENAMETOOLONG, -1;
+	strcpy(sa.sun_path, path);
+	fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
+	if (fd < 0)
+		return -1;
+	if (connect(fd, (struct sockaddr *)&sa, sizeof sa)) {
+		e = errno;
+		close(fd);
+		return errno = e, -1;
+	}
+	return fd;
+}
+
+/* A device, FIFO or socket: written into, never replaced. */
+static int open_node(struct out *o, const char *path, const struct stat *sb)
+{
+	int fd;
+	off_t pos;
+
+	if (S_ISDIR(sb->st_mode))
+		return errno = EISDIR, -1;
+	if (S_ISSOCK(sb->st_mode))
+		fd = connect_socket(path);
+	else
+		fd = open(path, O_WRONLY | O_NOCTTY | O_CLOEXEC);
+	if (fd < 0)
+		return -1;
+	pos = lseek(fd, 0, SEEK_CUR);
+	if (pos < 0)
+		return spool_open(o, fd);
+	o->fd = fd;
+	o->kind = OUT_DIRECT;
+	o->base = (uint64_t)pos;
+	return 0;
+}
+
+/* Removes the permission bits of stdout's file that the output would not
+ * get; someone else's file keeps its mode. */
+static int narrow_stdout(const struct out *o, const struct stat *sb)
+{
+	mode_t keep = (o->mode & ~current_umask()) | ~(mode_t)0777;
+	mode_t mode = sb->st_mode & 07777;
+
+	if ((mode & keep) == mode || fchmod(1, mode & keep) == 0 ||
+	    errno == EPERM)
+		return 0;
+	return -1;
+}
+
+static int open_stdout(struct out *o)
 {
 	struct stat sb;
+	off_t pos;
+
+	/* patch in place when it is a seekable file we may write anywhere
+	 * in (not O_APPEND); spool otherwise */
+	if (fstat(1, &sb) || (fcntl(1, F_GETFL) & O_APPEND) ||
+	    (pos = lseek(1, 0, SEEK_CUR)) < 0)
+		return spool_open(o, 1);
+	if (S_ISREG(sb.st_mode) && narrow_stdout(o, &sb))
+		return -1;
+	o->fd = 1;
+	o->base = (uint64_t)pos;
+	o->kind = S_ISREG(sb.st_mode) ? OUT_INPLACE : OUT_DIRECT;  /* a device */
+	return 0;
+}
+
+int out_open(struct out *o, const char *path, const char *prog, unsigned mode,
+             int quiet)
+{
+	struct stat sb;
+	int rc;
 
 	memset(o, 0, sizeof *o);
-	o->path = path;
+	o->fd = o->dst = -1;
 	o->prog = prog;
+	o->quiet = quiet;
+	o->mode = mode & 0777;
 	o->name = path ? path : "stdout";
-	if (path) {
-		const char *slash = strrchr(path, '/');
-		int dirlen = slash ? (int)(slash - path + 1) : 0;
-		if ((size_t)snprintf(o->tmp, sizeof o->tmp, "%.*s.%s.tmpXXXXXX",
-		                     dirlen, path, path + dirlen) >= sizeof o->tmp) {
-			errno = ENAMETOOLONG;
-			goto err;
-		}
-		o->fd = mkstemp(o->tmp);
-		if (o->fd < 0)
-			goto err;
-		return 0;
+	if (!path)
+		rc = open_stdout(o);
+	else if (stat(path, &sb) == 0 && !S_ISREG(sb.st_mode))
+		rc = open_node(o, path, &sb);
+	else
+		rc = open_temp(o, path);
+	if (rc) {
+		say(o, "", errno);
+		out_abort(o);
 	}
-	/* stdout: patch in place when it is a seekable file we may write
-	 * anywhere in (not O_APPEND); spool otherwise */
-	if (fstat(1, &sb) == 0 && S_ISREG(sb.st_mode) &&
-	    !(fcntl(1, F_GETFL) & O_APPEND)) {
-		off_t pos = lseek(1, 0, SEEK_CUR);
-		if (pos >= 0) {
-			o->fd = 1;
-			o->base = (uint64_t)pos;
-			return 0;
-		}
-	}
-	if (spool_open(o) == 0)
-		return 0;
-err:
-	fprintf(stderr, "%s: %s: %s\n", prog, path ? path : "temporary file",
-	        strerror(errno));
-	return -1;
+	return rc;
 }
 
 int out_flush(struct out *o)
@@ -162,74 +310,103 @@ int out_patch(void *user, uint64_t off, const void *buf, size_t len)
 	return 0;
 }
 
+/* The spool into dst; a failure names the spool or the output. */
 static int copy_spool(struct out *o)
 {
 	static unsigned char buf[1u << 16];
 	ssize_t n;
 
 	if (lseek(o->fd, 0, SEEK_SET) < 0)
-		return -1;
+		return fail(o);
 	for (;;) {
 		n = read(o->fd, buf, sizeof buf);
 		if (n < 0 && errno == EINTR)
 			continue;
 		if (n < 0)
-			return -1;
+			return fail(o);
 		if (n == 0)
 			return 0;
-		if (write_full(1, buf, (size_t)n))
+		if (write_full(o->dst, buf, (size_t)n)) {
+			o->err = errno;
 			return -1;
+		}
 	}
+}
+
+/* Closes fd unless it is stdin, stdout or stderr; -1 if close failed. */
+static int close_own(int *fd)
+{
+	int rc = 0;
+
+	if (*fd > 2)
+		rc = close(*fd);
+	*fd = -1;
+	return rc;
+}
+
+/* The step that makes the output whole; message printed if not. */
+static int finish(struct out *o)
+{
+	uint64_t end = o->base + o->flushed;
+	struct stat sb;
+
+	switch (o->kind) {
+	case OUT_NONE:
+		break;
+	case OUT_SPOOL:
+		if (copy_spool(o)) {
+			out_report(o);
+			return -1;
+		}
+		close_own(&o->fd);
+		return close_own(&o->dst) ? (say(o, "", errno), -1) : 0;
+	case OUT_INPLACE:  /* cut off what an older, longer file had */
+		if (fstat(1, &sb) == 0 && (uint64_t)sb.st_size > end &&
+		    ftruncate(1, (off_t)end))
+			return say(o, "", errno), -1;
+		return 0;
+	case OUT_DIRECT:
+		return close_own(&o->fd) ? (say(o, "", errno), -1) : 0;
+	case OUT_RENAME:
+		if (fchmod(o->fd, o->mode & ~current_umask()) ||
+		    close_own(&o->fd) || rename(o->tmp, o->target))
+			return say(o, "", errno), -1;
+		return 0;
+	}
+	return 0;
 }
 
 int out_commit(struct out *o)
 {
-	const char *what = o->name;
-
-	if (out_flush(o))
-		goto err;
-	if (o->spool) {
-		if (copy_spool(o))
-			goto err;
-		close(o->fd);
-		return 0;
+	if (out_flush(o)) {
+		out_report(o);
+		out_abort(o);
+		return -1;
 	}
-	if (!o->path)
-		return 0;
-	{
-		mode_t um = umask(0);
-		umask(um);
-		if (fchmod(o->fd, 0666 & ~um))
-			goto err;
+	if (finish(o)) {
+		out_abort(o);
+		return -1;
 	}
-	if (close(o->fd)) {
-		o->fd = -1;
-		goto err;
-	}
-	o->fd = -1;
-	if (rename(o->tmp, o->path))
-		goto err;
 	return 0;
-err:
-	fprintf(stderr, "%s: %s: %s\n", o->prog, what,
-	        strerror(o->err ? o->err : errno));
-	out_abort(o);
-	return -1;
 }
 
 void out_abort(struct out *o)
 {
-	if (o->spool) {
-		close(o->fd);
-	} else if (o->path) {
-		if (o->fd >= 0)
-			close(o->fd);
+	switch (o->kind) {
+	case OUT_NONE:
+	case OUT_SPOOL:
+	case OUT_DIRECT:
+		break;
+	case OUT_RENAME:
 		unlink(o->tmp);
-	} else {
+		break;
+	case OUT_INPLACE:
 		/* stdout file written in place: leave nothing that looks whole */
 		if (ftruncate(1, (off_t)o->base)) {
 			/* nothing more to do: the error is already reported */
 		}
+		break;
 	}
-	o->fd = -1;
+	close_own(&o->fd);
+	close_own(&o->dst);
 }

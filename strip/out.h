@@ -1,10 +1,18 @@
 /*
  * Output for the offline tools: a 1 MiB buffer in front of a file, with
- * in-place patches of bytes already written. A named output is written to
- * a temporary file beside it and renamed only on success; stdout that is a
- * regular file is written in place (and truncated back on failure); a pipe
- * is spooled to an unlinked temporary file, because record lengths are
- * patched after the fact, and copied out only once the run succeeded.
+ * in-place patches of bytes already written.
+ *
+ * A named output is resolved through its symlinks first. A regular or new
+ * file is written to a temporary file in the final target's directory and
+ * renamed over it only on success, with the input's permission bits less
+ * the umask. A device or FIFO is written straight into: in place when it
+ * is seekable, else through a spool. Stdout that is a regular file is
+ * written in place (its mode narrowed the same way, cut at the end of the
+ * output on success, emptied back to where it started on failure). A
+ * non-seekable output (a pipe, a FIFO, a socket, stdout opened O_APPEND)
+ * is spooled to an unlinked temporary file in $TMPDIR, because record
+ * lengths are patched after the fact, and copied out only once the run
+ * succeeded.
  */
 #ifndef HPROFSTRIP_OUT_H
 #define HPROFSTRIP_OUT_H
@@ -12,25 +20,43 @@
 #include <stddef.h>
 #include <stdint.h>
 
+enum out_kind {
+	OUT_NONE,          /* not open */
+	OUT_RENAME,        /* temporary file, renamed over target at commit */
+	OUT_INPLACE,       /* stdout, a regular file: patched in place */
+	OUT_DIRECT,        /* a seekable device: patched in place */
+	OUT_SPOOL          /* a spool, copied to dst at commit */
+};
+
 struct out {
 	int fd;            /* where bytes go */
-	int spool;         /* fd is a spool to copy to stdout at commit */
-	const char *path;  /* final name, or NULL for stdout */
-	const char *name;  /* for messages */
+	int dst;           /* OUT_SPOOL: where the spool goes at commit */
+	enum out_kind kind;
+	int quiet;         /* no messages at all */
+	unsigned mode;     /* permission bits a new file gets, less the umask */
+	const char *name;  /* for messages: the name given, or "stdout" */
 	const char *prog;  /* program name for messages */
+	const char *spool_dir;  /* OUT_SPOOL: the spool's directory */
+	char target[4096]; /* named output after its symlinks */
 	char tmp[4096];    /* temporary name while writing a named output */
 	uint64_t base;     /* file offset of output byte 0 */
 	uint64_t flushed;  /* output bytes already in the file */
 	size_t len;        /* bytes in the buffer */
 	int err;           /* errno of the first failure */
+	int err_spool;     /* ... which happened on the spool */
 };
 
-int out_open(struct out *o, const char *path, const char *prog);
+/* path NULL: stdout. mode: the permission bits of the input (0600 when it
+ * is not a regular file). quiet: print nothing, even on errors. */
+int out_open(struct out *o, const char *path, const char *prog, unsigned mode,
+             int quiet);
 int out_write(void *user, const void *buf, size_t len);
 int out_patch(void *user, uint64_t off, const void *buf, size_t len);
 int out_flush(struct out *o);
 int out_commit(struct out *o);   /* 0 on success, message printed if not */
 void out_abort(struct out *o);
+/* The one message for a failed write (o->err), unless quiet. */
+void out_report(const struct out *o);
 
 /* write()/pwrite() until done, retrying short writes and EINTR. */
 int write_full(int fd, const void *buf, size_t len);
