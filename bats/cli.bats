@@ -36,11 +36,15 @@ load common
 	assert_output --partial "refusing to write a heap dump to a terminal"
 }
 
-@test "-o writes through a temporary file, then renames; mode follows umask" {
-	f=$CORPUS/hotspot/jdk11-string.hprof
+@test "-o writes through a temporary file, then renames; mode: the input's, less the umask" {
+	# the output takes the input's permission bits less the umask
+	mkdir "$BATS_TEST_TMPDIR/in"
+	f=$BATS_TEST_TMPDIR/in/jdk11-string.hprof
+	cp "$CORPUS/hotspot/jdk11-string.hprof" "$f"
+	chmod 666 "$f"
 	(umask 022 && "$STRIP" -o "$BATS_TEST_TMPDIR/o.hprof" "$f")
 	[ "$(stat -c %a "$BATS_TEST_TMPDIR/o.hprof")" = 644 ]
-	[ "$(ls -A "$BATS_TEST_TMPDIR" | wc -l)" -eq 1 ]
+	[ "$(ls -A "$BATS_TEST_TMPDIR" | wc -l)" -eq 2 ]
 	# overwriting an existing file replaces it whole
 	echo old >"$BATS_TEST_TMPDIR/o2.hprof"
 	"$STRIP" -o "$BATS_TEST_TMPDIR/o2.hprof" "$f"

@@ -1,5 +1,6 @@
 /* Output file handling for the offline tools: see out.h. */
 #include "out.h"
+#include "outbuf.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -32,21 +33,9 @@ int write_full(int fd, const void *buf, size_t len)
 	return 0;
 }
 
-int pwrite_full(int fd, const void *buf, size_t len, uint64_t off)
+static ssize_t out_pwrite(int fd, const void *buf, size_t len, int64_t off)
 {
-	const char *p = buf;
-
-	while (len) {
-		ssize_t n = pwrite(fd, p, len, (off_t)off);
-		if (n < 0 && errno == EINTR)
-			continue;
-		if (n <= 0)
-			return n < 0 ? -1 : (errno = EIO, -1);
-		p += n;
-		len -= (size_t)n;
-		off += (uint64_t)n;
-	}
-	return 0;
+	return pwrite(fd, buf, len, (off_t)off);
 }
 
 /* A failure on o->fd (the spool, when there is one). */
@@ -255,19 +244,24 @@ int out_open(struct out *o, const char *path, const char *prog, unsigned mode,
 	if (rc) {
 		say(o, "", errno);
 		out_abort(o);
+		return rc;
 	}
-	return rc;
+	hs_ob_init(&o->ob, out_pwrite, o->fd, o->base, out_buf, sizeof out_buf);
+	return 0;
+}
+
+/* The buffer's failure, as the output's. */
+static int ob_fail(struct out *o)
+{
+	errno = o->ob.err;
+	return fail(o);
 }
 
 int out_flush(struct out *o)
 {
 	if (o->err)
 		return -1;
-	if (o->len && write_full(o->fd, out_buf, o->len))
-		return fail(o);
-	o->flushed += o->len;
-	o->len = 0;
-	return 0;
+	return hs_ob_flush(&o->ob) ? ob_fail(o) : 0;
 }
 
 int out_write(void *user, const void *buf, size_t len)
@@ -276,38 +270,16 @@ int out_write(void *user, const void *buf, size_t len)
 
 	if (o->err)
 		return -1;
-	if (o->len + len > OUT_BUF) {
-		if (out_flush(o))
-			return -1;
-		if (len >= OUT_BUF / 2) {
-			if (write_full(o->fd, buf, len))
-				return fail(o);
-			o->flushed += len;
-			return 0;
-		}
-	}
-	memcpy(out_buf + o->len, buf, len);
-	o->len += len;
-	return 0;
+	return hs_ob_write(&o->ob, buf, len) ? ob_fail(o) : 0;
 }
 
 int out_patch(void *user, uint64_t off, const void *buf, size_t len)
 {
 	struct out *o = user;
-	const unsigned char *b = buf;
-	size_t i;
 
 	if (o->err)
 		return -1;
-	for (i = 0; i < len; i++) {
-		uint64_t at = off + i;
-		if (at >= o->flushed) {
-			out_buf[at - o->flushed] = b[i];
-		} else if (pwrite_full(o->fd, b + i, 1, o->base + at)) {
-			return fail(o);
-		}
-	}
-	return 0;
+	return hs_ob_patch(&o->ob, off, buf, len) ? ob_fail(o) : 0;
 }
 
 /* The spool into dst; a failure names the spool or the output. */
@@ -347,7 +319,7 @@ static int close_own(int *fd)
 /* The step that makes the output whole; message printed if not. */
 static int finish(struct out *o)
 {
-	uint64_t end = o->base + o->flushed;
+	uint64_t end = o->base + hs_ob_size(&o->ob);
 	struct stat sb;
 
 	switch (o->kind) {
@@ -363,6 +335,10 @@ static int finish(struct out *o)
 	case OUT_INPLACE:  /* cut off what an older, longer file had */
 		if (fstat(1, &sb) == 0 && (uint64_t)sb.st_size > end &&
 		    ftruncate(1, (off_t)end))
+			return say(o, "", errno), -1;
+		/* written with pwrite: leave stdout's position after the
+		 * output, for what the shell writes next */
+		if (lseek(1, (off_t)end, SEEK_SET) < 0)
 			return say(o, "", errno), -1;
 		return 0;
 	case OUT_DIRECT:

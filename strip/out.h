@@ -1,6 +1,7 @@
 /*
- * Output for the offline tools: a 1 MiB buffer in front of a file, with
- * in-place patches of bytes already written.
+ * Output for the offline tools: a 1 MiB buffer (outbuf.h, the one the
+ * shim uses too) in front of a file, with in-place patches of bytes
+ * already written.
  *
  * A named output is resolved through its symlinks first. A regular or new
  * file is written to a temporary file in the final target's directory and
@@ -16,6 +17,8 @@
  */
 #ifndef HPROFSTRIP_OUT_H
 #define HPROFSTRIP_OUT_H
+
+#include "outbuf.h"
 
 #include <stddef.h>
 #include <stdint.h>
@@ -40,8 +43,7 @@ struct out {
 	char target[4096]; /* named output after its symlinks */
 	char tmp[4096];    /* temporary name while writing a named output */
 	uint64_t base;     /* file offset of output byte 0 */
-	uint64_t flushed;  /* output bytes already in the file */
-	size_t len;        /* bytes in the buffer */
+	struct hs_outbuf ob;  /* the buffer in front of fd */
 	int err;           /* errno of the first failure */
 	int err_spool;     /* ... which happened on the spool */
 };
@@ -58,8 +60,7 @@ void out_abort(struct out *o);
 /* The one message for a failed write (o->err), unless quiet. */
 void out_report(const struct out *o);
 
-/* write()/pwrite() until done, retrying short writes and EINTR. */
+/* write() until done, retrying short writes and EINTR. */
 int write_full(int fd, const void *buf, size_t len);
-int pwrite_full(int fd, const void *buf, size_t len, uint64_t off);
 
 #endif
