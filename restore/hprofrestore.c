@@ -41,7 +41,7 @@ static int option(const char *arg, unsigned *flags)
 int main(int argc, char **argv)
 {
 	static const struct cli_tool tool = {
-		"hprofrestore", usage, "restored", HS_RESTORE, option
+		"hprofrestore", usage, "restored", HS_RESTORE, option, NULL
 	};
 	return cli_main(&tool, argc, argv);
 }

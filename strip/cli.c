@@ -4,6 +4,7 @@
  * progress and messages. Data goes to stdout or -o, messages to stderr.
  */
 #include "cli.h"
+#include "info.h"
 #include "out.h"
 
 #include <errno.h>
@@ -154,66 +155,135 @@ static unsigned out_mode(const struct stat *in)
 	return S_ISREG(in->st_mode) ? (unsigned)in->st_mode & 0777 : 0600;
 }
 
-int cli_main(const struct cli_tool *tool, int argc, char **argv)
+/* What the command line asks for. */
+struct args {
+	const char *in_path, *out_path;
+	unsigned flags;
+	int info, json;
+};
+
+/* Is --info among the options (before any "--")? */
+static int info_mode(const struct cli_tool *tool, int argc, char **argv)
 {
-	const char *in_path = NULL, *out_path = NULL;
-	unsigned flags = tool->flags;
-	struct run r;
+	int i;
+
+	for (i = 1; tool->info_usage && i < argc; i++) {
+		if (!strcmp(argv[i], "--"))
+			return 0;
+		if (!strcmp(argv[i], "--info"))
+			return 1;
+	}
+	return 0;
+}
+
+/* The one argument parser: -1 to go on, else the exit code. */
+static int parse(struct run *r, struct args *a, int argc, char **argv)
+{
+	const struct cli_tool *tool = r->tool;
+	int i, opts = 1;
+
+	for (i = 1; i < argc; i++) {
+		const char *s = argv[i];
+		if (opts && !strcmp(s, "--")) {
+			opts = 0;
+		} else if (opts && (!strcmp(s, "-h") || !strcmp(s, "--help"))) {
+			fputs(a->info ? tool->info_usage : tool->usage, stdout);
+			return EXIT_OK;
+		} else if (opts && !strcmp(s, "-v")) {
+			/* --info: accepted, changes nothing */
+			r->verbosity += r->verbosity > 0 && !a->info;
+		} else if (opts && !strcmp(s, "-q")) {
+			/* seen by cli_quiet */
+		} else if (opts && a->info && !strcmp(s, "--info")) {
+			/* the mode itself */
+		} else if (opts && a->info && !strcmp(s, "--json")) {
+			a->json = 1;
+		} else if (opts && a->info && s[0] == '-' && s[1]) {
+			return usage_error(r, "--info: unsupported option '%s'", s);
+		} else if (opts && (!strcmp(s, "-V") || !strcmp(s, "--version"))) {
+			printf("%s %s\n", tool->name, HS_VERSION);
+			return EXIT_OK;
+		} else if (opts && !strcmp(s, "-o")) {
+			if (++i == argc)
+				return usage_error(r, "-o needs a file name%s", "");
+			a->out_path = argv[i];
+		} else if (opts && s[0] == '-' && s[1] == 'o' && s[2]) {
+			a->out_path = s + 2;
+		} else if (opts && s[0] == '-' && s[1]) {
+			if (!tool->option || !tool->option(s, &a->flags))
+				return usage_error(r, "unknown option '%s'", s);
+		} else if (!a->in_path) {
+			a->in_path = s;
+		} else {
+			return usage_error(r, "unexpected argument '%s'", s);
+		}
+	}
+	return -1;
+}
+
+/* The one input path: IN, or stdin for none or "-". -1 if it cannot be
+ * opened (said, unless quiet). */
+static int open_input(struct run *r, const char *path)
+{
+	int fd;
+
+	if (!path || !strcmp(path, "-")) {
+		r->in_name = "stdin";
+		return 0;
+	}
+	r->in_name = path;
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0 && r->verbosity)
+		fprintf(stderr, "%s: %s: %s\n", r->tool->name, path,
+		        strerror(errno));
+	return fd;
+}
+
+/* --info: the census of IN on stdout; exit 1 unless it is well-formed. */
+static int census(struct run *r, int in_fd, int json)
+{
+	static struct info in;
+	const char *prog = r->tool->name;
+
+	info_start(&in, r->in_name, json);
+	if (cli_feed(&in.st, in_fd, NULL, NULL)) {
+		if (r->verbosity)
+			fprintf(stderr, "%s: %s: read: %s\n", prog, r->in_name,
+			        strerror(errno));
+		return EXIT_BAD_INPUT;
+	}
+	if (info_print(&in)) {
+		if (r->verbosity)
+			fprintf(stderr, "%s: stdout: write: %s\n", prog,
+			        strerror(errno ? errno : EIO));
+		return EXIT_BAD_INPUT;
+	}
+	if (in.st.err) {
+		if (r->verbosity)
+			fprintf(stderr, "%s: %s: offset %llu: %s\n", prog, r->in_name,
+			        (unsigned long long)in.st.err_off,
+			        hs_strerror(in.st.err));
+		return EXIT_BAD_INPUT;
+	}
+	return EXIT_OK;
+}
+
+/* The engine from in_fd into OUT; the exit code. */
+static int transform(struct run *r, const struct args *a, int in_fd)
+{
+	const struct cli_tool *tool = r->tool;
+	const char *out_path = a->out_path;
+	struct hs_config cfg = { a->flags, 0, NULL };
 	struct hs_state st;
 	struct hs_sink sink;
 	struct out o;
 	struct stat sb;
-	int i, in_fd, rc, opts = 1;
+	int rc;
 
-	memset(&r, 0, sizeof r);
-	r.tool = tool;
-	r.verbosity = !cli_quiet(argc, argv);
-	for (i = 1; i < argc; i++) {
-		const char *a = argv[i];
-		if (opts && !strcmp(a, "--")) {
-			opts = 0;
-		} else if (opts && (!strcmp(a, "-h") || !strcmp(a, "--help"))) {
-			fputs(tool->usage, stdout);
-			return EXIT_OK;
-		} else if (opts && (!strcmp(a, "-V") || !strcmp(a, "--version"))) {
-			printf("%s %s\n", tool->name, HS_VERSION);
-			return EXIT_OK;
-		} else if (opts && !strcmp(a, "-v")) {
-			r.verbosity += r.verbosity > 0;
-		} else if (opts && !strcmp(a, "-q")) {
-			/* seen by cli_quiet */
-		} else if (opts && !strcmp(a, "-o")) {
-			if (++i == argc)
-				return usage_error(&r, "-o needs a file name%s", "");
-			out_path = argv[i];
-		} else if (opts && a[0] == '-' && a[1] == 'o' && a[2]) {
-			out_path = a + 2;
-		} else if (opts && a[0] == '-' && a[1]) {
-			if (!tool->option || !tool->option(a, &flags))
-				return usage_error(&r, "unknown option '%s'", a);
-		} else if (!in_path) {
-			in_path = a;
-		} else {
-			return usage_error(&r, "unexpected argument '%s'", a);
-		}
-	}
-	if (!in_path || !strcmp(in_path, "-")) {
-		in_fd = 0;
-		r.in_name = "stdin";
-	} else {
-		in_fd = open(in_path, O_RDONLY | O_CLOEXEC);
-		r.in_name = in_path;
-		if (in_fd < 0) {
-			if (r.verbosity)
-				fprintf(stderr, "%s: %s: %s\n", tool->name, in_path,
-				        strerror(errno));
-			return EXIT_BAD_INPUT;
-		}
-	}
 	if (out_path && !strcmp(out_path, "-"))
 		out_path = NULL;
 	if (!out_path && isatty(1)) {
-		if (r.verbosity)
+		if (r->verbosity)
 			fprintf(stderr, "%s: refusing to write a heap dump to a "
 			        "terminal; use -o FILE or a redirection\n",
 			        tool->name);
@@ -222,35 +292,50 @@ int cli_main(const struct cli_tool *tool, int argc, char **argv)
 	if (fstat(in_fd, &sb))
 		sb.st_mode = 0;
 	if (S_ISREG(sb.st_mode)) {
-		r.in_size = (uint64_t)sb.st_size;
+		r->in_size = (uint64_t)sb.st_size;
 #ifdef POSIX_FADV_SEQUENTIAL
 		posix_fadvise(in_fd, 0, 0, POSIX_FADV_SEQUENTIAL);
 #endif
 	}
-	r.progress = r.verbosity > 0 && r.in_size > 0 && isatty(2);
-
-	if (out_open(&o, out_path, tool->name, out_mode(&sb), !r.verbosity)) {
-		if (in_fd > 0)
-			close(in_fd);
+	r->progress = r->verbosity > 0 && r->in_size > 0 && isatty(2);
+	if (out_open(&o, out_path, tool->name, out_mode(&sb), !r->verbosity))
 		return EXIT_BAD_INPUT;
-	}
 	sink.write = out_write;
 	sink.patch = out_patch;
 	sink.user = &o;
-	{
-		struct hs_config cfg = { flags, 0, NULL };
-		hs_init(&st, &cfg, &sink);
-	}
-	rc = pump(&r, &st, in_fd, &o);
-	if (in_fd > 0)
-		close(in_fd);
+	hs_init(&st, &cfg, &sink);
+	rc = pump(r, &st, in_fd, &o);
 	if (rc == 0)
 		rc = out_commit(&o);
 	else
 		out_abort(&o);
 	if (rc)
 		return EXIT_BAD_INPUT;
-	if (r.verbosity >= 2)
-		summary(&r, &st);
+	if (r->verbosity >= 2)
+		summary(r, &st);
 	return EXIT_OK;
+}
+
+int cli_main(const struct cli_tool *tool, int argc, char **argv)
+{
+	struct run r;
+	struct args a;
+	int in_fd, rc;
+
+	memset(&r, 0, sizeof r);
+	memset(&a, 0, sizeof a);
+	r.tool = tool;
+	r.verbosity = !cli_quiet(argc, argv);
+	a.flags = tool->flags;
+	a.info = info_mode(tool, argc, argv);
+	rc = parse(&r, &a, argc, argv);
+	if (rc >= 0)
+		return rc;
+	in_fd = open_input(&r, a.in_path);
+	if (in_fd < 0)
+		return EXIT_BAD_INPUT;
+	rc = a.info ? census(&r, in_fd, a.json) : transform(&r, &a, in_fd);
+	if (in_fd > 0)
+		close(in_fd);
+	return rc;
 }

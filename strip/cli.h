@@ -11,6 +11,8 @@ struct cli_tool {
 	unsigned flags;        /* engine flags */
 	/* extra long options: return 1 if handled, flags may be updated */
 	int (*option)(const char *arg, unsigned *flags);
+	/* --help text of the --info mode; NULL: the tool has no such mode */
+	const char *info_usage;
 };
 
 /* Reads fd to its end through the engine, then finishes it. -1: a read
@@ -23,7 +25,8 @@ int cli_feed(struct hs_state *st, int fd,
  * then nothing is printed, not even a usage error. */
 int cli_quiet(int argc, char **argv);
 
-/* Parses argv, runs the engine from IN to OUT, returns the exit code. */
+/* Parses argv, runs the engine from IN to OUT (or, with --info, into the
+ * census), returns the exit code. */
 int cli_main(const struct cli_tool *tool, int argc, char **argv);
 
 /* Exit codes. */

@@ -1,8 +1,5 @@
 /* hprofstrip: strip primitive-array contents from an HPROF heap dump. */
 #include "cli.h"
-#include "info.h"
-
-#include <string.h>
 
 static const char usage[] =
 "Usage: hprofstrip [OPTIONS] [IN]\n"
@@ -26,12 +23,24 @@ static const char usage[] =
 "\n"
 "Exit status: 0 success, 1 invalid input or I/O error, 2 usage error.\n";
 
+static const char info_usage[] =
+"Usage: hprofstrip --info [--json] [-q] [IN]\n"
+"Print a census of an HPROF heap dump, stripped or not: header, records and\n"
+"heap sub-records by tag (count, bytes), primitive-array bytes by element\n"
+"type, stripped arrays (0xC3) and the bytes they stand for, bytes per heap\n"
+"(Android 1.0.3). The last line says whether the dump is well-formed or\n"
+"names the first offset where it is not.\n"
+"\n"
+"  IN           input dump; '-' or none: stdin\n"
+"  --json       one JSON object instead of text\n"
+"  -q           nothing on stderr, not even usage errors\n"
+"\n"
+"Exit status: 0 well-formed, 1 malformed or I/O error, 2 usage error.\n";
+
 int main(int argc, char **argv)
 {
 	static const struct cli_tool tool = {
-		"hprofstrip", usage, "stripped", 0, NULL
+		"hprofstrip", usage, "stripped", 0, NULL, info_usage
 	};
-	if (info_wanted(argc, argv))
-		return info_main(tool.name, argc, argv);
 	return cli_main(&tool, argc, argv);
 }

@@ -1,8 +1,9 @@
 /*
- * hprofstrip --info: run the engine over a dump with a census and a sink
- * that discards everything, then print what the dump holds (records and
- * heap sub-records by tag, primitive-array bytes by type, stripped arrays,
- * bytes per heap) and whether it is well-formed. Text or --json.
+ * hprofstrip --info: the engine with a census and a sink that discards
+ * everything (cli.c runs it like any other mode), then what the dump holds
+ * (records and heap sub-records by tag, primitive-array bytes by type,
+ * stripped arrays, bytes per heap) and whether it is well-formed. Text or
+ * --json.
  */
 #include "info.h"
 #include "cli.h"
@@ -14,20 +15,6 @@
 #include <time.h>
 #include <unistd.h>
 
-
-static const char info_usage[] =
-"Usage: hprofstrip --info [--json] [-q] [IN]\n"
-"Print a census of an HPROF heap dump, stripped or not: header, records and\n"
-"heap sub-records by tag (count, bytes), primitive-array bytes by element\n"
-"type, stripped arrays (0xC3) and the bytes they stand for, bytes per heap\n"
-"(Android 1.0.3). The last line says whether the dump is well-formed or\n"
-"names the first offset where it is not.\n"
-"\n"
-"  IN           input dump; '-' or none: stdin\n"
-"  --json       one JSON object instead of text\n"
-"  -q           nothing on stderr, not even usage errors\n"
-"\n"
-"Exit status: 0 well-formed, 1 malformed or I/O error, 2 usage error.\n";
 
 /* ---- names ------------------------------------------------------------ */
 
@@ -58,14 +45,6 @@ static const char *tag_label(const char *name, unsigned tag, char buf[16])
 
 /* ---- the run ---------------------------------------------------------- */
 
-struct info {
-	const char *prog;
-	const char *in_name;
-	int json, quiet;
-	struct hs_state st;
-	struct hs_census census;
-};
-
 static int discard_write(void *user, const void *buf, size_t len)
 {
 	(void)user;
@@ -84,22 +63,16 @@ static int discard_patch(void *user, uint64_t off, const void *buf,
 	return 0;
 }
 
-/* 0: the engine ran to its end (well-formed or not); -1: read error. */
-static int run(struct info *in, int fd)
+void info_start(struct info *in, const char *name, int json)
 {
 	static const struct hs_sink sink = { discard_write, discard_patch, NULL };
-
 	struct hs_config cfg = { 0, 0, NULL };
 
+	memset(in, 0, sizeof *in);
+	in->in_name = name;
+	in->json = json;
 	cfg.census = &in->census;
 	hs_init(&in->st, &cfg, &sink);
-	if (cli_feed(&in->st, fd, NULL, NULL)) {
-		if (!in->quiet)
-			fprintf(stderr, "%s: %s: read: %s\n", in->prog,
-			        in->in_name, strerror(errno));
-		return -1;
-	}
-	return 0;
 }
 
 /* ---- text ------------------------------------------------------------- */
@@ -362,123 +335,25 @@ static void json_report(const struct info *in)
 	printf("\n}\n");
 }
 
-/* ---- main ------------------------------------------------------------- */
+/* ---- report ---------------------------------------------------------- */
+
+int info_print(const struct info *in)
+{
+	if (in->json)
+		json_report(in);
+	else
+		text_report(in);
+	return fflush(stdout) || ferror(stdout) ? -1 : 0;
+}
 
 int info_mem(const char *name, const void *buf, size_t len, int json)
 {
-	static const struct hs_sink sink = { discard_write, discard_patch, NULL };
 	static struct info in;
-	struct hs_config cfg = { 0, 0, NULL };
 
-	memset(&in, 0, sizeof in);
-	in.prog = "hprofstrip";
-	in.in_name = name;
-	in.json = json;
-	in.quiet = 1;
-	cfg.census = &in.census;
-	hs_init(&in.st, &cfg, &sink);
+	info_start(&in, name, json);
 	if (!hs_feed(&in.st, buf, len))
 		hs_finish(&in.st);
-	if (json)
-		json_report(&in);
-	else
-		text_report(&in);
-	if (fflush(stdout) || ferror(stdout))
+	if (info_print(&in))
 		return EXIT_BAD_INPUT;
 	return in.st.err ? EXIT_BAD_INPUT : EXIT_OK;
-}
-
-int info_wanted(int argc, char **argv)
-{
-	int i;
-
-	for (i = 1; i < argc; i++) {
-		if (!strcmp(argv[i], "--"))
-			return 0;
-		if (!strcmp(argv[i], "--info"))
-			return 1;
-	}
-	return 0;
-}
-
-static int info_usage_error(const struct info *in, const char *fmt,
-                            const char *a)
-{
-	const char *prog = in->prog;
-
-	if (in->quiet)
-		return EXIT_USAGE;
-	fprintf(stderr, "%s: ", prog);
-	fprintf(stderr, fmt, a);
-	fprintf(stderr, "\nTry '%s --help'.\n", prog);
-	return EXIT_USAGE;
-}
-
-int info_main(const char *prog, int argc, char **argv)
-{
-	static struct info in;
-	const char *in_path = NULL;
-	int i, fd, rc, opts = 1;
-
-	memset(&in, 0, sizeof in);
-	in.prog = prog;
-	in.quiet = cli_quiet(argc, argv);
-	for (i = 1; i < argc; i++) {
-		const char *a = argv[i];
-		if (opts && !strcmp(a, "--")) {
-			opts = 0;
-		} else if (opts && (!strcmp(a, "-h") || !strcmp(a, "--help"))) {
-			fputs(info_usage, stdout);
-			return EXIT_OK;
-		} else if (opts && !strcmp(a, "--info")) {
-			/* the mode itself */
-		} else if (opts && !strcmp(a, "--json")) {
-			in.json = 1;
-		} else if (opts && (!strcmp(a, "-q") || !strcmp(a, "-v"))) {
-			/* -q: see cli_quiet; -v: accepted, changes nothing */
-		} else if (opts && a[0] == '-' && a[1]) {
-			return info_usage_error(&in, "--info: unsupported option "
-			                        "'%s'", a);
-		} else if (!in_path) {
-			in_path = a;
-		} else {
-			return info_usage_error(&in, "unexpected argument '%s'", a);
-		}
-	}
-	if (!in_path || !strcmp(in_path, "-")) {
-		fd = 0;
-		in.in_name = "stdin";
-	} else {
-		fd = open(in_path, O_RDONLY | O_CLOEXEC);
-		in.in_name = in_path;
-		if (fd < 0) {
-			if (!in.quiet)
-				fprintf(stderr, "%s: %s: %s\n", prog, in_path,
-				        strerror(errno));
-			return EXIT_BAD_INPUT;
-		}
-	}
-	rc = run(&in, fd);
-	if (fd > 0)
-		close(fd);
-	if (rc)
-		return EXIT_BAD_INPUT;
-	if (in.json)
-		json_report(&in);
-	else
-		text_report(&in);
-	if (fflush(stdout) || ferror(stdout)) {
-		if (!in.quiet)
-			fprintf(stderr, "%s: stdout: write: %s\n", prog,
-			        strerror(errno ? errno : EIO));
-		return EXIT_BAD_INPUT;
-	}
-	if (in.st.err) {
-		if (!in.quiet)
-			fprintf(stderr, "%s: %s: offset %llu: %s\n", prog, in.in_name,
-			        (unsigned long long)in.st.err_off,
-			        hs_strerror(in.st.err));
-		return EXIT_BAD_INPUT;
-	}
-	return EXIT_OK;
 }

@@ -2,15 +2,21 @@
 #ifndef HPROFSTRIP_INFO_H
 #define HPROFSTRIP_INFO_H
 
+#include "hprof.h"
+
 #include <stddef.h>
 
-/* 1 if argv holds --info (before any "--"). */
-int info_wanted(int argc, char **argv);
+struct info {
+	const char *in_name;   /* for the report */
+	int json;              /* one JSON object instead of text */
+	struct hs_state st;    /* feed it (cli_feed), then print */
+	struct hs_census census;
+};
 
-/* Parses argv (--info [--json] [-q] [IN]), reads IN or stdin, prints the
- * census on stdout. Returns the exit code: 0 well-formed, 1 malformed or
- * I/O error, 2 usage error. */
-int info_main(const char *prog, int argc, char **argv);
+/* The engine with a census and a sink that discards its output. */
+void info_start(struct info *in, const char *name, int json);
+/* The census on stdout; -1 if stdout failed. */
+int info_print(const struct info *in);
 
 /* The same census and report (on stdout, no message on stderr) of an
  * in-memory dump, for the fuzz target. Returns the exit code. */
