@@ -42,10 +42,10 @@ $(FUZZ_BUILD)/fuzz_restore: tests/fuzz/fuzz_restore.c $(FUZZ_DEPS)
 	@mkdir -p $(@D)
 	$(FUZZ_CC) $(FUZZ_CFLAGS) -o $@ tests/fuzz/fuzz_restore.c $(FUZZ_SRC)
 
-$(FUZZ_BUILD)/fuzz_info: tests/fuzz/fuzz_info.c strip/info.c strip/info.h strip/cli.c strip/out.c $(FUZZ_DEPS)
+$(FUZZ_BUILD)/fuzz_info: tests/fuzz/fuzz_info.c strip/info.c strip/info.h $(FUZZ_DEPS)
 	@mkdir -p $(@D)
 	$(FUZZ_CC) $(FUZZ_CFLAGS) -o $@ tests/fuzz/fuzz_info.c strip/info.c \
-		strip/cli.c strip/out.c $(FUZZ_SRC)
+		$(FUZZ_SRC)
 
 $(FUZZ_BUILD)/mkseeds: tests/fuzz/mkseeds.c tests/oracle.c tests/fuzz/oracle.h
 	@mkdir -p $(@D)
