@@ -16,7 +16,7 @@ HDRS = strip/hprof.h strip/cli.h strip/out.h strip/outbuf.h strip/info.h
 TOOLS = $(BUILD)/hprofstrip $(BUILD)/hprofrestore
 SHIM = $(BUILD)/libhprofstrip.so
 TESTBIN = $(BUILD)/splitcheck $(BUILD)/oracle $(BUILD)/replay \
-	$(BUILD)/libreenter.so $(BUILD)/policytest
+	$(BUILD)/libreenter.so $(BUILD)/policytest $(BUILD)/strcheck
 
 all: $(TOOLS) $(SHIM)
 
@@ -43,6 +43,10 @@ $(BUILD)/splitcheck: tests/splitcheck.c $(ENGINE) strip/hprof.h | $(BUILD)
 
 $(BUILD)/oracle: tests/oracle.c | $(BUILD)
 	$(CC) $(ALL_CFLAGS) -o $@ tests/oracle.c $(LDFLAGS)
+
+# kept String values of a stripped dump, by its own parser
+$(BUILD)/strcheck: tests/strcheck.c | $(BUILD)
+	$(CC) $(ALL_CFLAGS) -o $@ tests/strcheck.c $(LDFLAGS)
 
 # the replay driver loads the stub of the runtime it replays
 STUBS = $(BUILD)/stub/libjvm.so $(BUILD)/stub/libart.so

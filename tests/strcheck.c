@@ -1,0 +1,942 @@
+/*
+ * strcheck: how many Java String values a stripped dump kept, checked
+ * against the original dump with a parser of its own.
+ *
+ *   strcheck [--json] [--min PCT] [--layout] ORIGINAL STRIPPED
+ *
+ * ORIGINAL is the unstripped dump, STRIPPED what a strip of it gave
+ * (plain, --keep-strings or streaming). From ORIGINAL:
+ *   - V: the ids that the `value` field of a java.lang.String instance
+ *     points at and that are primitive arrays (a char[] or, JDK 9+, a
+ *     byte[]; Android ART's fake `value` field points at the characters it
+ *     writes as the next sub-record);
+ *   - T: the ids that the `name` field (declared in java.lang.Thread) of a
+ *     Thread instance, subclasses included, points at and that are
+ *     primitive arrays: the char[] names of JDK <= 8 (elsewhere the name
+ *     is a String and T is empty).
+ * In STRIPPED, every PRIMITIVE_ARRAY_DUMP (0x23, elements kept) must be
+ * in V or T with the elements of ORIGINAL, and every array of ORIGINAL
+ * must be there, as 0x23 or as PRIMITIVE_ARRAY_NODATA (0xC3), with its
+ * length and type; anything else is a violation (the first few are named
+ * on stderr). An id in V or T counts as kept when STRIPPED holds it as
+ * 0x23 with identical elements. Arrays are matched by id; should an id
+ * occur more than once, its k-th occurrences are matched in file order.
+ *
+ * Output, one line (or one JSON object with --json) on stdout:
+ *   strcheck: STRIPPED: strings N, values V (B bytes), kept K (P%),
+ *     thread-name arrays T kept TK, other arrays kept X, violations Y
+ * N counts String instances, V and T distinct array ids, B the element
+ * bytes of V's arrays, P = 100 K / V (100 when V is empty), X the 0x23
+ * arrays of STRIPPED outside V and T (each a violation).
+ * --layout adds a line about ORIGINAL (JSON: a "layout" object): where
+ * the String class dump lies among the String instances, how many value
+ * arrays immediately follow or precede their String, and the distance in
+ * bytes from a String's sub-record to its value array's (median, p90,
+ * max).
+ *
+ * Exit status: 0 fine; 1 a violation, or P < PCT with --min; 2 usage, or
+ * input that does not parse (one line on stderr naming the offset).
+ *
+ * Formats: "JAVA PROFILE 1.0.1", "1.0.2" and "1.0.3" (Android), ids of 4
+ * or 8 bytes, HEAP_DUMP (0x0C) and HEAP_DUMP_SEGMENT (0x1C) records, the
+ * standard sub-records and Android's 0x89-0x8E, 0x90, 0xFE and 0xC3.
+ * Class dumps may come after their instances (ART), so ORIGINAL is walked
+ * twice: classes, names and arrays first, then the instances.
+ *
+ * Standalone on purpose (nothing from strip/ or tests/oracle.c): C11,
+ * libc only.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#define MAGIC "JAVA PROFILE 1.0."
+#define MAGIC_LEN 17
+#define SHOW_VIOLATIONS 10 /* violations named on stderr */
+
+/* ------------------------------------------------------------------ */
+/* input                                                              */
+
+struct dump {
+	const char *name;
+	const unsigned char *b; /* the whole file */
+	uint64_t size;
+	unsigned idsize;        /* 4 or 8 */
+	uint64_t first;         /* offset of the first record */
+};
+
+static void die_sys(const char *name)
+{
+	fprintf(stderr, "strcheck: %s: %s\n", name, strerror(errno));
+	exit(2);
+}
+
+/* Input that does not parse: one line naming the offset, exit 2. */
+static void bad(const struct dump *d, uint64_t off, const char *what)
+{
+	fprintf(stderr, "strcheck: %s: offset %llu: %s\n", d->name,
+	        (unsigned long long)off, what);
+	exit(2);
+}
+
+static void *xrealloc(void *p, size_t n)
+{
+	p = realloc(p, n ? n : 1);
+	if (!p) {
+		fprintf(stderr, "strcheck: out of memory\n");
+		exit(2);
+	}
+	return p;
+}
+
+/* The file, mapped; read whole when it cannot be (a pipe). */
+static void load(struct dump *d, const char *name)
+{
+	struct stat st;
+	int fd = open(name, O_RDONLY);
+
+	d->name = name;
+	if (fd < 0)
+		die_sys(name);
+	if (fstat(fd, &st) == 0 && S_ISREG(st.st_mode) && st.st_size > 0) {
+		void *p = mmap(NULL, (size_t)st.st_size, PROT_READ, MAP_PRIVATE,
+		               fd, 0);
+		if (p != MAP_FAILED) {
+			d->b = p;
+			d->size = (uint64_t)st.st_size;
+			close(fd);
+			return;
+		}
+	}
+	unsigned char *buf = NULL;
+	size_t len = 0, cap = 0;
+	for (;;) {
+		if (len == cap) {
+			cap = cap ? 2 * cap : 1 << 20;
+			buf = xrealloc(buf, cap);
+		}
+		ssize_t n = read(fd, buf + len, cap - len);
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n < 0)
+			die_sys(name);
+		if (n == 0)
+			break;
+		len += (size_t)n;
+	}
+	close(fd);
+	d->b = buf;
+	d->size = len;
+}
+
+/* Big-endian unsigned of n bytes at off (bounds checked by the caller). */
+static uint64_t rd(const struct dump *d, uint64_t off, unsigned n)
+{
+	uint64_t v = 0;
+	for (unsigned i = 0; i < n; i++)
+		v = v << 8 | d->b[off + i];
+	return v;
+}
+
+static uint64_t rd_id(const struct dump *d, uint64_t off)
+{
+	return rd(d, off, d->idsize);
+}
+
+/* Fails unless n bytes at pos end by end; off names the sub-record. */
+static void need(const struct dump *d, uint64_t off, uint64_t pos, uint64_t n,
+                 uint64_t end)
+{
+	if (pos > end || n > end - pos)
+		bad(d, off, "sub-record runs past the end of its heap record");
+}
+
+/* Size of a value of basic type t; 0 if t is none (2 is an object). */
+static unsigned type_size(const struct dump *d, unsigned t)
+{
+	switch (t) {
+	case 2: return d->idsize;   /* object */
+	case 4: case 8: return 1;   /* boolean, byte */
+	case 5: case 9: return 2;   /* char, short */
+	case 6: case 10: return 4;  /* float, int */
+	case 7: case 11: return 8;  /* double, long */
+	default: return 0;
+	}
+}
+
+/* ------------------------------------------------------------------ */
+/* walking the records                                                */
+
+static void read_header(struct dump *d)
+{
+	const unsigned char *nul;
+
+	if (d->size == 0)
+		bad(d, 0, "empty file: not an HPROF dump");
+	nul = memchr(d->b, 0, d->size < 64 ? (size_t)d->size : 64);
+	if (!nul || nul - d->b != MAGIC_LEN + 1 ||
+	    memcmp(d->b, MAGIC, MAGIC_LEN) != 0 || d->b[MAGIC_LEN] < '1' ||
+	    d->b[MAGIC_LEN] > '3')
+		bad(d, 0, "no \"JAVA PROFILE 1.0.1\", \"1.0.2\" or \"1.0.3\" header");
+	uint64_t p = (uint64_t)(nul - d->b) + 1;
+	if (d->size - p < 4 + 8)
+		bad(d, p, "file ends inside the header");
+	d->idsize = (unsigned)rd(d, p, 4);
+	if (d->idsize != 4 && d->idsize != 8)
+		bad(d, p, "identifier size is not 4 or 8");
+	d->first = p + 4 + 8;
+}
+
+/*
+ * The class dump at off, which must end by end: its length from the tag
+ * on. *fields gets the offset of its instance field table (u2 count, then
+ * per field an id name and a u1 type).
+ */
+static uint64_t class_dump(const struct dump *d, uint64_t off, uint64_t end,
+                           uint64_t *fields)
+{
+	uint64_t id = d->idsize, p = off + 1, n;
+	unsigned sz;
+
+	/* class, stack serial, super, loader, signers, protection domain,
+	   2 reserved, instance size */
+	need(d, off, p, 7 * id + 8 + 2, end);
+	p += 7 * id + 8;
+	n = rd(d, p, 2); /* constant pool: u2 index, u1 type, value */
+	p += 2;
+	for (uint64_t i = 0; i < n; i++) {
+		need(d, off, p, 3, end);
+		if (!(sz = type_size(d, d->b[p + 2])))
+			bad(d, p + 2, "invalid basic type in a class dump");
+		need(d, off, p + 3, sz, end);
+		p += 3 + sz;
+	}
+	need(d, off, p, 2, end);
+	n = rd(d, p, 2); /* static fields: id name, u1 type, value */
+	p += 2;
+	for (uint64_t i = 0; i < n; i++) {
+		need(d, off, p, id + 1, end);
+		if (!(sz = type_size(d, d->b[p + id])))
+			bad(d, p + id, "invalid basic type in a class dump");
+		need(d, off, p + id + 1, sz, end);
+		p += id + 1 + sz;
+	}
+	need(d, off, p, 2, end);
+	*fields = p;
+	n = rd(d, p, 2); /* instance fields: id name, u1 type */
+	p += 2;
+	need(d, off, p, n * (id + 1), end);
+	for (uint64_t i = 0; i < n; i++, p += id + 1)
+		if (!type_size(d, d->b[p + id]))
+			bad(d, p + id, "invalid basic type in a class dump");
+	return p - off;
+}
+
+/* Length of the heap sub-record at off, tag included; it ends by end. */
+static uint64_t sub_len(const struct dump *d, uint64_t off, uint64_t end)
+{
+	uint64_t id = d->idsize, p = off + 1, n, fields;
+	unsigned sz;
+
+	switch (d->b[off]) {
+	case 0xFF: /* ROOT_UNKNOWN */
+	case 0x05: /* ROOT_STICKY_CLASS */
+	case 0x07: /* ROOT_MONITOR_USED */
+	case 0x89: /* ROOT_INTERNED_STRING */
+	case 0x8A: /* ROOT_FINALIZING */
+	case 0x8B: /* ROOT_DEBUGGER */
+	case 0x8C: /* ROOT_REFERENCE_CLEANUP */
+	case 0x8D: /* ROOT_VM_INTERNAL */
+	case 0x90: /* UNREACHABLE */
+		n = id;
+		break;
+	case 0x01: /* ROOT_JNI_GLOBAL: object, global ref */
+		n = 2 * id;
+		break;
+	case 0x02: /* ROOT_JNI_LOCAL, ROOT_JAVA_FRAME, ROOT_THREAD_OBJECT,
+	              ROOT_JNI_MONITOR: id, two u4 */
+	case 0x03:
+	case 0x08:
+	case 0x8E:
+		n = id + 8;
+		break;
+	case 0x04: /* ROOT_NATIVE_STACK, ROOT_THREAD_BLOCK: id, u4 */
+	case 0x06:
+		n = id + 4;
+		break;
+	case 0xFE: /* HEAP_DUMP_INFO: u4 heap type, id name */
+		n = 4 + id;
+		break;
+	case 0x20: /* CLASS_DUMP */
+		return class_dump(d, off, end, &fields);
+	case 0x21: /* INSTANCE_DUMP: id, u4 serial, id class, u4 n, n bytes */
+		need(d, off, p, 2 * id + 8, end);
+		n = 2 * id + 8 + rd(d, p + 2 * id + 4, 4);
+		break;
+	case 0x22: /* OBJECT_ARRAY_DUMP: id, u4 serial, u4 n, id class, n ids */
+		need(d, off, p, 2 * id + 8, end);
+		n = 2 * id + 8 + rd(d, p + id + 4, 4) * id;
+		break;
+	case 0x23: /* PRIMITIVE_ARRAY_DUMP: id, u4 serial, u4 n, u1 type,
+	              elements */
+		need(d, off, p, id + 9, end);
+		sz = d->b[p + id + 8] == 2 ? 0 : type_size(d, d->b[p + id + 8]);
+		if (!sz)
+			bad(d, p + id + 8, "invalid primitive array element type");
+		n = id + 9 + rd(d, p + id + 4, 4) * sz;
+		break;
+	case 0xC3: /* PRIMITIVE_ARRAY_NODATA: the same header, no elements */
+		need(d, off, p, id + 9, end);
+		sz = d->b[p + id + 8] == 2 ? 0 : type_size(d, d->b[p + id + 8]);
+		if (!sz)
+			bad(d, p + id + 8, "invalid primitive array element type");
+		n = id + 9;
+		break;
+	default:
+		bad(d, off, "unknown heap sub-record tag");
+		return 0;
+	}
+	need(d, off, p, n, end);
+	return 1 + n;
+}
+
+/* What a walk calls: rec for a top-level record other than a heap record
+   (body offset and length), sub for each heap sub-record [off, end). */
+struct visit {
+	void (*rec)(const struct dump *d, unsigned tag, uint64_t body,
+	            uint64_t len);
+	void (*sub)(const struct dump *d, uint64_t off, uint64_t end);
+};
+
+static void walk(const struct dump *d, const struct visit *v)
+{
+	uint64_t p = d->first;
+
+	while (p < d->size) {
+		if (d->size - p < 9)
+			bad(d, p, "file ends inside a record header");
+		unsigned tag = d->b[p];
+		uint64_t body = p + 9, len = rd(d, p + 5, 4);
+		if (len > d->size - body)
+			bad(d, p, "record runs past the end of the file");
+		if (tag == 0x0C || tag == 0x1C) {
+			for (uint64_t q = body, n; q < body + len; q += n) {
+				n = sub_len(d, q, body + len);
+				if (v->sub)
+					v->sub(d, q, q + n);
+			}
+		} else if (v->rec) {
+			v->rec(d, tag, body, len);
+		}
+		p = body + len;
+	}
+}
+
+/* ------------------------------------------------------------------ */
+/* tables: growable arrays, sorted once filled, searched by id        */
+
+struct vec {
+	void *p;
+	size_t n, cap, size;
+};
+#define VEC(type) { NULL, 0, 0, sizeof(type) }
+
+static void *push(struct vec *v)
+{
+	if (v->n == v->cap) {
+		v->cap = v->cap ? 2 * v->cap : 1024;
+		v->p = xrealloc(v->p, v->cap * v->size);
+	}
+	return (char *)v->p + v->n++ * v->size;
+}
+
+/* Every element type below starts with its key, a uint64_t, and may go on
+   with an offset in the file (the tie-break: file order). */
+static int by_key(const void *a, const void *b)
+{
+	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+	return x < y ? -1 : x > y;
+}
+
+static int by_key_off(const void *a, const void *b)
+{
+	const uint64_t *x = a, *y = b;
+	if (x[0] != y[0])
+		return x[0] < y[0] ? -1 : 1;
+	return x[1] < y[1] ? -1 : x[1] > y[1];
+}
+
+static void sort(struct vec *v, int (*cmp)(const void *, const void *))
+{
+	if (v->n > 1)
+		qsort(v->p, v->n, v->size, cmp);
+}
+
+/* The first element with this key, or NULL. */
+static void *find(const struct vec *v, uint64_t key)
+{
+	size_t lo = 0, hi = v->n;
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+		if (*(const uint64_t *)((char *)v->p + mid * v->size) < key)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	if (lo < v->n && *(const uint64_t *)((char *)v->p + lo * v->size) == key)
+		return (char *)v->p + lo * v->size;
+	return NULL;
+}
+
+/* STRING (0x01) records: id -> text; LOAD_CLASS (0x02): class -> name. */
+struct name {
+	uint64_t id, off, len; /* text at off, len bytes; LOAD_CLASS: off is
+	                          the name's string id */
+};
+
+struct cls {
+	uint64_t id, off;      /* class object id, class dump offset */
+	uint64_t super;
+	uint64_t fields;       /* offset of the instance field table */
+	unsigned role;         /* R_* */
+	uint64_t value_at;     /* R_STRING: offset of `value` in an instance */
+	uint64_t name_at;      /* R_THREAD: offset of Thread's `name` */
+};
+enum { R_STRING = 1, R_THREAD = 2 };
+
+/* A primitive array (0x23 or 0xC3). */
+struct arr {
+	uint64_t id, off;      /* id, offset of the sub-record */
+	uint64_t len;          /* its length, tag included */
+	uint32_t count;
+	unsigned char type, tag;
+};
+
+/* A String or Thread instance, and the id its field holds. */
+struct ref {
+	uint64_t off, end;     /* the instance's sub-record */
+	uint64_t target;
+};
+
+static struct dump orig, strip;
+static struct vec strings = VEC(struct name), loads = VEC(struct name);
+static struct vec classes = VEC(struct cls);
+static struct vec oarrs = VEC(struct arr), sarrs = VEC(struct arr);
+static struct vec srefs = VEC(struct ref), trefs = VEC(struct ref);
+
+/* ------------------------------------------------------------------ */
+/* ORIGINAL, first walk: names, classes and arrays                    */
+
+static void index_rec(const struct dump *d, unsigned tag, uint64_t body,
+                      uint64_t len)
+{
+	uint64_t id = d->idsize;
+	struct name *n;
+
+	if (tag == 0x01) { /* STRING: id, UTF-8 text */
+		if (len < id)
+			bad(d, body - 9, "STRING record shorter than an id");
+		n = push(&strings);
+		n->id = rd_id(d, body);
+		n->off = body + id;
+		n->len = len - id;
+	} else if (tag == 0x02) { /* LOAD_CLASS: u4 serial, id class,
+	                             u4 stack serial, id name */
+		if (len < 2 * id + 8)
+			bad(d, body - 9, "LOAD_CLASS record too short");
+		n = push(&loads);
+		n->id = rd_id(d, body + 4);
+		n->off = rd_id(d, body + 4 + id + 4);
+		n->len = 0;
+	}
+}
+
+/* A primitive array sub-record (0x23 or 0xC3) into v. */
+static void add_array(const struct dump *d, struct vec *v, uint64_t off,
+                      uint64_t end)
+{
+	uint64_t id = d->idsize;
+	struct arr *a = push(v);
+	a->id = rd_id(d, off + 1);
+	a->off = off;
+	a->len = end - off;
+	a->count = (uint32_t)rd(d, off + 1 + id + 4, 4);
+	a->type = d->b[off + 1 + id + 8];
+	a->tag = d->b[off];
+}
+
+static void index_sub(const struct dump *d, uint64_t off, uint64_t end)
+{
+	uint64_t id = d->idsize;
+	struct cls *c;
+
+	switch (d->b[off]) {
+	case 0x20:
+		c = push(&classes);
+		memset(c, 0, sizeof *c);
+		c->id = rd_id(d, off + 1);
+		c->off = off;
+		c->super = rd_id(d, off + 1 + id + 4);
+		class_dump(d, off, end, &c->fields);
+		break;
+	case 0x23:
+	case 0xC3:
+		add_array(d, &oarrs, off, end);
+		break;
+	}
+}
+
+/* ------------------------------------------------------------------ */
+/* class layout                                                       */
+
+/* Does the text of string id sid equal s? With dots, when s is a class
+   name spelt with slashes, it does too. */
+static int text_is(uint64_t sid, const char *s)
+{
+	const struct name *n = find(&strings, sid);
+	size_t len = strlen(s);
+
+	if (!n || n->len != len)
+		return 0;
+	for (size_t i = 0; i < len; i++) {
+		unsigned char c = orig.b[n->off + i];
+		if (c != (unsigned char)s[i] && !(s[i] == '/' && c == '.'))
+			return 0;
+	}
+	return 1;
+}
+
+static int class_is(uint64_t cid, const char *name)
+{
+	const struct name *l = find(&loads, cid);
+	return l && text_is(l->off, name);
+}
+
+/* Offset in an instance of c's bytes of the object field fname declared
+   in class owner (c itself or a superclass): 1 and *at, or 0 when owner
+   declares no such field. The instance holds c's own fields, then its
+   superclass's, and so on up the chain. */
+static int field_at(const struct cls *c, uint64_t owner, const char *fname,
+                    uint64_t *at)
+{
+	uint64_t id = orig.idsize, acc = 0;
+
+	for (size_t depth = 0; depth <= classes.n; depth++) {
+		uint64_t p = c->fields, n = rd(&orig, p, 2);
+		p += 2;
+		for (uint64_t i = 0; i < n; i++, p += id + 1) {
+			unsigned t = orig.b[p + id];
+			if (c->id == owner && t == 2 &&
+			    text_is(rd_id(&orig, p), fname)) {
+				*at = acc;
+				return 1;
+			}
+			acc += type_size(&orig, t);
+		}
+		if (c->id == owner)
+			return 0;
+		const struct cls *s = find(&classes, c->super);
+		if (!s)
+			bad(&orig, c->off, "a superclass has no class dump: "
+			    "the instance layout is unknown");
+		c = s;
+	}
+	bad(&orig, c->off, "the superclass chain loops");
+	return 0;
+}
+
+/* The class named name in c's superclass chain (c included), or NULL. */
+static const struct cls *ancestor(const struct cls *c, const char *name)
+{
+	for (size_t depth = 0; c && depth <= classes.n; depth++) {
+		if (class_is(c->id, name))
+			return c;
+		c = c->super ? find(&classes, c->super) : NULL;
+	}
+	return NULL;
+}
+
+static void resolve_roles(void)
+{
+	struct cls *cs = classes.p;
+	const struct cls *t;
+
+	for (size_t i = 0; i < classes.n; i++) {
+		struct cls *c = &cs[i];
+		if (class_is(c->id, "java/lang/String")) {
+			if (field_at(c, c->id, "value", &c->value_at))
+				c->role |= R_STRING;
+			else
+				fprintf(stderr, "strcheck: %s: class dump at offset "
+				        "%llu: java.lang.String has no object field "
+				        "`value`\n", orig.name,
+				        (unsigned long long)c->off);
+		}
+		if ((t = ancestor(c, "java/lang/Thread")) &&
+		    field_at(c, t->id, "name", &c->name_at))
+			c->role |= R_THREAD;
+	}
+}
+
+/* ------------------------------------------------------------------ */
+/* ORIGINAL, second walk: String and Thread instances                 */
+
+static void instance_sub(const struct dump *d, uint64_t off, uint64_t end)
+{
+	uint64_t id = d->idsize, n, data;
+	const struct cls *c;
+	struct ref *r;
+
+	if (d->b[off] != 0x21)
+		return;
+	c = find(&classes, rd_id(d, off + 1 + id + 4));
+	if (!c || !c->role)
+		return;
+	n = rd(d, off + 1 + 2 * id + 4, 4);
+	data = off + 1 + 2 * id + 8;
+	if (c->role & R_STRING) {
+		if (c->value_at + id > n)
+			bad(d, off, "String instance shorter than its fields");
+		r = push(&srefs);
+		r->off = off;
+		r->end = end;
+		r->target = rd_id(d, data + c->value_at);
+	}
+	if (c->role & R_THREAD) {
+		if (c->name_at + id > n)
+			bad(d, off, "Thread instance shorter than its fields");
+		r = push(&trefs);
+		r->off = off;
+		r->end = end;
+		r->target = rd_id(d, data + c->name_at);
+	}
+}
+
+/* The distinct targets of refs that are primitive arrays in ORIGINAL,
+   sorted; *nul and *other count refs holding null or something else. */
+static void targets(const struct vec *refs, struct vec *ids, size_t *nul,
+                    size_t *other)
+{
+	const struct ref *r = refs->p;
+
+	*nul = *other = 0;
+	for (size_t i = 0; i < refs->n; i++) {
+		if (!r[i].target)
+			++*nul;
+		else if (!find(&oarrs, r[i].target))
+			++*other;
+		else
+			*(uint64_t *)push(ids) = r[i].target;
+	}
+	sort(ids, by_key);
+	size_t k = 0;
+	uint64_t *v = ids->p;
+	for (size_t i = 0; i < ids->n; i++)
+		if (!k || v[k - 1] != v[i])
+			v[k++] = v[i];
+	ids->n = k;
+}
+
+/* ------------------------------------------------------------------ */
+/* comparing STRIPPED with ORIGINAL                                   */
+
+static void strip_sub(const struct dump *d, uint64_t off, uint64_t end)
+{
+	if (d->b[off] == 0x23 || d->b[off] == 0xC3)
+		add_array(d, &sarrs, off, end);
+}
+
+static uint64_t violations;
+
+/* A violation about array a of dump d: counted, the first few named. */
+static void violation(const struct dump *d, const struct arr *a,
+                      const char *what)
+{
+	if (++violations <= SHOW_VIOLATIONS)
+		fprintf(stderr, "strcheck: %s: violation: array 0x%llx at "
+		        "offset %llu: %s\n", d->name, (unsigned long long)a->id,
+		        (unsigned long long)a->off, what);
+}
+
+/* Index of id in the sorted id list v, or -1. */
+static long long index_of(const struct vec *v, uint64_t id)
+{
+	const uint64_t *p = find(v, id);
+	return p ? p - (const uint64_t *)v->p : -1;
+}
+
+struct tally {
+	uint64_t kept, kept_v, kept_t, other;
+};
+
+/* Match the arrays of both files by id (k-th occurrence with k-th) and
+   count what was kept; vk and tk flag the kept entries of V and T. */
+static struct tally compare(const struct vec *V, const struct vec *T,
+                            unsigned char *vk, unsigned char *tk)
+{
+	const struct arr *o = oarrs.p, *s = sarrs.p;
+	size_t i = 0, j = 0;
+	struct tally t = { 0, 0, 0, 0 };
+
+	while (i < oarrs.n || j < sarrs.n) {
+		if (j == sarrs.n || (i < oarrs.n && o[i].id < s[j].id)) {
+			violation(&orig, &o[i++], "missing from the stripped dump");
+			continue;
+		}
+		const struct arr *b = &s[j++];
+		const struct arr *a = NULL;
+		if (i < oarrs.n && o[i].id == b->id)
+			a = &o[i++];
+		long long vi = index_of(V, b->id), ti = index_of(T, b->id);
+		if (b->tag == 0x23) {
+			t.kept++;
+			if (vi < 0 && ti < 0) {
+				t.other++;
+				violation(&strip, b, a ? "kept, but not a String value"
+				               : "kept, but not in the original");
+				continue;
+			}
+		}
+		if (!a) {
+			violation(&strip, b, "not in the original");
+			continue;
+		}
+		if (a->count != b->count || a->type != b->type) {
+			violation(&strip, b, "length or type differs from the original");
+			continue;
+		}
+		if (b->tag != 0x23)
+			continue;
+		if (a->tag != 0x23 || a->len != b->len ||
+		    memcmp(orig.b + a->off + 1, strip.b + b->off + 1,
+		           (size_t)a->len - 1) != 0) {
+			violation(&strip, b, "kept, but its elements differ");
+			continue;
+		}
+		if (vi >= 0 && !vk[vi]) {
+			vk[vi] = 1;
+			t.kept_v++;
+		}
+		if (ti >= 0 && !tk[ti]) {
+			tk[ti] = 1;
+			t.kept_t++;
+		}
+	}
+	return t;
+}
+
+/* ------------------------------------------------------------------ */
+/* layout of String values in ORIGINAL (--layout)                     */
+
+struct layout {
+	uint64_t class_off;     /* the (first) String class dump; 0: none */
+	uint64_t before_class;  /* String instances before that class dump */
+	uint64_t resolved;      /* Strings whose value is an array */
+	uint64_t follows;       /* ... whose array is the next sub-record */
+	uint64_t precedes;      /* ... whose array is the previous one */
+	uint64_t median, p90, max; /* |array offset - String offset| */
+};
+
+static struct layout layout(void)
+{
+	const struct ref *r = srefs.p;
+	const struct cls *cs = classes.p;
+	struct layout l;
+	uint64_t *dist = xrealloc(NULL, srefs.n * sizeof *dist);
+
+	memset(&l, 0, sizeof l);
+	for (size_t i = 0; i < classes.n; i++)
+		if ((cs[i].role & R_STRING) &&
+		    (!l.class_off || cs[i].off < l.class_off))
+			l.class_off = cs[i].off;
+	for (size_t i = 0; i < srefs.n; i++) {
+		const struct arr *a = find(&oarrs, r[i].target);
+		if (r[i].off < l.class_off)
+			l.before_class++;
+		if (!r[i].target || !a)
+			continue;
+		l.follows += a->off == r[i].end;
+		l.precedes += a->off + a->len == r[i].off;
+		dist[l.resolved++] = a->off > r[i].off ? a->off - r[i].off
+		                                       : r[i].off - a->off;
+	}
+	sort(&(struct vec){ dist, l.resolved, l.resolved, sizeof *dist },
+	     by_key);
+	if (l.resolved) {
+		l.median = dist[(l.resolved - 1) / 2];
+		l.p90 = dist[(l.resolved * 9 + 9) / 10 - 1];
+		l.max = dist[l.resolved - 1];
+	}
+	free(dist);
+	return l;
+}
+
+/* ------------------------------------------------------------------ */
+/* main                                                               */
+
+static void json_str(const char *s)
+{
+	putchar('"');
+	for (; *s; s++) {
+		unsigned char c = (unsigned char)*s;
+		if (c == '"' || c == '\\')
+			printf("\\%c", c);
+		else if (c < 0x20)
+			printf("\\u%04x", c);
+		else
+			putchar(c);
+	}
+	putchar('"');
+}
+
+static void usage(void)
+{
+	fprintf(stderr, "usage: strcheck [--json] [--min PCT] [--layout] "
+	        "ORIGINAL STRIPPED\n");
+	exit(2);
+}
+
+int main(int argc, char **argv)
+{
+	int json = 0, want_layout = 0;
+	double min = -1;
+	const char *files[2];
+	int nfiles = 0;
+
+	for (int i = 1; i < argc; i++) {
+		const char *a = argv[i], *pct = NULL;
+		char *endp;
+		if (!strcmp(a, "--json"))
+			json = 1;
+		else if (!strcmp(a, "--layout"))
+			want_layout = 1;
+		else if (!strcmp(a, "--min") && i + 1 < argc)
+			pct = argv[++i];
+		else if (!strncmp(a, "--min=", 6))
+			pct = a + 6;
+		else if (a[0] == '-' && a[1])
+			usage();
+		else if (nfiles < 2)
+			files[nfiles++] = a;
+		else
+			usage();
+		if (pct) {
+			min = strtod(pct, &endp);
+			if (!*pct || *endp || !(min >= 0 && min <= 100))
+				usage();
+		}
+	}
+	if (nfiles != 2)
+		usage();
+
+	load(&orig, files[0]);
+	load(&strip, files[1]);
+	read_header(&orig);
+	read_header(&strip);
+	if (strip.idsize != orig.idsize)
+		bad(&strip, MAGIC_LEN + 2, "identifier size differs from the "
+		    "original's");
+
+	/* ORIGINAL: everything indexed first, then the instances, since a
+	   class dump may come after its instances */
+	walk(&orig, &(struct visit){ index_rec, index_sub });
+	sort(&strings, by_key);
+	sort(&loads, by_key);
+	sort(&classes, by_key);
+	sort(&oarrs, by_key_off);
+	resolve_roles();
+	walk(&orig, &(struct visit){ NULL, instance_sub });
+
+	struct vec V = VEC(uint64_t), T = VEC(uint64_t);
+	size_t v_null, v_other, t_null, t_other;
+	targets(&srefs, &V, &v_null, &v_other);
+	targets(&trefs, &T, &t_null, &t_other);
+	uint64_t vbytes = 0;
+	for (size_t i = 0; i < V.n; i++) {
+		const struct arr *a = find(&oarrs, ((uint64_t *)V.p)[i]);
+		vbytes += (uint64_t)a->count * type_size(&orig, a->type);
+	}
+
+	walk(&strip, &(struct visit){ NULL, strip_sub });
+	sort(&sarrs, by_key_off);
+	unsigned char *vk = xrealloc(NULL, V.n), *tk = xrealloc(NULL, T.n);
+	memset(vk, 0, V.n);
+	memset(tk, 0, T.n);
+	struct tally t = compare(&V, &T, vk, tk);
+	if (violations > SHOW_VIOLATIONS)
+		fprintf(stderr, "strcheck: %s: %llu violations in all\n",
+		        strip.name, (unsigned long long)violations);
+
+	double pct = V.n ? 100.0 * (double)t.kept_v / (double)V.n : 100.0;
+	struct layout l = { 0, 0, 0, 0, 0, 0, 0, 0 };
+	if (want_layout)
+		l = layout();
+
+	if (json) {
+		printf("{\"file\":");
+		json_str(strip.name);
+		printf(",\"original\":");
+		json_str(orig.name);
+		printf(",\"strings\":%zu,\"values\":%zu,\"value_bytes\":%llu,"
+		       "\"kept\":%llu,\"kept_pct\":%.2f,\"values_null\":%zu,"
+		       "\"values_not_array\":%zu,\"threads\":%zu,"
+		       "\"thread_name_arrays\":%zu,\"thread_name_kept\":%llu,"
+		       "\"arrays\":%zu,\"arrays_kept\":%llu,"
+		       "\"other_kept\":%llu,\"violations\":%llu",
+		       srefs.n, V.n, (unsigned long long)vbytes,
+		       (unsigned long long)t.kept_v, pct, v_null, v_other,
+		       trefs.n, T.n, (unsigned long long)t.kept_t, oarrs.n,
+		       (unsigned long long)t.kept, (unsigned long long)t.other,
+		       (unsigned long long)violations);
+		if (want_layout)
+			printf(",\"layout\":{\"string_class_dump\":%llu,"
+			       "\"strings_before_class_dump\":%llu,"
+			       "\"values_resolved\":%llu,\"values_follow\":%llu,"
+			       "\"values_precede\":%llu,\"distance_median\":%llu,"
+			       "\"distance_p90\":%llu,\"distance_max\":%llu}",
+			       (unsigned long long)l.class_off,
+			       (unsigned long long)l.before_class,
+			       (unsigned long long)l.resolved,
+			       (unsigned long long)l.follows,
+			       (unsigned long long)l.precedes,
+			       (unsigned long long)l.median,
+			       (unsigned long long)l.p90,
+			       (unsigned long long)l.max);
+		printf("}\n");
+	} else {
+		printf("strcheck: %s: strings %zu, values %zu (%llu bytes), "
+		       "kept %llu (%.1f%%), thread-name arrays %zu kept %llu, "
+		       "other arrays kept %llu, violations %llu\n",
+		       strip.name, srefs.n, V.n, (unsigned long long)vbytes,
+		       (unsigned long long)t.kept_v, pct, T.n,
+		       (unsigned long long)t.kept_t,
+		       (unsigned long long)t.other,
+		       (unsigned long long)violations);
+		if (want_layout)
+			printf("strcheck: %s: layout: String class dump at offset "
+			       "%llu, after %llu of %zu Strings; of %llu values, "
+			       "%llu follow their String, %llu precede it; "
+			       "distance median %llu, p90 %llu, max %llu bytes\n",
+			       orig.name, (unsigned long long)l.class_off,
+			       (unsigned long long)l.before_class, srefs.n,
+			       (unsigned long long)l.resolved,
+			       (unsigned long long)l.follows,
+			       (unsigned long long)l.precedes,
+			       (unsigned long long)l.median,
+			       (unsigned long long)l.p90,
+			       (unsigned long long)l.max);
+	}
+	if (fflush(stdout) != 0)
+		die_sys("stdout");
+	if (violations)
+		return 1;
+	if (min >= 0 && pct < min)
+		return 1;
+	return 0;
+}
