@@ -13,6 +13,23 @@
  *                           "marker-array-length L COUNT" for the lengths of
  *                           the byte[] the markers reference, by length
  *                           ("marker-array-length null COUNT" for nulls)
+ *   strings FILE            the String values that StringHeap builds, read
+ *                           back, as "KIND VALUE" lines in the format and
+ *                           order of "StringHeap expect" (see StringHeap.java):
+ *                           names of the threads named "hs-...", sorted;
+ *                           StringHeap.MAP's keys, sorted; each
+ *                           StringHeap$KeyedRef's key and description;
+ *                           StringHeap.STATE's Enum.name; StringHeap.URL and
+ *                           StringHeap.LONG_URL. A String is decoded from its
+ *                           value array: a char[] (JDK 8) as is; a byte[]
+ *                           (JDK 9+ compact strings) by its coder field, 0
+ *                           Latin-1, 1 UTF-16 in the byte order HotSpot keeps
+ *                           it in memory (little-endian, the default; for
+ *                           a big-endian VM's dump run judge.sh with
+ *                           HEAPJUDGE_JAVA_OPTS=-Dheapjudge.utf16=big). A
+ *                           zeroed array reads as NUL chars; a
+ *                           missing value or a null String reads as
+ *                           "<null>" (no escaping makes that from a String).
  *
  * Exit status: 0 ok, 1 the file could not be read or parsed (one line on
  * stderr), 2 usage.
@@ -37,6 +54,7 @@ import java.nio.file.SimpleFileVisitor;
 import java.nio.file.StandardCopyOption;
 import java.nio.file.attribute.BasicFileAttributes;
 import java.util.ArrayList;
+import java.util.Comparator;
 import java.util.Iterator;
 import java.util.List;
 import java.util.Map;
@@ -46,6 +64,7 @@ import org.graalvm.visualvm.lib.jfluid.heap.Heap;
 import org.graalvm.visualvm.lib.jfluid.heap.HeapFactory;
 import org.graalvm.visualvm.lib.jfluid.heap.Instance;
 import org.graalvm.visualvm.lib.jfluid.heap.JavaClass;
+import org.graalvm.visualvm.lib.jfluid.heap.ObjectArrayInstance;
 import org.graalvm.visualvm.lib.jfluid.heap.PrimitiveArrayInstance;
 
 public final class HeapJudge {
@@ -61,6 +80,7 @@ public final class HeapJudge {
         switch (cmd) {
         case "histo":
         case "markers":
+        case "strings":
             want = 2;
             break;
         case "count":
@@ -93,6 +113,9 @@ public final class HeapJudge {
                 break;
             case "arrays":
                 arrays(heap, args[2], out);
+                break;
+            case "strings":
+                strings(heap, out);
                 break;
             default:
                 markers(heap, out);
@@ -203,6 +226,159 @@ public final class HeapJudge {
         }
     }
 
+    static final String STRING_HEAP = "StringHeap";
+
+    static void strings(Heap heap, StringBuilder out) {
+        // threads: every instance of java.lang.Thread or a subclass
+        List<String> names = new ArrayList<>();
+        for (JavaClass jc : heap.getAllClasses()) {
+            if (!isSubclassOf(jc, "java.lang.Thread")) {
+                continue;
+            }
+            for (Iterator<Instance> it = jc.getInstancesIterator(); it.hasNext();) {
+                String name = javaString(it.next().getValueOfField("name"));
+                if (name != null && name.startsWith("hs-")) {
+                    names.add(name);
+                }
+            }
+        }
+        names.sort(null);
+        for (String n : names) {
+            line(out, "thread", n);
+        }
+
+        JavaClass main = onlyClass(heap, STRING_HEAP);
+        // MAP: a HashMap's table of nodes, each with a chain of next nodes
+        List<String> keys = new ArrayList<>();
+        Instance map = instanceOf(main.getValueOfStaticField("MAP"), "StringHeap.MAP");
+        Object table = map.getValueOfField("table");
+        if (table instanceof ObjectArrayInstance) {
+            for (Instance node : ((ObjectArrayInstance) table).getValues()) {
+                for (int guard = 0; node != null; guard++) {
+                    if (guard > 1_000_000) {
+                        throw new IllegalStateException("StringHeap.MAP: a cycle of nodes");
+                    }
+                    keys.add(javaString(node.getValueOfField("key")));
+                    node = (Instance) node.getValueOfField("next");
+                }
+            }
+        }
+        keys.sort(Comparator.nullsFirst(Comparator.<String>naturalOrder()));
+        for (String k : keys) {
+            line(out, "map-key", k);
+        }
+
+        for (JavaClass jc : classesNamed(heap, STRING_HEAP + "$KeyedRef")) {
+            for (Iterator<Instance> it = jc.getInstancesIterator(); it.hasNext();) {
+                Instance ref = it.next();
+                line(out, "ref-key", javaString(ref.getValueOfField("key")));
+                line(out, "ref-description", javaString(ref.getValueOfField("description")));
+            }
+        }
+
+        Instance state = instanceOf(main.getValueOfStaticField("STATE"), "StringHeap.STATE");
+        line(out, "enum", javaString(state.getValueOfField("name")));
+        line(out, "url", javaString(main.getValueOfStaticField("URL")));
+        line(out, "url", javaString(main.getValueOfStaticField("LONG_URL")));
+    }
+
+    static boolean isSubclassOf(JavaClass jc, String name) {
+        for (JavaClass c = jc; c != null; c = c.getSuperClass()) {
+            if (c.getName().equals(name)) {
+                return true;
+            }
+        }
+        return false;
+    }
+
+    static JavaClass onlyClass(Heap heap, String name) {
+        List<JavaClass> found = classesNamed(heap, name);
+        if (found.size() != 1) {
+            throw new IllegalStateException(found.size() + " classes named " + name);
+        }
+        return found.get(0);
+    }
+
+    static Instance instanceOf(Object v, String what) {
+        if (!(v instanceof Instance)) {
+            throw new IllegalStateException(what + " is " + v + ", not an object");
+        }
+        return (Instance) v;
+    }
+
+    /** The chars of a java.lang.String instance, or null for a null
+     *  reference or a String without a value array. */
+    static String javaString(Object v) {
+        if (v == null) {
+            return null;
+        }
+        Instance s = instanceOf(v, "a String");
+        if (!s.getJavaClass().getName().equals("java.lang.String")) {
+            throw new IllegalStateException("object " + s.getInstanceId() + " is a "
+                    + s.getJavaClass().getName() + ", not a java.lang.String");
+        }
+        Object value = s.getValueOfField("value");
+        if (!(value instanceof PrimitiveArrayInstance)) {
+            return null;
+        }
+        PrimitiveArrayInstance a = (PrimitiveArrayInstance) value;
+        String type = a.getJavaClass().getName();
+        List<String> elems = a.getValues();
+        StringBuilder b = new StringBuilder(elems.size());
+        if (type.equals("char[]")) {
+            for (String e : elems) {
+                b.append(e.charAt(0));
+            }
+            return b.toString();
+        }
+        if (!type.equals("byte[]")) {
+            throw new IllegalStateException("String " + s.getInstanceId() + ": value is a " + type);
+        }
+        Object coder = s.getValueOfField("coder");
+        int c = coder == null ? 0 : ((Number) coder).intValue();
+        if (c == 0) {
+            for (String e : elems) {
+                b.append((char) (Byte.parseByte(e) & 0xff));
+            }
+        } else if (c == 1) {
+            boolean big = "big".equals(System.getProperty("heapjudge.utf16"));
+            for (int i = 0; i + 1 < elems.size(); i += 2) {
+                int lo = Byte.parseByte(elems.get(big ? i + 1 : i)) & 0xff;
+                int hi = Byte.parseByte(elems.get(big ? i : i + 1)) & 0xff;
+                b.append((char) (hi << 8 | lo));
+            }
+        } else {
+            throw new IllegalStateException("String " + s.getInstanceId() + ": coder " + c);
+        }
+        return b.toString();
+    }
+
+    static void line(StringBuilder out, String kind, String value) {
+        out.append(kind).append(' ').append(show(value)).append('\n');
+    }
+
+    static String show(String value) {
+        return value == null ? "<null>" : escape(value);
+    }
+
+    /** As StringHeap.escape: printable ASCII but the backslash as is, the
+     *  backslash doubled, any other char as a backslash, 'u' and 4
+     *  lower-case hex digits. */
+    static String escape(String s) {
+        StringBuilder b = new StringBuilder(s.length());
+        for (int i = 0; i < s.length(); i++) {
+            char c = s.charAt(i);
+            if (c == '\\') {
+                b.append("\\\\");
+            } else if (c >= ' ' && c <= '~') {
+                b.append(c);
+            } else {
+                b.append(String.format("\\u%04x", (int) c));
+            }
+        }
+        return b.toString();
+    }
+
     static List<JavaClass> classesNamed(Heap heap, String name) {
         List<JavaClass> found = new ArrayList<>();
         for (JavaClass jc : heap.getAllClasses()) {
@@ -255,7 +431,7 @@ public final class HeapJudge {
 
     static void usage() {
         System.err.println("usage: HeapJudge histo FILE | count FILE CLASSNAME"
-                + " | arrays FILE CLASSNAME | markers FILE");
+                + " | arrays FILE CLASSNAME | markers FILE | strings FILE");
         System.exit(2);
     }
 

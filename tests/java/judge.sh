@@ -1,11 +1,17 @@
 #!/bin/bash
 # judge.sh: compile and run the Java side of the test suite.
 #
-#   tests/java/judge.sh build              compile HeapBuilder and HeapJudge
-#                                          into "${BUILD:-build}/java"
+#   tests/java/judge.sh build              compile HeapBuilder, StringHeap
+#                                          and HeapJudge into
+#                                          "${BUILD:-build}/java"
 #   tests/java/judge.sh CMD FILE [ARG]     compile if needed, then run
 #                                          HeapJudge CMD FILE [ARG]
-#                                          (histo, count, arrays, markers)
+#                                          (histo, count, arrays, markers,
+#                                          strings)
+#
+# The heap builders run from the same directory once built:
+#   java -cp "${BUILD:-build}/java" HeapBuilder ...   (tests/java/HeapBuilder.java)
+#   java -cp "${BUILD:-build}/java" StringHeap ...    (tests/java/StringHeap.java)
 #
 # BUILD is taken relative to the repository root unless absolute. The
 # VisualVM heap library comes from the Debian package visualvm; override its
@@ -30,11 +36,13 @@ missing() {
 command -v java >/dev/null || missing "java not found (apt-get install openjdk-17-jdk-headless)"
 [ -r "$jar" ] || missing "$jar not found (apt-get install visualvm)"
 
+classes="HeapBuilder StringHeap HeapJudge"
+
 stale() {
 	local c s
-	for c in HeapBuilder HeapJudge; do
+	for c in $classes; do
 		[ -f "$out/$c.class" ] || return 0
-		for s in HeapBuilder HeapJudge; do
+		for s in $classes; do
 			[ "$src/$s.java" -nt "$out/$c.class" ] && return 0
 		done
 	done
@@ -51,7 +59,8 @@ compile() {
 		local tmp
 		tmp=$(mktemp -d "$out/.javac.XXXXXX")
 		if ! javac -nowarn -Xlint:-options --release 11 -encoding UTF-8 \
-			-cp "$jar" -d "$tmp" "$src/HeapBuilder.java" "$src/HeapJudge.java"; then
+			-cp "$jar" -d "$tmp" "$src/HeapBuilder.java" "$src/StringHeap.java" \
+			"$src/HeapJudge.java"; then
 			rm -rf "$tmp"
 			exit 1
 		fi
@@ -65,7 +74,7 @@ compile() {
 }
 
 if [ $# -lt 1 ]; then
-	echo "usage: $0 build | histo FILE | count FILE CLASS | arrays FILE CLASS | markers FILE" >&2
+	echo "usage: $0 build | histo FILE | count FILE CLASS | arrays FILE CLASS | markers FILE | strings FILE" >&2
 	exit 2
 fi
 

@@ -1,0 +1,240 @@
+#!/usr/bin/env bats
+# Keeping String contents: hprofstrip --keep-strings and, under the shim,
+# HPROFSTRIP_KEEP=strings keep the elements of the arrays that
+# java.lang.String values point at, so that after hprofrestore VisualVM
+# reads the Strings of the heap (thread names, map keys, a LeakCanary-like
+# KeyedWeakReference's key, enum names, long URLs) as they were. The heap
+# is StringHeap's (tests/java/StringHeap.java); HeapJudge strings reads the
+# values back with VisualVM's heap library, and must print exactly what
+# StringHeap expect prints. tests/strcheck.c checks a stripped dump against
+# its original: only String arrays kept, each with its original elements.
+
+load common
+
+bats_require_minimum_version 1.5.0
+
+TMO=${STRINGS_TIMEOUT:-120}
+STRCHECK=$B/strcheck
+
+# The shim's settings and preloads come from each test, never the caller
+# (common.bash clears HPROFSTRIP_*; TEST_LD_PRELOAD would set LD_PRELOAD).
+clear_env() {
+	local v
+	for v in ${!HPROFSTRIP_*}; do
+		case $v in HPROFSTRIP_CORPUS | HPROFSTRIP_SANITIZED) ;; *) unset "$v" ;; esac
+	done
+	unset LD_PRELOAD
+}
+
+# What every test compares with: StringHeap's values, and one unstripped
+# MXBean dump of its heap per collector, taken side by side.
+setup_file() {
+	clear_env
+	"$JUDGE" build >&2
+	local d=$BATS_FILE_TMPDIR gc p pids=()
+	java -cp "$B/java" StringHeap expect >"$d/expect"
+	[ -s "$d/expect" ]
+	for gc in G1 Parallel Serial; do
+		timeout "$TMO" java -Xmx64m -XX:+Use${gc}GC -cp "$B/java" \
+			StringHeap mxbean "$d/$gc.hprof" >&2 &
+		pids+=($!)
+	done
+	for p in "${pids[@]}"; do
+		wait "$p"
+	done
+}
+
+setup() {
+	clear_env
+	T=$BATS_TEST_TMPDIR
+	E=$BATS_FILE_TMPDIR/expect
+}
+
+# orig GC: the unstripped MXBean dump taken under -XX:+Use<GC>GC
+orig() {
+	echo "$BATS_FILE_TMPDIR/$1.hprof"
+}
+
+# assert_strings DUMP: VisualVM reads StringHeap's values from DUMP, all
+# of them, exactly (the diff is shown cut to 160 columns: the URLs are long)
+assert_strings() {
+	"$JUDGE" strings "$1" >"$T/got" || fail "HeapJudge cannot read $1"
+	cmp -s "$E" "$T/got" ||
+		fail "$1: other String values than StringHeap's:
+$(diff "$E" "$T/got" | cut -c1-160 | head -40)"
+}
+
+# assert_restored_strings STRIPPED: the same, once STRIPPED is restored
+assert_restored_strings() {
+	"$RESTORE" -o "$T/restored.hprof" "$1"
+	assert_strings "$T/restored.hprof"
+	rm -f "$T/restored.hprof"
+}
+
+# assert_some_kept STRIPPED: a stripped dump that kept some arrays whole
+# (0x23) and stripped others (0xC3), as the independent oracle counts them
+assert_some_kept() {
+	[ -s "$1" ] || fail "no dump at $1"
+	run "$ORACLE" count "$1"
+	assert_success
+	assert_output --regexp '^p23 [1-9][0-9]* c3 [1-9][0-9]*$'
+}
+
+# assert_summary ERR FILE: the shim's summary line for FILE is in ERR
+assert_summary() {
+	grep -q "^hprofstrip: .*$(basename "$2"): " "$1" ||
+		fail "no summary line for $2 in: $(cat "$1")"
+}
+
+need_strcheck() {
+	[ -x "$STRCHECK" ] || fail "$STRCHECK is missing: make $BUILD/strcheck"
+}
+
+# nuls N: N escaped NUL chars, as the judge prints a zeroed String
+nuls() {
+	local i s=
+	for ((i = 0; i < $1; i++)); do s+='\u0000'; done
+	printf '%s' "$s"
+}
+
+@test "StringHeap expect: the documented values, the same on every run" {
+	run --separate-stderr java -cp "$B/java" StringHeap expect
+	assert_success
+	assert_equal "$output" "$(cat "$E")"
+	assert_equal "${#lines[@]}" 13
+	assert_equal "$(printf '%s\n' "${lines[@]}" | cut -d' ' -f1 | uniq -c | tr -s ' ')" \
+		"$(printf ' %s\n' '3 thread' '5 map-key' '1 ref-key' '1 ref-description' \
+			'1 enum' '2 url')"
+	assert_line --index 0 'thread hs-worker-alpha'
+	assert_line --index 2 'thread hs-worker-\u03b3amma'
+	assert_line --regexp '^map-key \\u4e2d\\u6587-key-1$'
+	assert_line --regexp '^ref-key [0-9a-f]{8}-[0-9a-f]{4}-3[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$'
+	assert_line 'enum STARTED'
+	[ "${#lines[11]}" -eq $((4 + 2069)) ]
+	[ "${#lines[12]}" -ge $((4 + 6000)) ]
+	# the seed changes the UUID and the strings built at run time
+	run --separate-stderr java -cp "$B/java" StringHeap expect seed=2
+	assert_success
+	refute_line "$(grep '^ref-key ' "$E")"
+	assert_line 'map-key cart-2-items'
+}
+
+@test "the judge reads StringHeap's values from unstripped dumps (G1, Parallel, Serial)" {
+	local gc
+	for gc in G1 Parallel Serial; do
+		assert_strings "$(orig $gc)"
+	done
+}
+
+@test "plain hprofstrip + hprofrestore: every String reads as NULs" {
+	"$STRIP" -o "$T/s.hprof" "$(orig G1)"
+	"$RESTORE" -o "$T/r.hprof" "$T/s.hprof"
+	"$JUDGE" strings "$T/r.hprof" >"$T/got"
+	run cmp -s "$E" "$T/got"
+	assert_failure
+	# no thread is named "hs-..." any more
+	run grep -c '^thread ' "$T/got"
+	assert_output 0
+	run cat "$T/got"
+	assert_line "ref-key $(nuls 36)"
+	assert_line "enum $(nuls 7)"
+	assert_line "url $(nuls 2069)"
+	# the UTF16 key: 9 chars in 18 bytes, all zero
+	assert_line "map-key $(nuls 9)"
+	[ "${#lines[@]}" -eq 10 ]
+}
+
+@test "hprofstrip --keep-strings + hprofrestore: every String survives" {
+	run --separate-stderr "$STRIP" --keep-strings "$(orig G1)" -o "$T/k.hprof"
+	assert_success
+	assert_some_kept "$T/k.hprof"
+	[ "$(size_of "$T/k.hprof")" -lt "$(size_of "$(orig G1)")" ]
+	assert_restored_strings "$T/k.hprof"
+}
+
+@test "shim: HPROFSTRIP_KEEP=strings, HotSpotDiagnosticMXBean.dumpHeap" {
+	HPROFSTRIP_KEEP=strings LD_PRELOAD=$SHIM timeout "$TMO" \
+		java -cp "$B/java" StringHeap mxbean "$T/mx.hprof" 2>"$T/err"
+	assert_summary "$T/err" "$T/mx.hprof"
+	assert_some_kept "$T/mx.hprof"
+	assert_restored_strings "$T/mx.hprof"
+}
+
+@test "shim: HPROFSTRIP_KEEP=strings, -XX:+HeapDumpOnOutOfMemoryError" {
+	HPROFSTRIP_KEEP=strings LD_PRELOAD=$SHIM timeout "$TMO" java -Xmx64m \
+		-XX:+HeapDumpOnOutOfMemoryError -XX:HeapDumpPath="$T/oom.hprof" \
+		-XX:+DisplayVMOutputToStderr -cp "$B/java" StringHeap oom 2>"$T/err"
+	assert_summary "$T/err" "$T/oom.hprof"
+	assert_some_kept "$T/oom.hprof"
+	assert_restored_strings "$T/oom.hprof"
+}
+
+@test "shim: HPROFSTRIP_KEEP=strings, jcmd GC.heap_dump" {
+	HPROFSTRIP_KEEP=strings LD_PRELOAD=$SHIM java -cp "$B/java" StringHeap wait "$T/stop" \
+		>"$T/out" 2>"$T/err" &
+	local jvm=$! pid
+	for _ in $(seq 300); do
+		grep -q '^pid ' "$T/out" && break
+		sleep 0.1
+	done
+	pid=$(sed -n 's/^pid //p' "$T/out")
+	[ "$pid" = "$jvm" ] || {
+		kill "$jvm"
+		fail "no pid line: $(cat "$T/err")"
+	}
+	run timeout "$TMO" jcmd "$pid" GC.heap_dump "$T/jcmd.hprof"
+	touch "$T/stop"
+	wait "$jvm"
+	assert_output --partial "Heap dump file created"
+	assert_summary "$T/err" "$T/jcmd.hprof"
+	assert_some_kept "$T/jcmd.hprof"
+	assert_restored_strings "$T/jcmd.hprof"
+}
+
+# per_gc GC: under -XX:+Use<GC>GC, one heap dumped unstripped: a plain
+# strip of it keeps no String (strcheck passes, but fails --min 1); it is
+# stripped with --keep-strings from a file (strcheck --min 100) and
+# streamed from a pipe in one pass (strcheck --min 90); and a dump under
+# the shim with HPROFSTRIP_KEEP=strings (a different heap, so no
+# strcheck) restores to StringHeap's values, as the file and the pipe
+# results do.
+per_gc() {
+	local gc=$1 o
+	o=$(orig "$gc")
+	need_strcheck
+
+	"$STRIP" -o "$T/plain.hprof" "$o"
+	run --separate-stderr "$STRCHECK" "$o" "$T/plain.hprof"
+	[ "$status" -eq 0 ] || fail "$gc, plain strip: $output $stderr"
+	run --separate-stderr "$STRCHECK" --min 1 "$o" "$T/plain.hprof"
+	assert_failure 1
+
+	run --separate-stderr "$STRIP" --keep-strings "$o" -o "$T/file.hprof"
+	assert_success
+	run --separate-stderr "$STRCHECK" --min 100 "$o" "$T/file.hprof"
+	[ "$status" -eq 0 ] || fail "$gc, from a file: $output $stderr"
+	assert_restored_strings "$T/file.hprof"
+
+	cat "$o" | "$STRIP" --keep-strings >"$T/pipe.hprof"
+	run --separate-stderr "$STRCHECK" --min 90 "$o" "$T/pipe.hprof"
+	[ "$status" -eq 0 ] || fail "$gc, from a pipe: $output $stderr"
+	assert_restored_strings "$T/pipe.hprof"
+
+	HPROFSTRIP_KEEP=strings LD_PRELOAD=$SHIM timeout "$TMO" java -Xmx64m \
+		-XX:+Use${gc}GC -cp "$B/java" StringHeap mxbean "$T/shim.hprof" 2>"$T/err"
+	assert_summary "$T/err" "$T/shim.hprof"
+	assert_some_kept "$T/shim.hprof"
+	assert_restored_strings "$T/shim.hprof"
+}
+
+@test "G1: --keep-strings from a file, from a pipe, and under the shim (strcheck)" {
+	per_gc G1
+}
+
+@test "Parallel GC: --keep-strings from a file, from a pipe, and under the shim (strcheck)" {
+	per_gc Parallel
+}
+
+@test "Serial GC: --keep-strings from a file, from a pipe, and under the shim (strcheck)" {
+	per_gc Serial
+}
