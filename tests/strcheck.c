@@ -183,7 +183,8 @@ static void read_header(struct dump *d)
 	if (!nul || nul - d->b != MAGIC_LEN + 1 ||
 	    memcmp(d->b, MAGIC, MAGIC_LEN) != 0 || d->b[MAGIC_LEN] < '1' ||
 	    d->b[MAGIC_LEN] > '3')
-		bad(d, 0, "no \"JAVA PROFILE 1.0.1\", \"1.0.2\" or \"1.0.3\" header");
+		bad(d, 0, "no \"JAVA PROFILE 1.0.1\", \"1.0.2\" or "
+		    "\"1.0.3\" header");
 	uint64_t p = (uint64_t)(nul - d->b) + 1;
 	if (d->size - p < 4 + 8)
 		bad(d, p, "file ends inside the header");
@@ -284,19 +285,15 @@ static uint64_t sub_len(const struct dump *d, uint64_t off, uint64_t end)
 		n = 2 * id + 8 + rd(d, p + id + 4, 4) * id;
 		break;
 	case 0x23: /* PRIMITIVE_ARRAY_DUMP: id, u4 serial, u4 n, u1 type,
-	              elements */
+	              elements; 0xC3 PRIMITIVE_ARRAY_NODATA: no elements */
+	case 0xC3:
 		need(d, off, p, id + 9, end);
 		sz = d->b[p + id + 8] == 2 ? 0 : type_size(d, d->b[p + id + 8]);
 		if (!sz)
-			bad(d, p + id + 8, "invalid primitive array element type");
-		n = id + 9 + rd(d, p + id + 4, 4) * sz;
-		break;
-	case 0xC3: /* PRIMITIVE_ARRAY_NODATA: the same header, no elements */
-		need(d, off, p, id + 9, end);
-		sz = d->b[p + id + 8] == 2 ? 0 : type_size(d, d->b[p + id + 8]);
-		if (!sz)
-			bad(d, p + id + 8, "invalid primitive array element type");
+			bad(d, p + id + 8, "invalid element type");
 		n = id + 9;
+		if (d->b[off] == 0x23)
+			n += rd(d, p + id + 4, 4) * sz;
 		break;
 	default:
 		bad(d, off, "unknown heap sub-record tag");
@@ -381,16 +378,18 @@ static void sort(struct vec *v, int (*cmp)(const void *, const void *))
 /* The first element with this key, or NULL. */
 static void *find(const struct vec *v, uint64_t key)
 {
+	char *p = v->p;
 	size_t lo = 0, hi = v->n;
+
 	while (lo < hi) {
 		size_t mid = lo + (hi - lo) / 2;
-		if (*(const uint64_t *)((char *)v->p + mid * v->size) < key)
+		if (*(const uint64_t *)(p + mid * v->size) < key)
 			lo = mid + 1;
 		else
 			hi = mid;
 	}
-	if (lo < v->n && *(const uint64_t *)((char *)v->p + lo * v->size) == key)
-		return (char *)v->p + lo * v->size;
+	if (lo < v->n && *(const uint64_t *)(p + lo * v->size) == key)
+		return p + lo * v->size;
 	return NULL;
 }
 
@@ -573,9 +572,9 @@ static void resolve_roles(void)
 			if (field_at(c, c->id, "value", &c->value_at))
 				c->role |= R_STRING;
 			else
-				fprintf(stderr, "strcheck: %s: class dump at offset "
-				        "%llu: java.lang.String has no object field "
-				        "`value`\n", orig.name,
+				fprintf(stderr, "strcheck: %s: class dump at "
+				        "offset %llu: java.lang.String has no "
+				        "object field `value`\n", orig.name,
 				        (unsigned long long)c->off);
 		}
 		if ((t = ancestor(c, "java/lang/Thread")) &&
@@ -664,6 +663,18 @@ static void violation(const struct dump *d, const struct arr *a,
 		        (unsigned long long)a->off, what);
 }
 
+/* What strcheck measures. */
+struct result {
+	size_t strings, threads;   /* String and Thread instances */
+	size_t values_null;        /* Strings whose value is null */
+	size_t values_other;       /* ... or not a primitive array */
+	struct vec V, T;           /* value and thread-name array ids */
+	uint64_t value_bytes;      /* element bytes of V's arrays */
+	uint64_t kept;             /* 0x23 arrays in STRIPPED */
+	uint64_t kept_v, kept_t;   /* ids of V and T kept intact */
+	uint64_t other;            /* 0x23 arrays outside V and T */
+};
+
 /* Index of id in the sorted id list v, or -1. */
 static long long index_of(const struct vec *v, uint64_t id)
 {
@@ -671,35 +682,34 @@ static long long index_of(const struct vec *v, uint64_t id)
 	return p ? p - (const uint64_t *)v->p : -1;
 }
 
-struct tally {
-	uint64_t kept, kept_v, kept_t, other;
-};
-
 /* Match the arrays of both files by id (k-th occurrence with k-th) and
-   count what was kept; vk and tk flag the kept entries of V and T. */
-static struct tally compare(const struct vec *V, const struct vec *T,
-                            unsigned char *vk, unsigned char *tk)
+   count what was kept. */
+static void compare(struct result *r)
 {
 	const struct arr *o = oarrs.p, *s = sarrs.p;
+	unsigned char *vk, *tk; /* which ids of V and T were kept */
 	size_t i = 0, j = 0;
-	struct tally t = { 0, 0, 0, 0 };
 
+	vk = memset(xrealloc(NULL, r->V.n), 0, r->V.n);
+	tk = memset(xrealloc(NULL, r->T.n), 0, r->T.n);
 	while (i < oarrs.n || j < sarrs.n) {
 		if (j == sarrs.n || (i < oarrs.n && o[i].id < s[j].id)) {
-			violation(&orig, &o[i++], "missing from the stripped dump");
+			violation(&orig, &o[i++], "missing from the "
+			          "stripped dump");
 			continue;
 		}
-		const struct arr *b = &s[j++];
-		const struct arr *a = NULL;
+		const struct arr *b = &s[j++], *a = NULL;
 		if (i < oarrs.n && o[i].id == b->id)
 			a = &o[i++];
-		long long vi = index_of(V, b->id), ti = index_of(T, b->id);
+		long long vi = index_of(&r->V, b->id);
+		long long ti = index_of(&r->T, b->id);
 		if (b->tag == 0x23) {
-			t.kept++;
+			r->kept++;
 			if (vi < 0 && ti < 0) {
-				t.other++;
-				violation(&strip, b, a ? "kept, but not a String value"
-				               : "kept, but not in the original");
+				r->other++;
+				violation(&strip, b,
+				          a ? "kept, but not a String value"
+				            : "kept, but not in the original");
 				continue;
 			}
 		}
@@ -708,11 +718,13 @@ static struct tally compare(const struct vec *V, const struct vec *T,
 			continue;
 		}
 		if (a->count != b->count || a->type != b->type) {
-			violation(&strip, b, "length or type differs from the original");
+			violation(&strip, b, "length or type differs from the "
+			          "original");
 			continue;
 		}
 		if (b->tag != 0x23)
 			continue;
+		/* the whole sub-record after the tag: header and elements */
 		if (a->tag != 0x23 || a->len != b->len ||
 		    memcmp(orig.b + a->off + 1, strip.b + b->off + 1,
 		           (size_t)a->len - 1) != 0) {
@@ -721,14 +733,15 @@ static struct tally compare(const struct vec *V, const struct vec *T,
 		}
 		if (vi >= 0 && !vk[vi]) {
 			vk[vi] = 1;
-			t.kept_v++;
+			r->kept_v++;
 		}
 		if (ti >= 0 && !tk[ti]) {
 			tk[ti] = 1;
-			t.kept_t++;
+			r->kept_t++;
 		}
 	}
-	return t;
+	free(vk);
+	free(tk);
 }
 
 /* ------------------------------------------------------------------ */
@@ -778,7 +791,7 @@ static struct layout layout(void)
 }
 
 /* ------------------------------------------------------------------ */
-/* main                                                               */
+/* output                                                             */
 
 static void json_str(const char *s)
 {
@@ -795,6 +808,80 @@ static void json_str(const char *s)
 	putchar('"');
 }
 
+/* The kept share of V in hundredths of a percent, rounded down: 100%
+   means every value was kept. 100% when V is empty. */
+static unsigned long long hundredths(const struct result *r)
+{
+	return r->V.n ? (unsigned long long)(r->kept_v * 10000 / r->V.n)
+	              : 10000;
+}
+
+static void print_json(const struct result *r, const struct layout *l)
+{
+	unsigned long long h = hundredths(r);
+
+	printf("{\"file\":");
+	json_str(strip.name);
+	printf(",\"original\":");
+	json_str(orig.name);
+	printf(",\"strings\":%zu,\"values\":%zu,\"value_bytes\":%llu,"
+	       "\"kept\":%llu,\"kept_pct\":%llu.%02llu,",
+	       r->strings, r->V.n, (unsigned long long)r->value_bytes,
+	       (unsigned long long)r->kept_v, h / 100, h % 100);
+	printf("\"values_null\":%zu,\"values_not_array\":%zu,"
+	       "\"threads\":%zu,\"thread_name_arrays\":%zu,"
+	       "\"thread_name_kept\":%llu,",
+	       r->values_null, r->values_other, r->threads, r->T.n,
+	       (unsigned long long)r->kept_t);
+	printf("\"arrays\":%zu,\"arrays_kept\":%llu,\"other_kept\":%llu,"
+	       "\"violations\":%llu",
+	       oarrs.n, (unsigned long long)r->kept,
+	       (unsigned long long)r->other, (unsigned long long)violations);
+	if (l)
+		printf(",\"layout\":{\"string_class_dump\":%llu,"
+		       "\"strings_before_class_dump\":%llu,"
+		       "\"values_resolved\":%llu,\"values_follow\":%llu,"
+		       "\"values_precede\":%llu,\"distance_median\":%llu,"
+		       "\"distance_p90\":%llu,\"distance_max\":%llu}",
+		       (unsigned long long)l->class_off,
+		       (unsigned long long)l->before_class,
+		       (unsigned long long)l->resolved,
+		       (unsigned long long)l->follows,
+		       (unsigned long long)l->precedes,
+		       (unsigned long long)l->median,
+		       (unsigned long long)l->p90, (unsigned long long)l->max);
+	printf("}\n");
+}
+
+static void print_text(const struct result *r, const struct layout *l)
+{
+	unsigned long long h = hundredths(r);
+
+	printf("strcheck: %s: strings %zu, values %zu (%llu bytes), "
+	       "kept %llu (%llu.%llu%%), thread-name arrays %zu kept %llu, "
+	       "other arrays kept %llu, violations %llu\n",
+	       strip.name, r->strings, r->V.n,
+	       (unsigned long long)r->value_bytes,
+	       (unsigned long long)r->kept_v, h / 100, h / 10 % 10, r->T.n,
+	       (unsigned long long)r->kept_t, (unsigned long long)r->other,
+	       (unsigned long long)violations);
+	if (l)
+		printf("strcheck: %s: layout: String class dump at offset "
+		       "%llu, after %llu of %zu Strings; of %llu values, %llu "
+		       "follow their String, %llu precede it; distance median "
+		       "%llu, p90 %llu, max %llu bytes\n",
+		       orig.name, (unsigned long long)l->class_off,
+		       (unsigned long long)l->before_class, r->strings,
+		       (unsigned long long)l->resolved,
+		       (unsigned long long)l->follows,
+		       (unsigned long long)l->precedes,
+		       (unsigned long long)l->median,
+		       (unsigned long long)l->p90, (unsigned long long)l->max);
+}
+
+/* ------------------------------------------------------------------ */
+/* main                                                               */
+
 static void usage(void)
 {
 	fprintf(stderr, "usage: strcheck [--json] [--min PCT] [--layout] "
@@ -804,10 +891,12 @@ static void usage(void)
 
 int main(int argc, char **argv)
 {
-	int json = 0, want_layout = 0;
+	int json = 0, want_layout = 0, nfiles = 0;
 	double min = -1;
 	const char *files[2];
-	int nfiles = 0;
+	struct result r = { .V = VEC(uint64_t), .T = VEC(uint64_t) };
+	size_t t_null, t_other;
+	struct layout l;
 
 	for (int i = 1; i < argc; i++) {
 		const char *a = argv[i], *pct = NULL;
@@ -852,91 +941,32 @@ int main(int argc, char **argv)
 	sort(&oarrs, by_key_off);
 	resolve_roles();
 	walk(&orig, &(struct visit){ NULL, instance_sub });
-
-	struct vec V = VEC(uint64_t), T = VEC(uint64_t);
-	size_t v_null, v_other, t_null, t_other;
-	targets(&srefs, &V, &v_null, &v_other);
-	targets(&trefs, &T, &t_null, &t_other);
-	uint64_t vbytes = 0;
-	for (size_t i = 0; i < V.n; i++) {
-		const struct arr *a = find(&oarrs, ((uint64_t *)V.p)[i]);
-		vbytes += (uint64_t)a->count * type_size(&orig, a->type);
+	r.strings = srefs.n;
+	r.threads = trefs.n;
+	targets(&srefs, &r.V, &r.values_null, &r.values_other);
+	targets(&trefs, &r.T, &t_null, &t_other);
+	for (size_t i = 0; i < r.V.n; i++) {
+		const struct arr *a = find(&oarrs, ((uint64_t *)r.V.p)[i]);
+		r.value_bytes += (uint64_t)a->count * type_size(&orig, a->type);
 	}
 
 	walk(&strip, &(struct visit){ NULL, strip_sub });
 	sort(&sarrs, by_key_off);
-	unsigned char *vk = xrealloc(NULL, V.n), *tk = xrealloc(NULL, T.n);
-	memset(vk, 0, V.n);
-	memset(tk, 0, T.n);
-	struct tally t = compare(&V, &T, vk, tk);
+	compare(&r);
 	if (violations > SHOW_VIOLATIONS)
 		fprintf(stderr, "strcheck: %s: %llu violations in all\n",
 		        strip.name, (unsigned long long)violations);
 
-	double pct = V.n ? 100.0 * (double)t.kept_v / (double)V.n : 100.0;
-	struct layout l = { 0, 0, 0, 0, 0, 0, 0, 0 };
 	if (want_layout)
 		l = layout();
-
-	if (json) {
-		printf("{\"file\":");
-		json_str(strip.name);
-		printf(",\"original\":");
-		json_str(orig.name);
-		printf(",\"strings\":%zu,\"values\":%zu,\"value_bytes\":%llu,"
-		       "\"kept\":%llu,\"kept_pct\":%.2f,\"values_null\":%zu,"
-		       "\"values_not_array\":%zu,\"threads\":%zu,"
-		       "\"thread_name_arrays\":%zu,\"thread_name_kept\":%llu,"
-		       "\"arrays\":%zu,\"arrays_kept\":%llu,"
-		       "\"other_kept\":%llu,\"violations\":%llu",
-		       srefs.n, V.n, (unsigned long long)vbytes,
-		       (unsigned long long)t.kept_v, pct, v_null, v_other,
-		       trefs.n, T.n, (unsigned long long)t.kept_t, oarrs.n,
-		       (unsigned long long)t.kept, (unsigned long long)t.other,
-		       (unsigned long long)violations);
-		if (want_layout)
-			printf(",\"layout\":{\"string_class_dump\":%llu,"
-			       "\"strings_before_class_dump\":%llu,"
-			       "\"values_resolved\":%llu,\"values_follow\":%llu,"
-			       "\"values_precede\":%llu,\"distance_median\":%llu,"
-			       "\"distance_p90\":%llu,\"distance_max\":%llu}",
-			       (unsigned long long)l.class_off,
-			       (unsigned long long)l.before_class,
-			       (unsigned long long)l.resolved,
-			       (unsigned long long)l.follows,
-			       (unsigned long long)l.precedes,
-			       (unsigned long long)l.median,
-			       (unsigned long long)l.p90,
-			       (unsigned long long)l.max);
-		printf("}\n");
-	} else {
-		printf("strcheck: %s: strings %zu, values %zu (%llu bytes), "
-		       "kept %llu (%.1f%%), thread-name arrays %zu kept %llu, "
-		       "other arrays kept %llu, violations %llu\n",
-		       strip.name, srefs.n, V.n, (unsigned long long)vbytes,
-		       (unsigned long long)t.kept_v, pct, T.n,
-		       (unsigned long long)t.kept_t,
-		       (unsigned long long)t.other,
-		       (unsigned long long)violations);
-		if (want_layout)
-			printf("strcheck: %s: layout: String class dump at offset "
-			       "%llu, after %llu of %zu Strings; of %llu values, "
-			       "%llu follow their String, %llu precede it; "
-			       "distance median %llu, p90 %llu, max %llu bytes\n",
-			       orig.name, (unsigned long long)l.class_off,
-			       (unsigned long long)l.before_class, srefs.n,
-			       (unsigned long long)l.resolved,
-			       (unsigned long long)l.follows,
-			       (unsigned long long)l.precedes,
-			       (unsigned long long)l.median,
-			       (unsigned long long)l.p90,
-			       (unsigned long long)l.max);
-	}
+	if (json)
+		print_json(&r, want_layout ? &l : NULL);
+	else
+		print_text(&r, want_layout ? &l : NULL);
 	if (fflush(stdout) != 0)
 		die_sys("stdout");
-	if (violations)
-		return 1;
-	if (min >= 0 && pct < min)
-		return 1;
-	return 0;
+	int below = min >= 0 && 100.0 * (double)r.kept_v < min * (double)r.V.n;
+	free(r.V.p);
+	free(r.T.p);
+	return violations || below ? 1 : 0;
 }
