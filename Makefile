@@ -11,8 +11,10 @@ WARN = -std=c11 -D_GNU_SOURCE -Wall -Wextra -Werror
 ALL_CFLAGS = $(WARN) $(CFLAGS)
 
 ENGINE = strip/engine.c
-CLI = strip/cli.c strip/out.c strip/outbuf.c strip/info.c strip/standaside.c
-HDRS = strip/hprof.h strip/cli.h strip/out.h strip/outbuf.h strip/info.h
+CLI = strip/cli.c strip/out.c strip/outbuf.c strip/info.c strip/keepset.c \
+	strip/standaside.c
+HDRS = strip/hprof.h strip/cli.h strip/out.h strip/outbuf.h strip/info.h \
+	strip/keepset.h
 TOOLS = $(BUILD)/hprofstrip $(BUILD)/hprofrestore
 SHIM = $(BUILD)/libhprofstrip.so
 TESTBIN = $(BUILD)/splitcheck $(BUILD)/oracle $(BUILD)/replay \

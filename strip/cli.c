@@ -5,6 +5,7 @@
  */
 #include "cli.h"
 #include "info.h"
+#include "keepset.h"
 #include "out.h"
 
 #include <errno.h>
@@ -121,7 +122,8 @@ static int pump(struct run *r, struct hs_state *st, int in_fd, struct out *o)
 	return 0;
 }
 
-static void summary(const struct run *r, const struct hs_state *st)
+static void summary(const struct run *r, const struct hs_state *st,
+                    const struct keepset *ks)
 {
 	double pct = st->in_off ? 100.0 * (double)st->out_off / (double)st->in_off
 	                        : 100.0;
@@ -132,6 +134,20 @@ static void summary(const struct run *r, const struct hs_state *st)
 	        (unsigned long long)st->out_off, pct,
 	        (unsigned long long)st->arrays, r->tool->verb,
 	        (unsigned long long)st->elem_bytes);
+	if (!(st->flags & HS_KEEP_STRINGS))
+		return;
+	fprintf(stderr, "%s: %s: %llu arrays kept (%llu element bytes) for "
+	        "%llu strings; ", r->tool->name, r->in_name,
+	        (unsigned long long)st->kept, (unsigned long long)st->kept_bytes,
+	        (unsigned long long)(ks->exact ? ks->strings : st->strings));
+	if (ks->exact)
+		fprintf(stderr, "exact: pass 1 held %llu value ids in %llu KiB\n",
+		        (unsigned long long)ks->n,
+		        (unsigned long long)(keepset_bytes(ks) + 1023) / 1024);
+	else
+		fprintf(stderr, "streamed: %llu KiB of tables, %llu ids evicted\n",
+		        (unsigned long long)(keepset_bytes(ks) + 1023) / 1024,
+		        (unsigned long long)st->evicted);
 }
 
 int cli_quiet(int argc, char **argv)
@@ -273,7 +289,8 @@ static int transform(struct run *r, const struct args *a, int in_fd)
 {
 	const struct cli_tool *tool = r->tool;
 	const char *out_path = a->out_path;
-	struct hs_config cfg = { a->flags, 0, NULL };
+	struct hs_config cfg = { a->flags, 0, NULL, NULL };
+	struct keepset ks;
 	struct hs_state st;
 	struct hs_sink sink;
 	struct out o;
@@ -298,8 +315,22 @@ static int transform(struct run *r, const struct args *a, int in_fd)
 #endif
 	}
 	r->progress = r->verbosity > 0 && r->in_size > 0 && isatty(2);
-	if (out_open(&o, out_path, tool->name, out_mode(&sb), !r->verbosity))
+	memset(&ks, 0, sizeof ks);
+	if (a->flags & HS_KEEP_STRINGS) {
+		/* a file is read twice (exact); anything else streams */
+		if (S_ISREG(sb.st_mode) ? keepset_exact(&ks, in_fd, a->flags)
+		                        : keepset_stream(&ks)) {
+			if (r->verbosity)
+				fprintf(stderr, "%s: %s: --keep-strings: %s\n",
+				        tool->name, r->in_name, strerror(errno));
+			return EXIT_BAD_INPUT;
+		}
+		cfg.keep = &ks.keep;
+	}
+	if (out_open(&o, out_path, tool->name, out_mode(&sb), !r->verbosity)) {
+		keepset_free(&ks);
 		return EXIT_BAD_INPUT;
+	}
 	sink.write = out_write;
 	sink.patch = out_patch;
 	sink.user = &o;
@@ -309,11 +340,10 @@ static int transform(struct run *r, const struct args *a, int in_fd)
 		rc = out_commit(&o);
 	else
 		out_abort(&o);
-	if (rc)
-		return EXIT_BAD_INPUT;
-	if (r->verbosity >= 2)
-		summary(r, &st);
-	return EXIT_OK;
+	if (!rc && r->verbosity >= 2)
+		summary(r, &st, &ks);
+	keepset_free(&ks);
+	return rc ? EXIT_BAD_INPUT : EXIT_OK;
 }
 
 int cli_main(const struct cli_tool *tool, int argc, char **argv)

@@ -25,11 +25,16 @@ enum phase {
 	PH_ST,      /* class dump: static field */
 	PH_IF_COUNT,/* class dump: instance field count */
 	PH_SUB_END, /* sub-record complete */
+	PH_STR,     /* keep: a STRING or LOAD_CLASS body, read and passed */
+	PH_IF,      /* keep: class dump: instance field, read */
+	PH_PEEK,    /* keep: an instance's String.value or Thread.name */
+	PH_LOOK,    /* keep: an instance gathered behind a held array */
 	PH_RAW_REC, /* fallback: rest of the heap record, verbatim */
 	PH_RAW      /* fallback: everything, verbatim */
 };
 
-enum act { ACT_PASS, ACT_HOLD, ACT_DROP };
+/* ACT_STASH: into st->hold (keep: an array held back) */
+enum act { ACT_PASS, ACT_HOLD, ACT_DROP, ACT_STASH };
 
 #define OPEN_END UINT64_MAX
 
@@ -198,6 +203,283 @@ static const unsigned char *take(struct hs_state *st, struct cur *c,
 	return h;
 }
 
+/* ---- keeping String values (HS_KEEP_STRINGS) -------------------------- */
+
+static uint64_t rd_id(const struct hs_state *st, const unsigned char *p)
+{
+	return st->idsize == 4 ? hs_be32(p)
+	                       : (uint64_t)hs_be32(p) << 32 | hs_be32(p + 4);
+}
+
+/* Strip mode keeping strings. */
+static int keep_on(const struct hs_state *st)
+{
+	return (st->flags & HS_KEEP_STRINGS) && !(st->flags & HS_RESTORE);
+}
+
+/* ... and reading fields (not pass 2 of the exact mode, which asks). */
+static int keep_reads(const struct hs_state *st)
+{
+	return keep_on(st) && !st->keep.has;
+}
+
+/* ... and streaming: the pending table and the hold-back. */
+static int keep_streams(const struct hs_state *st)
+{
+	return keep_reads(st) && !st->keep.found;
+}
+
+/* Ids are addresses: multiply, keep the high bits. */
+static unsigned slot_of(uint64_t id, unsigned slots)
+{
+	return (unsigned)((id * 0x9E3779B97F4A7C15u) >> 32) & (slots - 1);
+}
+
+/* Linear probing; removal shifts the entries after it back, so no
+ * tombstones (Knuth 6.4, algorithm R). */
+static void pend_remove(struct hs_state *st, unsigned i)
+{
+	uint64_t *t = st->keep.pending;
+	unsigned mask = st->keep.pending_slots - 1, j = i, k;
+
+	for (;;) {
+		j = (j + 1) & mask;
+		if (!t[j])
+			break;
+		k = slot_of(t[j], mask + 1);
+		/* t[j] may move to i unless its home lies cyclically in (i, j] */
+		if (i <= j ? (i < k && k <= j) : (i < k || k <= j))
+			continue;
+		t[i] = t[j];
+		i = j;
+	}
+	t[i] = 0;
+	st->pend_count--;
+}
+
+static void pend_put(struct hs_state *st, uint64_t id)
+{
+	uint64_t *t = st->keep.pending;
+	unsigned slots = st->keep.pending_slots, i;
+
+	if (!slots)
+		return;
+	/* full (7/8): evict one, sweeping the table like a clock hand */
+	if (st->pend_count >= slots - slots / 8) {
+		while (!t[st->pend_hand])
+			st->pend_hand = (st->pend_hand + 1) & (slots - 1);
+		pend_remove(st, st->pend_hand);
+		st->pend_hand = (st->pend_hand + 1) & (slots - 1);
+		st->evicted++;
+	}
+	for (i = slot_of(id, slots); t[i]; i = (i + 1) & (slots - 1))
+		if (t[i] == id)
+			return;
+	t[i] = id;
+	st->pend_count++;
+}
+
+/* Is id pending? Then it is taken out. */
+static int pend_take(struct hs_state *st, uint64_t id)
+{
+	uint64_t *t = st->keep.pending;
+	unsigned slots = st->keep.pending_slots, i;
+
+	if (!slots)
+		return 0;
+	for (i = slot_of(id, slots); t[i]; i = (i + 1) & (slots - 1))
+		if (t[i] == id) {
+			pend_remove(st, i);
+			return 1;
+		}
+	return 0;
+}
+
+static struct hs_class *class_find(const struct hs_state *st, uint64_t id)
+{
+	struct hs_class *t = st->keep.classes;
+	unsigned slots = st->keep.class_slots, i;
+
+	if (!slots || !id)
+		return NULL;
+	for (i = slot_of(id, slots); t[i].id; i = (i + 1) & (slots - 1))
+		if (t[i].id == id)
+			return &t[i];
+	return NULL;
+}
+
+/* The class dump just read (st->cls_*). */
+static void class_done(struct hs_state *st)
+{
+	struct hs_class *t = st->keep.classes;
+	unsigned slots = st->keep.class_slots, i;
+	uint64_t id = st->cls_id;
+
+	if (id && id == st->class_string)
+		st->string_ref = st->cls_ref;
+	if (id && id == st->class_thread)
+		st->thread_ref = st->cls_ref;
+	if (!slots || !id || class_find(st, id))
+		return;
+	if (st->cls_count >= slots - slots / 8) {
+		st->class_full++;
+		return;
+	}
+	for (i = slot_of(id, slots); t[i].id; i = (i + 1) & (slots - 1))
+		;
+	t[i].id = id;
+	t[i].super = st->cls_super;
+	t[i].bytes = st->cls_bytes;
+	t[i].ref = -2;
+	st->cls_count++;
+}
+
+/* Where Thread.name sits in an instance of class id: -1 if it is not a
+ * Thread (or not known). An instance holds its class's own fields, then
+ * its superclass's, up the chain. */
+static int32_t thread_ref_of(struct hs_state *st, uint64_t id)
+{
+	struct hs_class *e = class_find(st, id), *c = e;
+	uint64_t off = 0;
+	int depth;
+
+	if (!class_find(st, st->class_thread) || !e) {
+		st->late++;  /* Thread's or this class's dump is yet to come */
+		return -1;
+	}
+	if (st->thread_ref < 0)
+		return -1;
+	if (e->ref != -2)
+		return e->ref;
+	for (depth = 0; depth < 64 && off < INT32_MAX; depth++) {
+		if (c->id == st->class_thread) {
+			e->ref = (int32_t)(off + (uint64_t)st->thread_ref);
+			return e->ref;
+		}
+		off += c->bytes;
+		if (!c->super) {
+			e->ref = -1;
+			return -1;
+		}
+		c = class_find(st, c->super);
+		if (!c) {  /* not known (yet): ask again next time */
+			st->late++;
+			return -1;
+		}
+	}
+	e->ref = -1;
+	return -1;
+}
+
+/* A String's value (or a Thread's name) points at id. */
+static void keep_found(struct hs_state *st, uint64_t id)
+{
+	if (!id)
+		return;
+	if (st->keep.found)
+		st->keep.found(st->keep.user, id);
+	else
+		pend_put(st, id);
+}
+
+/* Does the array id keep its elements? */
+static int keep_wants(struct hs_state *st, uint64_t id)
+{
+	if (st->expect == 1) {  /* right after a String of unknown layout */
+		keep_found(st, id);
+		return st->keep.found ? 0 : (pend_take(st, id), 1);
+	}
+	if (st->keep.has)
+		return st->keep.has(st->keep.user, id) != 0;
+	return pend_take(st, id);
+}
+
+enum { N_STRING, N_THREAD, N_VALUE, N_NAME };
+
+static void name_add(struct hs_state *st, unsigned which, uint64_t id)
+{
+	unsigned i;
+
+	for (i = 0; i < 4; i++)
+		if (!st->names[which][i] || st->names[which][i] == id) {
+			st->names[which][i] = id;
+			return;
+		}
+}
+
+static int name_is(const struct hs_state *st, unsigned which, uint64_t id)
+{
+	unsigned i;
+
+	for (i = 0; id && i < 4; i++)
+		if (st->names[which][i] == id)
+			return 1;
+	return 0;
+}
+
+/* A STRING or LOAD_CLASS record body, whole in h: the names and classes
+ * of String and Thread. */
+static void read_names(struct hs_state *st, const unsigned char *h)
+{
+	unsigned id = st->idsize;
+
+	if (st->rec_tag == HS_REC_STRING) {
+		const char *s = (const char *)h + id;
+		size_t n = st->rec_len - id;
+		uint64_t sid = rd_id(st, h);
+#define IS_(lit) (n == sizeof lit - 1 && !memcmp(s, lit, n))
+		if (IS_("java/lang/String") || IS_("java.lang.String"))
+			name_add(st, N_STRING, sid);
+		else if (IS_("java/lang/Thread") || IS_("java.lang.Thread"))
+			name_add(st, N_THREAD, sid);
+		else if (IS_("value"))
+			name_add(st, N_VALUE, sid);
+		else if (IS_("name"))
+			name_add(st, N_NAME, sid);
+#undef IS_
+	} else {  /* LOAD_CLASS: u4 serial, class id, u4 trace, name id */
+		uint64_t cls = rd_id(st, h + 4), name = rd_id(st, h + 8 + id);
+		if (name_is(st, N_STRING, name))
+			st->class_string = cls;
+		else if (name_is(st, N_THREAD, name))
+			st->class_thread = cls;
+	}
+}
+
+/* Is this record body one read_names wants? */
+static int names_record(const struct hs_state *st, unsigned tag, uint32_t len)
+{
+	unsigned id = st->idsize;
+
+	if (!keep_reads(st))
+		return 0;
+	if (tag == HS_REC_STRING)
+		return len == id + 16 || len == id + 5 || len == id + 4;
+	return tag == HS_REC_LOAD_CLASS && len == 8 + 2 * id;
+}
+
+/* The held array goes out, whole (kept) or stripped. Nothing is passed
+ * while an array is held, so it goes out in its place. */
+static void release_held(struct hs_state *st, int keep)
+{
+	unsigned n = 1 + st->idsize + 9;
+	unsigned char t = HS_SUB_PRIMITIVE_ARRAY_NODATA;
+
+	if (!st->hold_need)
+		return;
+	if (keep) {
+		emit(st, st->hold, st->hold_need);
+		st->kept++;
+		st->kept_bytes += st->hold_need - n;
+	} else {
+		emit(st, &t, 1);
+		emit(st, st->hold + 1, n - 1);
+		st->arrays++;
+		st->elem_bytes += st->hold_need - n;
+	}
+	st->hold_need = st->hold_len = 0;
+}
+
 /* ---- errors and fallback --------------------------------------------- */
 
 static void emit_rec_header(struct hs_state *st, struct cur *c);
@@ -218,6 +500,7 @@ static void fail(struct hs_state *st, struct cur *c, enum hs_err err,
 	st->fallback_off = off;
 	st->maybe_open = 0;
 	flush(st, c);
+	release_held(st, 0);
 	st->have = 0;
 	st->phase = is_heap_tag(st->rec_tag) && st->rec_end != 0 ? PH_RAW_REC
 	                                                         : PH_RAW;
@@ -247,6 +530,7 @@ static void end_record(struct hs_state *st, struct cur *c)
 	if (st->census && st->rec_len == 0)
 		st->census->empty_heap_recs++;
 	flush(st, c);
+	release_held(st, 0);
 	if (st->rec_hdr_out) {
 		uint64_t out_len = st->out_off - st->rec_body_out;
 		uint64_t in_body = st->in_off - st->rec_body_in;
@@ -383,7 +667,8 @@ static int step_record(struct hs_state *st, struct cur *c)
 	if (!is_heap_tag(st->rec_tag)) {
 		emit_rec_header(st, c);
 		st->left = len;
-		st->phase = PH_REC_BODY;
+		st->phase = names_record(st, st->rec_tag, len) ? PH_STR
+		                                               : PH_REC_BODY;
 		return 1;
 	}
 	/* a placeholder or an empty record: the next byte tells (step_sub) */
@@ -482,6 +767,15 @@ static int step_sub(struct hs_state *st, struct cur *c)
 	st->sub_tag = (unsigned char)tag;
 	st->sub_in = st->in_off;
 	st->act = choose_act(st, tag);
+	/* keep: 2 right after a String of unknown layout, 1 at the next */
+	st->expect = st->expect == 2;
+	if (st->hold_need) {
+		/* an instance may be the String that claims the held array */
+		if (tag == HS_SUB_INSTANCE_DUMP)
+			st->act = ACT_HOLD;
+		else
+			release_held(st, 0);
+	}
 	if (st->act != ACT_DROP)
 		emit_rec_header(st, c);
 	st->need = n;
@@ -512,6 +806,145 @@ static void restore_zeros(struct hs_state *st, uint64_t n)
 	}
 }
 
+/* keep: an instance whose header h was just read. A String's value
+ * field or a Thread's name is read on the way (PH_PEEK); behind a held
+ * array, a String is gathered until its value shows whether it claims
+ * that array (PH_LOOK). */
+static int instance_start(struct hs_state *st, struct cur *c,
+                          const unsigned char *h)
+{
+	unsigned id = st->idsize, n = st->need;
+	uint64_t cls = rd_id(st, h + 1 + id + 4);
+	uint64_t len = hs_be32(h + 1 + 2 * id + 4);
+	int32_t ref = -1;
+	int is_string = cls && cls == st->class_string;
+
+	if (len > rec_left(st))
+		return set_body(st, c, len, PH_SUB_END, h,
+		                st->act == ACT_PASS ? 0 : n);
+	if (is_string) {
+		st->strings++;
+		ref = st->string_ref;
+		if (ref >= 0)
+			;
+		else if (st->version == '3')
+			st->expect = 2;  /* ART: its value is the next array */
+		else
+			st->late++;
+	} else if (cls && st->class_thread) {
+		ref = thread_ref_of(st, cls);
+	}
+	if (ref >= 0 && (uint64_t)ref + id > len)
+		ref = -1;
+	if (st->hold_need) {  /* h was held (step_sub) */
+		if (is_string && ref >= 0 && n + (unsigned)ref + id <= sizeof st->look) {
+			memcpy(st->look, h, n);
+			st->look_len = n;
+			st->look_need = n + (unsigned)ref + id;
+			st->left = len;
+			st->phase = PH_LOOK;
+			return 1;
+		}
+		release_held(st, 0);
+		emit(st, h, n);
+		st->act = ACT_PASS;
+	}
+	if (ref < 0)
+		return set_body(st, c, len, PH_SUB_END, NULL, 0);
+	st->rest = len - (uint64_t)ref - id;
+	return set_body(st, c, (uint64_t)ref, PH_PEEK, NULL, 0);
+}
+
+/* keep: an array's header h, its elements bytes long. 1 if this decided
+ * its fate: kept whole, or held back (streaming, a char[] or byte[] that a
+ * String may claim next). */
+static int keep_array(struct hs_state *st, struct cur *c,
+                      const unsigned char *h, uint64_t bytes)
+{
+	unsigned n = st->need, type = h[n - 1];
+	uint64_t id = rd_id(st, h + 1);
+
+	if (keep_wants(st, id)) {
+		emit(st, h, n);
+		st->kept++;
+		st->kept_bytes += bytes;
+		st->act = ACT_PASS;
+		return set_body(st, c, bytes, PH_SUB_END, NULL, 0);
+	}
+	if (!keep_streams(st) || (type != 5 && type != 8) ||
+	    bytes > HS_HOLD_MAX)
+		return 0;
+	memcpy(st->hold, h, n);
+	st->hold_len = n;
+	st->hold_need = n + (unsigned)bytes;
+	st->hold_id = id;
+	st->act = ACT_STASH;
+	return set_body(st, c, bytes, PH_SUB_END, NULL, 0);
+}
+
+/* PH_PEEK: the field's id, then the rest of the instance. */
+static int step_peek(struct hs_state *st, struct cur *c)
+{
+	const unsigned char *h;
+
+	if (c->p == c->end)
+		return 0;
+	h = take(st, c, st->idsize, ACT_PASS);
+	if (!h)
+		return 0;
+	keep_found(st, rd_id(st, h));
+	return set_body(st, c, st->rest, PH_SUB_END, NULL, 0);
+}
+
+/* PH_LOOK: a String behind a held array, gathered up to its value. */
+static int step_look(struct hs_state *st, struct cur *c)
+{
+	size_t avail = (size_t)(c->end - c->p), k = st->look_need - st->look_len;
+	uint64_t v;
+
+	if (k) {
+		if (!avail)
+			return 0;
+		if (k > avail)
+			k = avail;
+		memcpy(st->look + st->look_len, c->p, k);
+		consume(st, c, k);
+		c->run = c->p;
+		st->look_len += (unsigned)k;
+		st->left -= k;
+		return 1;
+	}
+	v = rd_id(st, st->look + st->look_len - st->idsize);
+	if (v == st->hold_id) {
+		release_held(st, 1);
+	} else {
+		release_held(st, 0);
+		keep_found(st, v);
+	}
+	emit(st, st->look, st->look_len);
+	st->look_len = st->look_need = 0;
+	st->act = ACT_PASS;
+	st->next = PH_SUB_END;
+	st->phase = PH_BODY;
+	return 1;
+}
+
+/* PH_STR: a STRING or LOAD_CLASS body, passed, read on the way. */
+static int step_str(struct hs_state *st, struct cur *c)
+{
+	const unsigned char *h;
+
+	if (c->p == c->end && st->rec_len)
+		return 0;
+	h = take(st, c, (unsigned)st->rec_len, ACT_PASS);
+	if (!h)
+		return 0;
+	read_names(st, h);
+	st->left = 0;
+	st->phase = PH_REC_BODY;
+	return 1;
+}
+
 static int sub_header_done(struct hs_state *st, struct cur *c,
                            const unsigned char *h)
 {
@@ -520,12 +953,18 @@ static int sub_header_done(struct hs_state *st, struct cur *c,
 
 	switch (tag) {
 	case HS_SUB_INSTANCE_DUMP:
+		if (keep_reads(st))
+			return instance_start(st, c, h);
 		return set_body(st, c, hs_be32(h + 1 + 2 * id + 4), PH_SUB_END, h,
 		                st->act == ACT_PASS ? 0 : n);
 	case HS_SUB_OBJECT_ARRAY_DUMP:
 		return set_body(st, c, (uint64_t)hs_be32(h + 1 + id + 4) * id,
 		                PH_SUB_END, h, st->act == ACT_PASS ? 0 : n);
 	case HS_SUB_CLASS_DUMP:
+		st->cls_id = rd_id(st, h + 1);
+		st->cls_super = rd_id(st, h + 1 + id + 4);
+		st->cls_bytes = 0;
+		st->cls_ref = -1;
 		st->count = (unsigned)h[n - 2] << 8 | h[n - 1];
 		st->phase = st->count ? PH_CP : PH_ST_COUNT;
 		return 1;
@@ -576,6 +1015,8 @@ static int sub_header_done(struct hs_state *st, struct cur *c,
 				fail(st, c, HS_E_OVERRUN, st->sub_in, h, n);
 				return 1;
 			}
+			if (keep_on(st) && keep_array(st, c, h, bytes))
+				return 1;
 			t = HS_SUB_PRIMITIVE_ARRAY_NODATA;
 			emit(st, &t, 1);
 			emit(st, h + 1, n - 1);
@@ -623,6 +1064,10 @@ static int step_body(struct hs_state *st, struct cur *c)
 	k = st->left < avail ? (size_t)st->left : avail;
 	if (st->act != ACT_PASS)
 		flush(st, c);
+	if (st->act == ACT_STASH) {
+		memcpy(st->hold + st->hold_len, c->p, k);
+		st->hold_len += (unsigned)k;
+	}
 	consume(st, c, k);
 	if (st->act != ACT_PASS)
 		c->run = c->p;
@@ -639,7 +1084,7 @@ static int step_class(struct hs_state *st, struct cur *c)
 
 	switch (st->phase) {
 	case PH_CP: n = 3; break;
-	case PH_ST: n = id + 1; break;
+	case PH_ST: case PH_IF: n = id + 1; break;
 	default: n = 2; break;
 	}
 	/* before waiting for input: the record's end may be here already */
@@ -667,9 +1112,36 @@ static int step_class(struct hs_state *st, struct cur *c)
 		st->count = (unsigned)h[0] << 8 | h[1];
 		st->phase = st->count ? PH_ST : PH_IF_COUNT;
 		return 1;
-	default: /* PH_IF_COUNT */
-		return set_body(st, c, (uint64_t)((unsigned)h[0] << 8 | h[1]) * (id + 1),
-		                PH_SUB_END, NULL, 0);
+	case PH_IF_COUNT:
+		st->count = (unsigned)h[0] << 8 | h[1];
+		if (!keep_reads(st) || !st->count) {
+			if (keep_reads(st))
+				class_done(st);
+			return set_body(st, c, (uint64_t)st->count * (id + 1),
+			                PH_SUB_END, NULL, 0);
+		}
+		/* the fields must fit, as when they are skipped */
+		if ((uint64_t)st->count * (id + 1) > rec_left(st)) {
+			fail(st, c, HS_E_OVERRUN, st->sub_in, NULL, 0);
+			return 1;
+		}
+		st->phase = PH_IF;
+		return 1;
+	default: { /* PH_IF: {name id, type}; instance field types are not
+	            checked, as when the fields are skipped */
+		uint64_t name = rd_id(st, h);
+		unsigned type = h[id];
+		if (type == 2 &&
+		    ((st->cls_id == st->class_string && name_is(st, N_VALUE, name)) ||
+		     (st->cls_id == st->class_thread && name_is(st, N_NAME, name))))
+			st->cls_ref = (int32_t)st->cls_bytes;
+		st->cls_bytes += hs_type_size(type, id);
+		if (--st->count)
+			return 1;
+		class_done(st);
+		st->phase = PH_SUB_END;
+		return 1;
+	}
 	}
 }
 
@@ -715,9 +1187,12 @@ static int step(struct hs_state *st, struct cur *c)
 	case PH_SUB: return step_sub(st, c);
 	case PH_SUBHDR: return step_subhdr(st, c);
 	case PH_BODY: return step_body(st, c);
-	case PH_CP: case PH_ST_COUNT: case PH_ST: case PH_IF_COUNT:
+	case PH_CP: case PH_ST_COUNT: case PH_ST: case PH_IF_COUNT: case PH_IF:
 		return step_class(st, c);
 	case PH_SUB_END: return step_sub_end(st);
+	case PH_STR: return step_str(st, c);
+	case PH_PEEK: return step_peek(st, c);
+	case PH_LOOK: return step_look(st, c);
 	default: return step_raw(st, c);
 	}
 }
@@ -733,6 +1208,15 @@ void hs_init(struct hs_state *st, const struct hs_config *cfg,
 	st->flags = flags;
 	st->sink = *sink;
 	st->census = cfg->census;
+	if ((flags & HS_KEEP_STRINGS) && cfg->keep)
+		st->keep = *cfg->keep;
+	else
+		st->flags &= ~(unsigned)HS_KEEP_STRINGS;
+	st->string_ref = st->thread_ref = -1;
+	if (st->keep.layout_known) {
+		st->string_ref = st->keep.string_ref;
+		st->thread_ref = st->keep.thread_ref;
+	}
 	st->phase = (flags & HS_NO_HEADER) ? PH_REC : PH_HDR;
 	st->idsize = (flags & HS_NO_HEADER) ? (cfg->idsize ? cfg->idsize : 8) : 0;
 	/* the conversion rewrites the header's version byte */
@@ -763,8 +1247,10 @@ static int in_heap_record(const struct hs_state *st)
 static int unit_passed(const struct hs_state *st)
 {
 	switch (st->phase) {
+	case PH_STR:
+		return 1;
 	case PH_SUBHDR: case PH_CP: case PH_ST_COUNT: case PH_ST:
-	case PH_IF_COUNT:
+	case PH_IF_COUNT: case PH_IF: case PH_PEEK:
 		return st->act == ACT_PASS;
 	default:
 		return 0;
@@ -816,6 +1302,18 @@ enum hs_err hs_finish(struct hs_state *st)
 		if (!st->fallback) {
 			st->fallback = e;
 			st->fallback_off = st->in_off;
+		}
+		/* keep: an array being held back goes out as far as it came,
+		 * verbatim; a held array whole, then a String gathered behind
+		 * it */
+		if (st->phase == PH_BODY && st->act == ACT_STASH) {
+			emit(st, st->hold, st->hold_len);
+			st->hold_need = st->hold_len = 0;
+		}
+		release_held(st, 0);
+		if (st->phase == PH_LOOK) {
+			emit(st, st->look, st->look_len);
+			st->look_len = 0;
 		}
 		/* held bytes of an unfinished unit go out verbatim, before the
 		 * record's length is fixed (a passed unit's are out already) */

@@ -123,9 +123,62 @@ enum {
 	HS_FALLBACK = 1u << 4, /* on a parse error, copy the rest verbatim,
 	                          keep record lengths exact; hs_feed returns OK
 	                          and st->fallback holds the error */
-	HS_NO_HEADER = 1u << 5 /* stream starts at a record (JDK 22 .pN file)
+	HS_NO_HEADER = 1u << 5,/* stream starts at a record (JDK 22 .pN file)
 	                          whose ids are hs_config.idsize bytes */
+	HS_KEEP_STRINGS = 1u << 6 /* strip: keep the elements of the arrays
+	                          String values point at (and JDK <= 8's char[]
+	                          Thread names); needs hs_config.keep */
 };
+
+/* HS_KEEP_STRINGS: which arrays keep their elements.
+ *
+ * The engine learns the String and Thread classes from the STRING and
+ * LOAD_CLASS records, the offsets of String.value and Thread.name from the
+ * class dumps, and reads those fields from each instance. Three ways to
+ * use what it reads, by which of the fields below are set:
+ *
+ *   exact, pass 1   found: each value id is reported (the output may be
+ *                   discarded); the caller collects them.
+ *   exact, pass 2   has: an array keeps its elements iff has(id); the
+ *                   engine reads no fields.
+ *   streaming       neither: ids wait in the pending table until their
+ *                   array comes (or are evicted when it is full), and one
+ *                   char[]/byte[] array of at most HS_HOLD_MAX element
+ *                   bytes is held back until the next sub-record shows
+ *                   whether a String points at it (JDK 9+ allocates a
+ *                   String's value before the String).
+ *
+ * ART writes a String's value as the sub-record right after it; when the
+ * String class dump has not come yet (ART writes it late), that array is
+ * kept. Other writers (the JDK 6 hprof agent) may put instances before
+ * their class dumps too: those are counted in st->late, and the exact mode
+ * reads the file once more with the layout known. The memory is the
+ * caller's, fixed in advance. */
+#define HS_HOLD_MAX 4096
+struct hs_class {              /* a class dump, for instance layouts */
+	uint64_t id, super;
+	uint32_t bytes;            /* its own instance fields' bytes */
+	int32_t ref;               /* offset of Thread.name in an instance:
+	                              -2 not known yet, -1 not a Thread */
+};
+struct hs_keep {
+	uint64_t *pending;         /* pending_slots ids, zeroed (0: empty) */
+	unsigned pending_slots;    /* a power of 2, or 0 */
+	struct hs_class *classes;  /* class_slots entries, zeroed */
+	unsigned class_slots;      /* a power of 2, or 0 (no Thread names) */
+	void (*found)(void *user, uint64_t id);
+	int (*has)(void *user, uint64_t id);
+	void *user;
+	/* exact, pass 1 again: what an earlier pass learnt (its st->string_ref
+	 * and st->thread_ref, and its classes table, kept), for dumps whose
+	 * class dumps come after instances (st->late) */
+	int layout_known;
+	int32_t string_ref, thread_ref;
+};
+/* Sizes that keep a median 100% of String values while streaming (see
+ * README): 32768 pending ids, 16384 classes. */
+#define HS_KEEP_PENDING 32768u
+#define HS_KEEP_CLASSES 16384u
 
 /* Where output goes; every output byte leaves through it. write()
  * appends; patch() overwrites len bytes already written, at output offset
@@ -154,6 +207,7 @@ struct hs_config {
 	unsigned flags;            /* HS_* */
 	unsigned idsize;           /* HS_NO_HEADER: 4 or 8 (0: 8) */
 	struct hs_census *census;  /* filled while feeding; NULL: none */
+	const struct hs_keep *keep;/* HS_KEEP_STRINGS: required */
 };
 
 struct hs_state {
@@ -168,6 +222,13 @@ struct hs_state {
 	uint64_t arrays;        /* arrays stripped or restored */
 	uint64_t elem_bytes;    /* element bytes removed or added */
 	uint64_t records;       /* top-level records seen */
+	uint64_t kept;          /* HS_KEEP_STRINGS: arrays kept whole */
+	uint64_t kept_bytes;    /* their element bytes */
+	uint64_t strings;       /* String instances read */
+	uint64_t evicted;       /* pending ids dropped: the table was full */
+	uint64_t class_full;    /* class dumps not recorded: table full */
+	uint64_t late;          /* instances read before their layout was
+	                           known (not ART's Strings) */
 	enum hs_err err;        /* sticky; HS_E_OK while healthy */
 	uint64_t err_off;       /* input offset of the error */
 	enum hs_err fallback;   /* HS_FALLBACK: the error that started it */
@@ -200,6 +261,30 @@ struct hs_state {
 	uint64_t patch_off;     /* the length field being rewritten */
 	unsigned char patch[4];
 	unsigned patch_mask;    /* which of its bytes arrived */
+
+	/* HS_KEEP_STRINGS */
+	struct hs_keep keep;
+	/* ids of the STRING records naming java/lang/String (or, Android,
+	 * java.lang.String), java/lang/Thread, "value" and "name": a name
+	 * may have more than one (the first 4 are kept) */
+	uint64_t names[4][4];
+	uint64_t class_string, class_thread;
+	int32_t string_ref;     /* offset of String.value, -1: not known */
+	int32_t thread_ref;     /* offset of Thread.name, -1: not known */
+	unsigned char expect;   /* the last sub-record was a String whose
+	                           layout is not known yet (ART) */
+	unsigned char look_n;   /* the instance header's length in look */
+	uint64_t rest;          /* instance bytes after the field read */
+	uint64_t cls_id, cls_super; /* the class dump being read */
+	uint32_t cls_bytes;
+	int32_t cls_ref;
+	unsigned pend_count, pend_hand, cls_count;
+	uint64_t hold_id;       /* the held array: its id, */
+	unsigned hold_len;      /* bytes in hold (header + elements), */
+	unsigned hold_need;     /* and its full length; 0: none held */
+	unsigned look_len, look_need; /* an instance gathered behind it */
+	unsigned char look[64];
+	unsigned char hold[HS_HOLD_MAX + 32];
 };
 
 /* Basic type sizes (0: invalid); type 2 is an object id. */

@@ -1,6 +1,8 @@
 /* hprofstrip: strip primitive-array contents from an HPROF heap dump. */
 #include "cli.h"
 
+#include <string.h>
+
 static const char usage[] =
 "Usage: hprofstrip [OPTIONS] [IN]\n"
 "Strip the element bytes of every primitive array from an HPROF heap dump.\n"
@@ -12,6 +14,11 @@ static const char usage[] =
 "  -o FILE      write FILE (through a temporary file, renamed on success,\n"
 "               with IN's permissions); a symlink is followed, a device or\n"
 "               FIFO written into; '-' or none: stdout\n"
+"  --keep-strings\n"
+"               keep the elements of the arrays that String values point at\n"
+"               (and JDK <= 8 Thread names), so strings stay readable; a\n"
+"               file is read twice and all are kept, a pipe is streamed\n"
+"               and most are (see README). Strings can hold personal data\n"
 "  --info       print a census of IN instead (records, sub-records and\n"
 "               primitive arrays by tag, stripped arrays, heaps) and whether\n"
 "               it is well-formed; exit 1 if not. See --info --help\n"
@@ -37,10 +44,19 @@ static const char info_usage[] =
 "\n"
 "Exit status: 0 well-formed, 1 malformed or I/O error, 2 usage error.\n";
 
+static int option(const char *arg, unsigned *flags)
+{
+	if (!strcmp(arg, "--keep-strings")) {
+		*flags |= HS_KEEP_STRINGS;
+		return 1;
+	}
+	return 0;
+}
+
 int main(int argc, char **argv)
 {
 	static const struct cli_tool tool = {
-		"hprofstrip", usage, "stripped", 0, NULL, info_usage
+		"hprofstrip", usage, "stripped", 0, option, info_usage
 	};
 	return cli_main(&tool, argc, argv);
 }

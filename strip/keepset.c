@@ -1,0 +1,152 @@
+/* --keep-strings for the tools: see keepset.h. */
+#include "keepset.h"
+#include "cli.h"
+
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+int keepset_stream(struct keepset *k)
+{
+	memset(k, 0, sizeof *k);
+	k->keep.pending = calloc(HS_KEEP_PENDING, sizeof *k->keep.pending);
+	k->keep.classes = calloc(HS_KEEP_CLASSES, sizeof *k->keep.classes);
+	if (!k->keep.pending || !k->keep.classes) {
+		keepset_free(k);
+		errno = ENOMEM;
+		return -1;
+	}
+	k->keep.pending_slots = HS_KEEP_PENDING;
+	k->keep.class_slots = HS_KEEP_CLASSES;
+	return 0;
+}
+
+static void found(void *user, uint64_t id)
+{
+	struct keepset *k = user;
+
+	if (k->oom)
+		return;
+	if (k->n == k->cap) {
+		size_t cap = k->cap ? k->cap * 2 : 4096;
+		uint64_t *ids = realloc(k->ids, cap * sizeof *ids);
+		if (!ids) {
+			k->oom = 1;  /* stop collecting; exact() says so */
+			return;
+		}
+		k->ids = ids;
+		k->cap = cap;
+	}
+	k->ids[k->n++] = id;
+}
+
+static int has(void *user, uint64_t id)
+{
+	const struct keepset *k = user;
+	size_t lo = 0, hi = k->n;
+
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+		if (k->ids[mid] < id)
+			lo = mid + 1;
+		else if (k->ids[mid] > id)
+			hi = mid;
+		else
+			return 1;
+	}
+	return 0;
+}
+
+static int cmp_id(const void *a, const void *b)
+{
+	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+	return x < y ? -1 : x > y;
+}
+
+static int discard(void *user, const void *buf, size_t len)
+{
+	(void)user, (void)buf, (void)len;
+	return 0;
+}
+
+static int discard_patch(void *user, uint64_t off, const void *buf,
+                         size_t len)
+{
+	(void)user, (void)off, (void)buf, (void)len;
+	return 0;
+}
+
+int keepset_exact(struct keepset *k, int fd, unsigned flags)
+{
+	static const struct hs_sink sink = { discard, discard_patch, NULL };
+	unsigned slots = 1u << 16;
+	struct hs_config cfg = { flags | HS_KEEP_STRINGS, 0, NULL, NULL };
+	struct hs_state st;
+	size_t i, j;
+
+	memset(k, 0, sizeof *k);
+	k->exact = 1;
+	for (;;) {  /* pass 1, again with a bigger class table if it filled,
+	             * or with the layout known if it came late */
+		if (!k->keep.layout_known) {
+			free(k->keep.classes);
+			k->keep.classes = calloc(slots, sizeof *k->keep.classes);
+			if (!k->keep.classes)
+				goto nomem;
+			k->keep.class_slots = slots;
+		}
+		k->keep.found = found;
+		k->keep.user = k;
+		k->n = 0;
+		cfg.keep = &k->keep;
+		hs_init(&st, &cfg, &sink);
+		if (lseek(fd, 0, SEEK_SET) < 0 || cli_feed(&st, fd, NULL, NULL) ||
+		    lseek(fd, 0, SEEK_SET) < 0)
+			goto fail;
+		if (k->oom)
+			goto nomem;
+		if (st.class_full && slots < 1u << 26) {
+			slots <<= 2;
+			continue;
+		}
+		if (!st.late || k->keep.layout_known)
+			break;
+		k->keep.layout_known = 1;
+		k->keep.string_ref = st.string_ref;
+		k->keep.thread_ref = st.thread_ref;
+	}
+	free(k->keep.classes);
+	k->keep.classes = NULL;
+	k->keep.class_slots = 0;
+	k->strings = st.strings;
+	if (k->n)
+		qsort(k->ids, k->n, sizeof *k->ids, cmp_id);
+	for (i = j = 0; i < k->n; i++)
+		if (!j || k->ids[i] != k->ids[j - 1])
+			k->ids[j++] = k->ids[i];
+	k->n = j;
+	k->keep.found = NULL;
+	k->keep.has = has;
+	return 0;
+nomem:
+	errno = ENOMEM;
+fail:
+	keepset_free(k);
+	return -1;
+}
+
+size_t keepset_bytes(const struct keepset *k)
+{
+	return k->exact ? k->cap * sizeof *k->ids
+	                : HS_KEEP_PENDING * sizeof(uint64_t) +
+	                  HS_KEEP_CLASSES * sizeof(struct hs_class);
+}
+
+void keepset_free(struct keepset *k)
+{
+	free(k->ids);
+	free(k->keep.pending);
+	free(k->keep.classes);
+	memset(k, 0, sizeof *k);
+}

@@ -1,0 +1,30 @@
+/*
+ * --keep-strings for the tools: the memory the engine is given, and, on a
+ * seekable input, the exact mode (pass 1 collects every String's value id,
+ * pass 2 keeps exactly those arrays).
+ */
+#ifndef HPROFSTRIP_KEEPSET_H
+#define HPROFSTRIP_KEEPSET_H
+
+#include "hprof.h"
+
+struct keepset {
+	struct hs_keep keep;   /* for hs_config.keep */
+	uint64_t *ids;         /* exact: the value ids, sorted, unique */
+	size_t n, cap;
+	int exact, oom;
+	uint64_t strings;      /* exact: String instances pass 1 read */
+};
+
+/* Streaming: a fixed pending table and class table (HS_KEEP_*). -1: out
+ * of memory. */
+int keepset_stream(struct keepset *k);
+/* Exact: pass 1 over fd (a regular file, read from offset 0, left at
+ * offset 0). -1: out of memory or a read error (errno); a dump the engine
+ * rejects is left for pass 2 to report. */
+int keepset_exact(struct keepset *k, int fd, unsigned flags);
+/* The memory pass 1's ids take. */
+size_t keepset_bytes(const struct keepset *k);
+void keepset_free(struct keepset *k);
+
+#endif
