@@ -10,15 +10,41 @@
 #include <stdlib.h>
 #include <string.h>
 
-void policy_parse(struct policy *p, const char *pattern, const char *sniff,
-                  const char *quiet, const char *log)
+/* HPROFSTRIP_KEEP: comma-separated words; "strings" is the one there is */
+static void parse_keep(struct policy *p, const char *v)
 {
+	while (v && *v) {
+		size_t n = strcspn(v, ",");
+		if (n == 7 && !memcmp(v, "strings", 7))
+			p->keep_strings = 1;
+		else if (n && !p->keep_bad[0])
+			snprintf(p->keep_bad, sizeof p->keep_bad, "%.*s", (int)n, v);
+		v += n + (v[n] == ',');
+	}
+}
+
+void policy_parse(struct policy *p,
+                  const char *(*get)(void *ctx, const char *name), void *ctx)
+{
+	const char *pattern = get(ctx, "HPROFSTRIP_PATTERN");
+	const char *sniff = get(ctx, "HPROFSTRIP_SNIFF");
+	const char *quiet = get(ctx, "HPROFSTRIP_QUIET");
+	const char *log = get(ctx, "HPROFSTRIP_LOG");
+
+	memset(p, 0, sizeof *p);
 	snprintf(p->pattern, sizeof p->pattern, "%s",
 	         pattern && *pattern ? pattern : "*.hprof");
 	p->sniff = !(sniff && !strcmp(sniff, "0"));
 	p->quiet = quiet && *quiet && strcmp(quiet, "0");
 	p->dirs = strchr(p->pattern, '/') != NULL;
 	snprintf(p->log, sizeof p->log, "%s", log ? log : "");
+	parse_keep(p, get(ctx, "HPROFSTRIP_KEEP"));
+}
+
+static const char *env(void *ctx, const char *name)
+{
+	(void)ctx;
+	return getenv(name);
 }
 
 const struct policy *policy(void)
@@ -27,9 +53,7 @@ const struct policy *policy(void)
 	static int loaded;
 
 	if (!__atomic_load_n(&loaded, __ATOMIC_ACQUIRE)) {
-		policy_parse(&p, getenv("HPROFSTRIP_PATTERN"),
-		             getenv("HPROFSTRIP_SNIFF"), getenv("HPROFSTRIP_QUIET"),
-		             getenv("HPROFSTRIP_LOG"));
+		policy_parse(&p, env, NULL);
 		__atomic_store_n(&loaded, 1, __ATOMIC_RELEASE);
 	}
 	return &p;

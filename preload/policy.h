@@ -16,14 +16,17 @@ struct policy {
 	int quiet;              /* HPROFSTRIP_QUIET set and not "0" */
 	int dirs;               /* a glob names a directory ('/') */
 	char log[PATH_MAX];     /* HPROFSTRIP_LOG, or "" for stderr */
+	int keep_strings;       /* HPROFSTRIP_KEEP=strings */
+	char keep_bad[64];      /* an HPROFSTRIP_KEEP word not understood */
 };
 
 /* What a path is. */
 enum { DUMP_NONE, DUMP_MAIN, DUMP_SEGMENT };
 
-/* From the variables' values (NULL: unset). */
-void policy_parse(struct policy *p, const char *pattern, const char *sniff,
-                  const char *quiet, const char *log);
+/* From the variables, as get(ctx, "HPROFSTRIP_...") returns them (NULL:
+ * unset). */
+void policy_parse(struct policy *p,
+                  const char *(*get)(void *ctx, const char *name), void *ctx);
 /* This process's policy, parsed from its environment once. */
 const struct policy *policy(void);
 

@@ -17,6 +17,7 @@
 #include <fcntl.h>
 #include <stdio.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -94,11 +95,57 @@ void tracker_report(struct tracker *t)
 		    hs_strerror(t->st.fallback));
 }
 
+/* HPROFSTRIP_KEEP=strings: fixed tables, one set per tracker, mapped once
+ * (not per object, not per dump). */
+struct keep_mem {
+	uint64_t pending[HS_KEEP_PENDING];
+	struct hs_class classes[HS_KEEP_CLASSES];
+};
+
+/* The engine's keep tables for t's next dump, zeroed; 0 if they cannot be
+ * had (said once) or are not wanted. Segments (JDK 22 .pN files) have no
+ * class names of their own: they are stripped whole. */
+static int keep_tables(struct tracker *t, int kind, struct hs_keep *k)
+{
+	static int told_bad, told_mem;
+	const struct policy *p = policy();
+	int saved = errno;
+
+	if (p->keep_bad[0] && !__atomic_exchange_n(&told_bad, 1, __ATOMIC_RELAXED))
+		say("hprofstrip: HPROFSTRIP_KEEP: '%s' is not known (only "
+		    "'strings' is); ignored", p->keep_bad);
+	if (!p->keep_strings || kind != T_MAIN)
+		return 0;
+	if (!t->keep) {
+		void *m = mmap(NULL, sizeof *t->keep, PROT_READ | PROT_WRITE,
+		               MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+		if (m == MAP_FAILED) {
+			if (!__atomic_exchange_n(&told_mem, 1, __ATOMIC_RELAXED))
+				say("hprofstrip: %s: no memory for "
+				    "HPROFSTRIP_KEEP=strings; strings stripped too",
+				    t->path);
+			errno = saved;
+			return 0;
+		}
+		t->keep = m;
+	} else {
+		memset(t->keep, 0, sizeof *t->keep);
+	}
+	memset(k, 0, sizeof *k);
+	k->pending = t->keep->pending;
+	k->pending_slots = HS_KEEP_PENDING;
+	k->classes = t->keep->classes;
+	k->class_slots = HS_KEEP_CLASSES;
+	errno = saved;
+	return 1;
+}
+
 static void tracker_start(struct tracker *t, int kind, const char *path,
                           const char *base, unsigned idsize)
 {
-	struct hs_config cfg = { HS_OPEN_LEN | HS_FALLBACK, idsize, NULL };
+	struct hs_config cfg = { HS_OPEN_LEN | HS_FALLBACK, idsize, NULL, NULL };
 	struct hs_sink sink = { hs_ob_write, hs_ob_patch, NULL };
+	struct hs_keep keep;
 
 	if (kind == T_SEGMENT)
 		cfg.flags |= HS_NO_HEADER;
@@ -113,6 +160,10 @@ static void tracker_start(struct tracker *t, int kind, const char *path,
 	t->seg_in = t->seg_out = t->seg_arrays = 0;
 	t->main = NULL;
 	hs_ob_init(&t->ob, hst.pwrite, -1, 0, t->buf, sizeof t->buf);
+	if (keep_tables(t, kind, &keep)) {
+		cfg.flags |= HS_KEEP_STRINGS;
+		cfg.keep = &keep;
+	}
 	hs_init(&t->st, &cfg, &sink);
 }
 
@@ -168,6 +219,11 @@ static void summary(struct tracker *t)
 	    (unsigned long long)out,
 	    in ? 100.0 * (double)out / (double)in : 100.0,
 	    (unsigned long long)(t->st.arrays + t->seg_arrays));
+	if (t->st.flags & HS_KEEP_STRINGS)
+		say("hprofstrip: %s: %llu arrays kept (%llu bytes) for %llu "
+		    "strings", t->path, (unsigned long long)t->st.kept,
+		    (unsigned long long)t->st.kept_bytes,
+		    (unsigned long long)t->st.strings);
 }
 
 /* The dump's last fd is being closed (fd: that fd, still open). */

@@ -37,6 +37,8 @@ struct tracker {
 	int trunc_at_end;        /* file had old content: cut it at close */
 	uint64_t seg_in, seg_out, seg_arrays; /* merged .pN segments */
 	struct tracker *main;    /* segment: its main file, if open */
+	struct keep_mem *keep;   /* HPROFSTRIP_KEEP=strings: its tables,
+	                            mapped at its first dump, then reused */
 	unsigned char buf[OUT_BUF];
 	unsigned char in[IN_BUF];  /* sendfile/copy_file_range staging */
 };

@@ -38,30 +38,58 @@ static void kind_is(const struct policy *p, const char *path, int want,
 		      want_base);
 }
 
+/* A fake environment: NULL-terminated name, value pairs. */
+static const char *lookup(void *ctx, const char *name)
+{
+	const char **kv = ctx;
+
+	for (; kv[0]; kv += 2)
+		if (!strcmp(kv[0], name))
+			return kv[1];
+	return NULL;
+}
+
+/* policy_parse with HPROFSTRIP_PATTERN, _SNIFF, _QUIET, _LOG, _KEEP */
+static void parse(struct policy *p, const char *pattern, const char *sniff,
+                  const char *quiet, const char *log, const char *keep)
+{
+	const char *kv[] = { "HPROFSTRIP_PATTERN", pattern, "HPROFSTRIP_SNIFF",
+	                     sniff, "HPROFSTRIP_QUIET", quiet, "HPROFSTRIP_LOG",
+	                     log, "HPROFSTRIP_KEEP", keep, NULL };
+	policy_parse(p, lookup, kv);
+}
+
 int main(void)
 {
 	struct policy p;
 	char buf[4096], cwd[4000];
 
 	/* configuration */
-	policy_parse(&p, NULL, NULL, NULL, NULL);
+	parse(&p, NULL, NULL, NULL, NULL, NULL);
 	CHECK(!strcmp(p.pattern, "*.hprof") && p.sniff && !p.quiet && !p.dirs &&
 	      !p.log[0], "defaults");
-	policy_parse(&p, "", "0", "1", "/tmp/log");
+	parse(&p, "", "0", "1", "/tmp/log", NULL);
 	CHECK(!strcmp(p.pattern, "*.hprof") && !p.sniff && p.quiet &&
 	      !strcmp(p.log, "/tmp/log"), "empty pattern, sniff 0, quiet 1");
-	policy_parse(&p, "/srv/*.bin", "1", "0", "");
+	parse(&p, "/srv/*.bin", "1", "0", "", NULL);
 	CHECK(p.sniff && !p.quiet && p.dirs && !p.log[0], "sniff 1, quiet 0");
-	policy_parse(&p, NULL, "", "", NULL);
+	parse(&p, NULL, "", "", NULL, NULL);
 	CHECK(p.sniff && !p.quiet, "empty values");
+	CHECK(!p.keep_strings && !p.keep_bad[0], "keep: off by default");
+	parse(&p, NULL, NULL, NULL, NULL, "strings");
+	CHECK(p.keep_strings && !p.keep_bad[0], "keep=strings");
+	parse(&p, NULL, NULL, NULL, NULL, ",strings,bogus,x");
+	CHECK(p.keep_strings && !strcmp(p.keep_bad, "bogus"), "keep: a bad word");
+	parse(&p, NULL, NULL, NULL, NULL, "string");
+	CHECK(!p.keep_strings && !strcmp(p.keep_bad, "string"), "keep=string");
 
 	/* patterns: the path or its basename, several globs */
-	policy_parse(&p, NULL, NULL, NULL, NULL);
+	parse(&p, NULL, NULL, NULL, NULL, NULL);
 	CHECK(policy_matches(&p, "x.hprof"), "x.hprof");
 	CHECK(policy_matches(&p, "/var/tmp/x.hprof"), "basename");
 	CHECK(!policy_matches(&p, "x.hprofx"), "x.hprofx");
 	CHECK(!policy_matches(&p, "heap.bin"), "heap.bin");
-	policy_parse(&p, "::*.dump:heap-*.bin::", NULL, NULL, NULL);
+	parse(&p, "::*.dump:heap-*.bin::", NULL, NULL, NULL, NULL);
 	CHECK(policy_matches(&p, "a.dump") && policy_matches(&p, "d/heap-1.bin"),
 	      "several globs");
 	CHECK(!policy_matches(&p, "x.hprof"), "the default is replaced");
@@ -78,7 +106,7 @@ int main(void)
 	CHECK(policy_numbered_base("x.hprof.12", "p") == 0, "x.hprof.12 as .pN");
 
 	/* kinds */
-	policy_parse(&p, NULL, NULL, NULL, NULL);
+	parse(&p, NULL, NULL, NULL, NULL, NULL);
 	kind_is(&p, "x.hprof", DUMP_MAIN, "x.hprof");
 	kind_is(&p, "/d/gc.hprof.5", DUMP_MAIN, "/d/gc.hprof.5");
 	kind_is(&p, "java_pid7.hprof.3", DUMP_MAIN, "java_pid7.hprof.3");
