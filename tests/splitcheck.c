@@ -6,7 +6,8 @@
  * counters) with the one-shot output.
  *
  *   splitcheck [-r|-j|-a] [-s SEED] [-n ROUNDS] [-p PREFIX] FILE
- *       -r restore mode, -j restore --jvm, -a restore --app-only
+ *       -r restore mode, -j restore --jvm, -a restore --app-only,
+ *       -k strip keeping strings, streamed (fixed tables, hold-back)
  *   splitcheck -O [-s SEED] FILE
  *       JDK 8 replay at engine level: every heap record length is zeroed
  *       (the placeholder) and, once its body is fed, rewritten with
@@ -63,7 +64,7 @@ static int mem_patch(void *u, uint64_t off, const void *buf, size_t len)
 struct result {
 	struct mem out;
 	enum hs_err err, fallback;
-	uint64_t err_off, fallback_off, arrays, elem_bytes;
+	uint64_t err_off, fallback_off, arrays, elem_bytes, kept, kept_bytes;
 };
 
 static unsigned flags;
@@ -137,10 +138,23 @@ static void run(const unsigned char *in, size_t len, const size_t *cuts,
 	struct hs_sink sink = { mem_write, mem_patch, NULL };
 	size_t i, pos = 0, next_rec = 0;
 
-	struct hs_config cfg = { flags, 0, NULL };
+	struct hs_config cfg = { flags, 0, NULL, NULL };
+	struct hs_keep keep;
 
 	memset(r, 0, sizeof *r);
 	sink.user = &r->out;
+	if (flags & HS_KEEP_STRINGS) {  /* fresh tables for every run */
+		memset(&keep, 0, sizeof keep);
+		keep.pending = calloc(HS_KEEP_PENDING, sizeof *keep.pending);
+		keep.classes = calloc(HS_KEEP_CLASSES, sizeof *keep.classes);
+		if (!keep.pending || !keep.classes) {
+			perror("calloc");
+			exit(2);
+		}
+		keep.pending_slots = HS_KEEP_PENDING;
+		keep.class_slots = HS_KEEP_CLASSES;
+		cfg.keep = &keep;
+	}
 	hs_init(&st, &cfg, &sink);
 	for (i = 0; i <= ncuts && !st.err; i++) {
 		size_t end = i < ncuts ? cuts[i] : len;
@@ -172,6 +186,12 @@ static void run(const unsigned char *in, size_t len, const size_t *cuts,
 	r->fallback_off = st.fallback_off;
 	r->arrays = st.arrays;
 	r->elem_bytes = st.elem_bytes;
+	r->kept = st.kept;
+	r->kept_bytes = st.kept_bytes;
+	if (cfg.keep) {
+		free(keep.pending);
+		free(keep.classes);
+	}
 }
 
 static int same(const struct result *a, const struct result *b,
@@ -186,7 +206,8 @@ static int same(const struct result *a, const struct result *b,
 		        hs_strerror(b->err), (unsigned long long)b->err_off);
 		return 0;
 	}
-	if (a->arrays != b->arrays || a->elem_bytes != b->elem_bytes) {
+	if (a->arrays != b->arrays || a->elem_bytes != b->elem_bytes ||
+	    a->kept != b->kept || a->kept_bytes != b->kept_bytes) {
 		fprintf(stderr, "splitcheck: %s: counters differ\n", what);
 		return 0;
 	}
@@ -300,6 +321,8 @@ int main(int argc, char **argv)
 			flags |= HS_RESTORE | HS_JVM;
 		else if (!strcmp(argv[i], "-a"))
 			flags |= HS_RESTORE | HS_JVM | HS_APP_ONLY;
+		else if (!strcmp(argv[i], "-k"))
+			flags |= HS_KEEP_STRINGS;
 		else if (!strcmp(argv[i], "-O"))
 			open_mode = 1;
 		else if (!strcmp(argv[i], "-F") && i + 1 < argc)
