@@ -6,6 +6,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+struct hs_keep fz_keep;
+
 void fz_fail(const char *fmt, ...)
 {
 	va_list ap;
@@ -107,7 +109,13 @@ void fz_engine(const unsigned char *in, size_t len, unsigned flags,
 	if (census)
 		memset(census, 0, sizeof *census);
 	{
-		struct hs_config cfg = { flags, idsize, census };
+		struct hs_config cfg = { flags, idsize, census, &fz_keep };
+		if (fz_keep.pending)
+			memset(fz_keep.pending, 0,
+			       fz_keep.pending_slots * sizeof *fz_keep.pending);
+		if (fz_keep.classes)
+			memset(fz_keep.classes, 0,
+			       fz_keep.class_slots * sizeof *fz_keep.classes);
 		hs_init(&st, &cfg, &sink);
 	}
 	while (pos < len && !st.err) {
@@ -132,6 +140,8 @@ void fz_engine(const unsigned char *in, size_t len, unsigned flags,
 	r->arrays = st.arrays;
 	r->elem_bytes = st.elem_bytes;
 	r->records = st.records;
+	r->kept = st.kept;
+	r->kept_bytes = st.kept_bytes;
 	r->idsize = st.idsize;
 	r->version = st.version;
 	if (!st.err && st.out_off != r->out.len)
@@ -176,6 +186,7 @@ void fz_same(const struct fz_run *a, const struct fz_run *b, const char *what)
 		        (unsigned long long)b->fallback_off);
 	/* (where an error stops the input may depend on a lookahead) */
 	if (a->arrays != b->arrays || a->elem_bytes != b->elem_bytes ||
+	    a->kept != b->kept || a->kept_bytes != b->kept_bytes ||
 	    a->records != b->records || (!a->err && a->in_off != b->in_off))
 		fz_fail("%s: counters differ", what);
 	if (!a->err)

@@ -35,7 +35,7 @@ struct fz_run {
 	struct fz_out out;
 	enum hs_err err, fallback;
 	uint64_t err_off, fallback_off, fb_in, fb_out;
-	uint64_t in_off, out_off, arrays, elem_bytes, records;
+	uint64_t in_off, out_off, arrays, elem_bytes, records, kept, kept_bytes;
 	unsigned idsize;
 	char version;
 };
@@ -57,6 +57,10 @@ size_t fz_next_piece(struct fz_cuts *c, size_t left);
 void fz_engine(const unsigned char *in, size_t len, unsigned flags,
                unsigned idsize, struct fz_cuts *c, size_t limit,
                struct hs_census *census, struct fz_run *r);
+
+/* HS_KEEP_STRINGS runs use these tables (zeroed before each run) and
+ * callbacks; set by the target. */
+extern struct hs_keep fz_keep;
 
 /* Same outcome: errors, counters, output. With both runs over their
  * limit only the common prefix of the outputs is compared (the failing

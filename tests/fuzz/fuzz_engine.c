@@ -21,6 +21,11 @@
  *     hs_rewrite (whole, in pieces, in either order) at its end, or
  *     earlier (flag 2), the last one possibly never (flag 4): same output
  * Flag 8 adds a run in 1-byte pieces.
+ * Keeping strings (HS_KEEP_STRINGS), streamed with tiny tables (so that
+ * evictions happen) and exact (pass 1 collects, pass 2 asks):
+ *   - the same error as strip, cut-invariant (also with HS_FALLBACK);
+ *   - strip(keep(x)) == strip(x): only whole arrays are kept, nothing
+ *     else changes, and every array is either kept or stripped.
  */
 #include "common.h"
 #include "oracle.h"
@@ -30,7 +35,7 @@
 
 #define RESTORE_SLACK (16u << 20)
 
-static struct fz_run A, B, R, F1, F2;
+static struct fz_run A, B, R, F1, F2, K1, K2;
 
 /* The oracle rejects, the engine accepts on purpose: a header string
  * other than "JAVA PROFILE 1.0.[123]" (the engine takes any it can
@@ -88,6 +93,93 @@ static int finish_error(enum hs_err e)
 	       e == HS_E_NORECORDS;
 }
 
+/* Pass 1 of the exact mode collects here; a set too big is not checked. */
+static uint64_t ids[4096];
+static size_t nids;
+static int ids_over;
+
+static void found(void *user, uint64_t id)
+{
+	(void)user;
+	if (nids < sizeof ids / sizeof *ids)
+		ids[nids++] = id;
+	else
+		ids_over = 1;
+}
+
+static int has(void *user, uint64_t id)
+{
+	size_t i;
+
+	(void)user;
+	for (i = 0; i < nids; i++)
+		if (ids[i] == id)
+			return 1;
+	return 0;
+}
+
+/* K1 kept what it says and stripped the rest as A did. */
+static void same_as_strip(const struct fz_run *k, const char *what)
+{
+	if (k->err != A.err || k->err_off != A.err_off)
+		fz_fail("%s: %s at %llu, strip: %s at %llu", what,
+		        hs_strerror(k->err), (unsigned long long)k->err_off,
+		        hs_strerror(A.err), (unsigned long long)A.err_off);
+	if (A.err)
+		return;
+	if (k->out.over)
+		fz_fail("%s: output larger than the input", what);
+	if (k->arrays + k->kept != A.arrays ||
+	    k->elem_bytes + k->kept_bytes != A.elem_bytes ||
+	    k->out.len != A.out.len + k->kept_bytes)
+		fz_fail("%s: %llu arrays stripped + %llu kept, strip: %llu", what,
+		        (unsigned long long)k->arrays,
+		        (unsigned long long)k->kept,
+		        (unsigned long long)A.arrays);
+	fz_engine(k->out.b, k->out.len, 0, 0, NULL, k->out.len, NULL, &B);
+	if (B.err)
+		fz_fail("%s: strip of it: %s", what, hs_strerror(B.err));
+	fz_same_bytes(B.out.b, B.out.len, A.out.b, A.out.len, what);
+}
+
+static void check_keep(const unsigned char *x, size_t n, uint32_t seed)
+{
+	static uint64_t pending[64];
+	static struct hs_class classes[16];
+	struct fz_cuts c;
+
+	memset(&fz_keep, 0, sizeof fz_keep);
+	fz_keep.pending = pending;
+	fz_keep.pending_slots = 64;
+	fz_keep.classes = classes;
+	fz_keep.class_slots = 16;
+	fz_engine(x, n, HS_KEEP_STRINGS, 0, NULL, n, NULL, &K1);
+	fz_cuts_init(&c, seed ^ 0x3535);
+	fz_engine(x, n, HS_KEEP_STRINGS, 0, &c, n, NULL, &K2);
+	fz_same(&K1, &K2, "keep, cut");
+	same_as_strip(&K1, "keep streamed");
+	fz_engine(x, n, HS_KEEP_STRINGS | HS_FALLBACK, 0, NULL, n, NULL, &K1);
+	fz_cuts_init(&c, seed ^ 0x5353);
+	fz_engine(x, n, HS_KEEP_STRINGS | HS_FALLBACK, 0, &c, n, NULL, &K2);
+	fz_same(&K1, &K2, "keep with fallback, cut");
+
+	/* exact: pass 1, then pass 2 in pieces */
+	memset(&fz_keep, 0, sizeof fz_keep);
+	fz_keep.classes = classes;
+	fz_keep.class_slots = 16;
+	fz_keep.found = found;
+	nids = 0;
+	ids_over = 0;
+	fz_engine(x, n, HS_KEEP_STRINGS, 0, NULL, n, NULL, &K1);
+	if (!ids_over) {
+		memset(&fz_keep, 0, sizeof fz_keep);
+		fz_keep.has = has;
+		fz_engine(x, n, HS_KEEP_STRINGS, 0, &c, n, NULL, &K2);
+		same_as_strip(&K2, "keep exact");
+	}
+	memset(&fz_keep, 0, sizeof fz_keep);
+}
+
 static void check_fallback(const unsigned char *x, size_t n, uint32_t seed)
 {
 	struct fz_cuts c;
@@ -135,7 +227,7 @@ struct hrec {
 	uint32_t len;
 };
 
-static const struct hs_config open_len = { HS_OPEN_LEN, 0, 0 };
+static const struct hs_config open_len = { HS_OPEN_LEN, 0, 0, 0 };
 
 /* The writer's seek back to a placeholder: the 4 length bytes through
  * hs_rewrite, whole, in two pieces or one at a time, in either order. */
@@ -248,7 +340,7 @@ static void check_open_len(unsigned fl, const unsigned char *x, size_t n,
  * sink checks), and a rewrite of bytes not fed yet is refused. */
 static void check_misuse(const unsigned char *x, size_t n, uint32_t seed)
 {
-	static const struct hs_config cfg = { HS_OPEN_LEN | HS_FALLBACK, 0, 0 };
+	static const struct hs_config cfg = { HS_OPEN_LEN | HS_FALLBACK, 0, 0, 0 };
 	struct hs_sink s;
 	struct hs_state st;
 	size_t k = n ? seed % (n + 1) : 0;
@@ -304,6 +396,7 @@ int LLVMFuzzerTestOneInput(const unsigned char *data, size_t size)
 		fz_same(&A, &B, "strip, 1-byte pieces");
 	}
 	check_oracle(x, n);
+	check_keep(x, n, seed);
 	check_fallback(x, n, seed);
 	check_misuse(x, n, seed);
 	if (A.err)
