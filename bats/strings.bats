@@ -238,3 +238,66 @@ per_gc() {
 @test "Serial GC: --keep-strings from a file, from a pipe, and under the shim (strcheck)" {
 	per_gc Serial
 }
+
+@test "replay: every runtime's write pattern with HPROFSTRIP_KEEP=strings gives exactly the streamed hprofstrip --keep-strings" {
+	local f mode out
+	for f in $(corpus_files); do
+		# the shim streams: its result is that of a pipe, not a file's
+		cat "$f" | "$STRIP" --keep-strings >"$T/want"
+		for mode in random threads jdk8 art artcloexec pwrite writev; do
+			out=$T/$mode.hprof
+			rm -f "$out"
+			HPROFSTRIP_KEEP=strings HPROFSTRIP_QUIET=1 LD_PRELOAD=$SHIM \
+				timeout 60 "$REPLAY" "$mode" "$f" "$out" 7 ||
+				fail "$mode: replay failed on $f"
+			cmp "$out" "$T/want" || fail "$mode: $f"
+		done
+	done
+}
+
+@test "--keep-strings: sizes are exact, --info tells kept from stripped, hprofrestore refills only the stripped" {
+	local o k kept stripped
+	o=$(orig Serial)
+	"$STRIP" --keep-strings -o "$T/k.hprof" "$o"
+	run "$STRIP" --info --json "$T/k.hprof"
+	assert_success
+	kept=$(sed -n 's/^  "kept_arrays": {"count": \([0-9]*\), "bytes": \([0-9]*\).*/\1 \2/p' <<<"$output")
+	stripped=$(sed -n 's/^  "stripped_arrays": {"count": [0-9]*, "bytes": \([0-9]*\).*/\1/p' <<<"$output")
+	[ -n "$kept" ] && [ -n "$stripped" ] || fail "no kept_arrays/stripped_arrays in: $output"
+	[ "${kept%% *}" -gt 0 ] || fail "nothing kept: $kept"
+	# stripped size = original - the element bytes of the stripped arrays
+	[ "$(size_of "$T/k.hprof")" -eq $(( $(size_of "$o") - stripped )) ] ||
+		fail "size $(size_of "$T/k.hprof"), want $(size_of "$o") - $stripped"
+	run "$STRIP" --info "$T/k.hprof"
+	assert_line --regexp '^kept arrays \(0x23, stripped dump\) +count +element bytes$'
+	# an unstripped dump has kept nothing
+	run "$STRIP" --info --json "$o"
+	assert_line --partial '"kept_arrays": {"count": 0, "bytes": 0,'
+	# restore refills the 0xC3 arrays only: the original's size, and the
+	# kept arrays' elements are the original's (the oracle zeroes them)
+	"$RESTORE" -o "$T/r.hprof" "$T/k.hprof"
+	[ "$(size_of "$T/r.hprof")" -eq "$(size_of "$o")" ]
+	run "$STRCHECK" --min 100 "$o" "$T/k.hprof"
+	assert_success
+}
+
+@test "shim: HPROFSTRIP_KEEP with a word it does not know says so once and strips as usual" {
+	local f=$CORPUS/hotspot/jdk8-u05-x64.hprof
+	"$STRIP" -o "$T/want" "$f"
+	HPROFSTRIP_KEEP=string LD_PRELOAD=$SHIM "$REPLAY" random "$f" "$T/x.hprof" 2>"$T/err"
+	cmp "$T/x.hprof" "$T/want"
+	[ "$(grep -c "HPROFSTRIP_KEEP: 'string' is not known" "$T/err")" -eq 1 ] ||
+		fail "$(cat "$T/err")"
+}
+
+@test "--keep-strings on stdin that is a file: exact, from where stdin stands" {
+	local f=$CORPUS/hotspot/jdk8-u05-x64.hprof
+	"$STRIP" --keep-strings -o "$T/want" "$f"
+	"$STRIP" --keep-strings <"$f" >"$T/stdin.hprof"
+	cmp "$T/stdin.hprof" "$T/want"
+	# 5 bytes of something else first, read off by dd: the dump starts
+	# where stdin stands, not at offset 0
+	{ printf 'junk!'; cat "$f"; } >"$T/junk"
+	{ dd bs=5 count=1 of=/dev/null 2>/dev/null; "$STRIP" --keep-strings >"$T/after.hprof"; } <"$T/junk"
+	cmp "$T/after.hprof" "$T/want"
+}

@@ -140,8 +140,13 @@ static void text_report(const struct info *in)
 	       (unsigned long long)n, (unsigned long long)b);
 
 	n = b = 0;
-	printf("\n%-33s %12s %15s\n", "primitive arrays (0x23)", "count",
-	       "element bytes");
+	for (t = 0; t < 12; t++)
+		an += c->nodata_count[t];
+	/* in a stripped dump, arrays with their elements were kept whole
+	 * (hprofstrip --keep-strings) */
+	printf("\n%-33s %12s %15s\n",
+	       an ? "kept arrays (0x23, stripped dump)"
+	          : "primitive arrays (0x23)", "count", "element bytes");
 	for (t = 0; t < 12; t++) {
 		if (!c->prim_count[t])
 			continue;
@@ -154,10 +159,8 @@ static void text_report(const struct info *in)
 	printf("  %-31s %12llu %15llu\n", "total", (unsigned long long)n,
 	       (unsigned long long)b);
 
-	for (t = 0; t < 12; t++) {
-		an += c->nodata_count[t];
+	for (t = 0; t < 12; t++)
 		ab += c->nodata_bytes[t];
-	}
 	printf("\n%-33s %12s %15s\n", "stripped arrays (0xC3)", "count",
 	       "element bytes");
 	for (t = 0; t < 12; t++) {
@@ -319,6 +322,16 @@ static void json_report(const struct info *in)
 	json_tags("sub_records", c->sub_count, c->sub_bytes, hs_sub_name);
 	json_types("primitive_arrays", c->prim_count, c->prim_bytes);
 	json_types("stripped_arrays", c->nodata_count, c->nodata_bytes);
+	{
+		/* a stripped dump's 0x23 arrays were kept whole
+		 * (--keep-strings); an unstripped dump kept none */
+		static const uint64_t none[12];
+		int stripped = 0;
+		for (t = 0; t < 12; t++)
+			stripped |= c->nodata_count[t] != 0;
+		json_types("kept_arrays", stripped ? c->prim_count : none,
+		           stripped ? c->prim_bytes : none);
+	}
 	printf(",\n  \"heaps\": {");
 	for (t = 0; t < HS_HEAP_COUNT_; t++)
 		printf("%s\"%s\": %llu", t ? ", " : "", heap_names[t],

@@ -84,7 +84,10 @@ int keepset_exact(struct keepset *k, int fd, unsigned flags)
 	struct hs_config cfg = { flags | HS_KEEP_STRINGS, 0, NULL, NULL };
 	struct hs_state st;
 	size_t i, j;
+	off_t start = lseek(fd, 0, SEEK_CUR);  /* stdin may not be at 0 */
 
+	if (start < 0)
+		return -1;
 	memset(k, 0, sizeof *k);
 	k->exact = 1;
 	for (;;) {  /* pass 1, again with a bigger class table if it filled,
@@ -101,8 +104,9 @@ int keepset_exact(struct keepset *k, int fd, unsigned flags)
 		k->n = 0;
 		cfg.keep = &k->keep;
 		hs_init(&st, &cfg, &sink);
-		if (lseek(fd, 0, SEEK_SET) < 0 || cli_feed(&st, fd, NULL, NULL) ||
-		    lseek(fd, 0, SEEK_SET) < 0)
+		if (lseek(fd, start, SEEK_SET) < 0 ||
+		    cli_feed(&st, fd, NULL, NULL) ||
+		    lseek(fd, start, SEEK_SET) < 0)
 			goto fail;
 		if (k->oom)
 			goto nomem;

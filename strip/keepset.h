@@ -19,8 +19,8 @@ struct keepset {
 /* Streaming: a fixed pending table and class table (HS_KEEP_*). -1: out
  * of memory. */
 int keepset_stream(struct keepset *k);
-/* Exact: pass 1 over fd (a regular file, read from offset 0, left at
- * offset 0). -1: out of memory or a read error (errno); a dump the engine
+/* Exact: pass 1 over fd (a regular file, read from its offset, and left
+ * there). -1: out of memory or a read error (errno); a dump the engine
  * rejects is left for pass 2 to report. */
 int keepset_exact(struct keepset *k, int fd, unsigned flags);
 /* The memory pass 1's ids take. */
