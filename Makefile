@@ -84,7 +84,7 @@ check: deps all $(TESTBIN)
 demo: deps all
 	BUILD=$(BUILD) examples/demo.sh
 
-bench: all
+bench: all $(BUILD)/strcheck
 	BUILD=$(BUILD) tests/bench/bench.sh
 
 # deliberate one-line bugs, each caught by a named test (tests/mutants.py)

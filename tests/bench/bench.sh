@@ -14,6 +14,11 @@
 #   4. JVM dumpHeap wall time without and with the shim, best of 2 each
 #      (BENCH_JVM_RUNS)
 #   5. peak RSS the shim adds to the JVM during the dump
+#   6. keeping strings: the share of String values kept (tests/strcheck,
+#      an independent parser) from a file and streamed from a pipe, and
+#      the size it costs, on every corpus dump and on fresh JDK 17 dumps
+#      of tests/java/StringHeap under G1, Parallel and Serial GC; and the
+#      time --keep-strings takes against a plain strip of the big dump
 # Parts 4 and 5 are skipped when $BUILD/libhprofstrip.so does not exist as
 # the bench starts.
 # Installs GNU time if missing (as root, through apt-get).
@@ -411,4 +416,44 @@ echo "  (-1: not mapped; malloc'ed or mmap'ed memory would not be in this figure
 echo "  its sections (size -A), .bss pages count only once touched:"
 size -A "$SHIM" 2>/dev/null |
 	awk '$1 ~ /^\.(text|rodata|data|bss)$/ { printf "    %-8s %9d bytes\n", $1, $2 }'
+echo "  HPROFSTRIP_KEEP=strings maps 640 KiB of tables per dump besides"
+echo
+
+echo "6. Keeping strings (--keep-strings, HPROFSTRIP_KEEP=strings)"
+rule
+echo "kept: String values whose elements were kept, by tests/strcheck (no other"
+echo "array may be kept). file: exact, two passes; pipe: one pass, fixed tables,"
+echo "as the shim does. cost: the --keep-strings file over the plain stripped one."
+echo
+"$root/tests/java/judge.sh" build >&2
+K=$W/keep
+CORPUS=${HPROFSTRIP_CORPUS:-$root/../shared/corpus}
+mkdir -p "$K"
+for gc in G1 Parallel Serial; do
+	[ -s "$K/jdk17-$gc.hprof" ] ||
+		java -Xmx64m -XX:+Use${gc}GC -cp "$BUILD/java" StringHeap mxbean "$K/jdk17-$gc.hprof" >&2
+done
+printf '%-36s %7s %8s %8s %9s %9s %6s\n' dump strings "kept file" "kept pipe" "stripped" "kept" cost
+for f in "$CORPUS"/*/*.hprof "$K"/jdk17-*.hprof; do
+	"$BUILD/hprofstrip" -o "$K/plain" "$f"
+	"$BUILD/hprofstrip" --keep-strings -o "$K/file" "$f"
+	cat "$f" | "$BUILD/hprofstrip" --keep-strings >"$K/pipe"
+	fc=$("$BUILD/strcheck" "$f" "$K/file" | sed -n 's/.*strings \([0-9]*\), .*kept [0-9]* (\([0-9.]*%\)).*/\1 \2/p')
+	pc=$("$BUILD/strcheck" "$f" "$K/pipe" | sed -n 's/.* kept [0-9]* (\([0-9.]*%\)).*/\1/p')
+	ps=$(size_of "$K/plain") ks=$(size_of "$K/file")
+	printf '%-36s %7s %8s %8s %9s %9s %6s\n' "$(basename "$f" .hprof)" "${fc% *}" \
+		"${fc#* }" "$pc" "$ps" "$ks" "+$(calc %.1f%% "100 * ($ks - $ps) / $ps")"
+done
+echo
+echo "running --keep-strings and plain strips of the $(mbytes "$IN_SIZE") MB dump ..." >&2
+unset 'BEST[plain]' 'BEST[keep]' 'BEST[keeppipe]'
+for _ in 1 2; do
+	run_best plain "$K/big" "$BUILD/hprofstrip" -o "$K/big" "$DUMP"
+	run_best keep "$K/big" "$BUILD/hprofstrip" --keep-strings -o "$K/big" "$DUMP"
+	run_best keeppipe - sh -c 'cat "$1" | "$2" --keep-strings >/dev/null' _ "$DUMP" "$BUILD/hprofstrip"
+done
+echo "big dump, best of 2: plain strip ${BEST[plain]} s, --keep-strings from the file ${BEST[keep]} s" \
+	"($(calc %.2fx "${BEST[keep]} / ${BEST[plain]}"): it reads the file twice), from a pipe ${BEST[keeppipe]} s" \
+	"($(calc %.2fx "${BEST[keeppipe]} / ${BEST[plain]}"))"
+rm -f "$K/big" "$K/plain" "$K/file" "$K/pipe"
 footer
