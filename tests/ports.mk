@@ -88,7 +88,7 @@ MUSL_STATIC = $(MUSL)/static
 check-musl: deps
 	tests/ports.sh deps musl-tools file
 	$(MAKE) CC=musl-gcc BUILD=$(MUSL) all $(MUSL)/splitcheck $(MUSL)/oracle \
-		$(MUSL)/replay $(MUSL)/shimstress
+		$(MUSL)/replay $(MUSL)/shimstress $(MUSL)/strcheck
 	$(MAKE) CC=musl-gcc BUILD=$(MUSL_STATIC) LDFLAGS=-static \
 		$(MUSL_STATIC)/hprofstrip $(MUSL_STATIC)/hprofrestore
 	@for f in $(MUSL_STATIC)/hprofstrip $(MUSL_STATIC)/hprofrestore; do \
@@ -114,7 +114,8 @@ ARM64_MAKE = $(MAKE) CC=$(ARM64_CC) BUILD=$(ARM64)/bin \
 check-arm64: deps
 	tests/ports.sh deps gcc-aarch64-linux-gnu libc6-dev-arm64-cross qemu-user file
 	$(ARM64_MAKE) LDFLAGS=-static $(ARM64)/bin/hprofstrip \
-		$(ARM64)/bin/hprofrestore $(ARM64)/bin/splitcheck $(ARM64)/bin/oracle
+		$(ARM64)/bin/hprofrestore $(ARM64)/bin/splitcheck $(ARM64)/bin/oracle \
+		$(ARM64)/bin/strcheck
 	$(ARM64_MAKE) $(ARM64)/bin/libhprofstrip.so $(ARM64)/bin/replay
 	tests/ports.sh wrappers $(ARM64) qemu-aarch64
 	@file $(ARM64)/bin/hprofstrip | grep -q 'ARM aarch64' || \
