@@ -176,6 +176,7 @@ struct args {
 	const char *in_path, *out_path;
 	unsigned flags;
 	int info, json;
+	int stream;     /* --stream: segmented output, never patched */
 };
 
 /* Is --info among the options (before any "--")? */
@@ -216,6 +217,8 @@ static int parse(struct run *r, struct args *a, int argc, char **argv)
 			a->json = 1;
 		} else if (opts && a->info && s[0] == '-' && s[1]) {
 			return usage_error(r, "--info: unsupported option '%s'", s);
+		} else if (opts && !a->info && !strcmp(s, "--stream")) {
+			a->stream = 1;
 		} else if (opts && (!strcmp(s, "-V") || !strcmp(s, "--version"))) {
 			printf("%s %s\n", tool->name, HS_VERSION);
 			return EXIT_OK;
@@ -289,7 +292,7 @@ static int transform(struct run *r, const struct args *a, int in_fd)
 {
 	const struct cli_tool *tool = r->tool;
 	const char *out_path = a->out_path;
-	struct hs_config cfg = { a->flags, 0, NULL, NULL };
+	struct hs_config cfg = { .flags = a->flags };
 	struct keepset ks;
 	struct hs_state st;
 	struct hs_sink sink;
@@ -327,7 +330,13 @@ static int transform(struct run *r, const struct args *a, int in_fd)
 		}
 		cfg.keep = &ks.keep;
 	}
-	if (out_open(&o, out_path, tool->name, out_mode(&sb), !r->verbosity)) {
+	if (a->stream) {
+		static unsigned char seg[HS_STREAM_BUF];
+		cfg.flags |= HS_STREAM;
+		cfg.seg_buf = seg;
+	}
+	if (out_open(&o, out_path, tool->name, out_mode(&sb), !r->verbosity,
+	             a->stream)) {
 		keepset_free(&ks);
 		return EXIT_BAD_INPUT;
 	}

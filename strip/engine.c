@@ -143,7 +143,9 @@ static int jvm_convert(const struct hs_state *st)
 
 /* ---- output ---------------------------------------------------------- */
 
-static void emit(struct hs_state *st, const void *buf, size_t len)
+/* Straight to the sink. */
+static void sink_write(struct hs_state *st, const void *buf, size_t len,
+                       uint64_t counted)
 {
 	if (st->err || !len)
 		return;
@@ -152,7 +154,85 @@ static void emit(struct hs_state *st, const void *buf, size_t len)
 		st->err_off = st->in_off;
 		return;
 	}
-	st->out_off += len;
+	st->out_off += counted;
+}
+
+static void emit(struct hs_state *st, const void *buf, size_t len)
+{
+	if (st->err || !len)
+		return;
+	if (st->gather && !st->own_left) {  /* HS_STREAM: into the segment */
+		if (len > HS_STREAM_BUF - st->seg_len) {  /* by construction, never */
+			st->err = HS_E_TOOBIG;
+			st->err_off = st->sub_in;
+			return;
+		}
+		memcpy(st->seg + st->seg_len, buf, len);
+		st->seg_len += len;
+		st->out_off += len;
+		return;
+	}
+	if (st->own_left) {  /* a segment of its own: straight through */
+		if (len > st->own_left) {
+			st->err = HS_E_TOOBIG;
+			st->err_off = st->sub_in;
+			return;
+		}
+		st->own_left -= len;
+	}
+	sink_write(st, buf, len, len);
+}
+
+/* ---- HS_STREAM: segments ---------------------------------------------- */
+
+static void segment_header(struct hs_state *st, uint64_t len)
+{
+	unsigned char h[9];
+
+	h[0] = HS_REC_HEAP_DUMP_SEGMENT;
+	memcpy(h + 1, st->seg_time, 4);
+	hs_put_be32(h + 5, (uint32_t)len);
+	sink_write(st, h, 9, 9);
+}
+
+/* The gathered sub-records go out as one segment (counted already). */
+static void flush_segment(struct hs_state *st)
+{
+	if (!st->seg_len || st->err)
+		return;
+	segment_header(st, st->seg_len);
+	sink_write(st, st->seg, st->seg_len, 0);
+	st->seg_len = 0;
+}
+
+/* The sub-record about to go out is len bytes long: room for it in the
+ * segment, after closing the segment if need be, or a segment of its own
+ * when it is larger than the buffer. */
+static void seg_reserve(struct hs_state *st, uint64_t len)
+{
+	if (!st->gather || st->seg_len + len <= HS_STREAM_BUF)
+		return;
+	flush_segment(st);
+	if (len <= HS_STREAM_BUF || st->err)
+		return;
+	if (len > UINT32_MAX) {
+		st->err = HS_E_TOOBIG;
+		st->err_off = st->sub_in;
+		return;
+	}
+	segment_header(st, len);
+	st->own_left = len;
+}
+
+/* A header held only to choose its segment (st->stream_hold) goes out
+ * now that its sub-record's output length, len, is known. */
+static void emit_sized(struct hs_state *st, const unsigned char *h,
+                       unsigned n, uint64_t len)
+{
+	seg_reserve(st, len);
+	emit(st, h, n);
+	st->act = ACT_PASS;
+	st->stream_hold = 0;
 }
 
 static void flush(struct hs_state *st, struct cur *c)
@@ -519,6 +599,14 @@ static void emit_rec_header(struct hs_state *st, struct cur *c)
 	if (st->rec_hdr_out)
 		return;
 	flush(st, c);
+	if (st->seg && is_heap_tag(st->rec_tag)) {  /* HS_STREAM: segments */
+		memcpy(st->seg_time, st->rec_hdr + 1, 4);
+		st->need_end |= st->rec_tag == HS_REC_HEAP_DUMP;
+		st->gather = 1;
+		st->rec_hdr_out = 1;
+		st->rec_body_out = st->out_off;
+		return;
+	}
 	emit(st, st->rec_hdr, 9);
 	st->rec_hdr_out = 1;
 	st->rec_body_out = st->out_off;
@@ -531,7 +619,10 @@ static void end_record(struct hs_state *st, struct cur *c)
 		st->census->empty_heap_recs++;
 	flush(st, c);
 	release_held(st, 0);
-	if (st->rec_hdr_out) {
+	if (st->gather) {
+		flush_segment(st);
+		st->gather = 0;
+	} else if (st->rec_hdr_out) {
 		uint64_t out_len = st->out_off - st->rec_body_out;
 		uint64_t in_body = st->in_off - st->rec_body_in;
 		/* a truncated record (fallback at finish) keeps its missing tail */
@@ -634,6 +725,8 @@ static int step_header_tail(struct hs_state *st, struct cur *c)
 	}
 	if ((st->flags & HS_JVM) && st->version == '3')
 		st->scratch[HS_MAGIC_LEN] = '2';
+	if (st->seg && st->version == '1')  /* HS_STREAM: segments are 1.0.2 */
+		st->scratch[HS_MAGIC_LEN] = '2';
 	emit(st, st->scratch, n + 12);
 	st->have = 0;
 	st->phase = PH_REC;
@@ -665,6 +758,8 @@ static int step_record(struct hs_state *st, struct cur *c)
 		st->census->rec_bytes[st->rec_tag] += 9 + (uint64_t)len;
 	}
 	if (!is_heap_tag(st->rec_tag)) {
+		if (st->rec_tag == HS_REC_HEAP_DUMP_END)
+			st->need_end = 0;
 		emit_rec_header(st, c);
 		st->left = len;
 		st->phase = names_record(st, st->rec_tag, len) ? PH_STR
@@ -778,6 +873,20 @@ static int step_sub(struct hs_state *st, struct cur *c)
 	}
 	if (st->act != ACT_DROP)
 		emit_rec_header(st, c);
+	/* HS_STREAM: a segment closes at a sub-record boundary once it is
+	 * big; one whose length shows in its fixed part is held until that
+	 * decides its segment */
+	if (st->gather) {
+		flush(st, c);  /* what the segment holds must not depend on cuts */
+		if (st->seg_len >= HS_SEGMENT_SOFT)
+			flush_segment(st);
+	}
+	st->stream_hold = st->gather && st->act == ACT_PASS &&
+	                  (tag == HS_SUB_INSTANCE_DUMP ||
+	                   tag == HS_SUB_OBJECT_ARRAY_DUMP ||
+	                   tag == HS_SUB_PRIMITIVE_ARRAY_DUMP);
+	if (st->stream_hold)
+		st->act = ACT_HOLD;
 	st->need = n;
 	st->phase = PH_SUBHDR;
 	return 1;
@@ -846,8 +955,9 @@ static int instance_start(struct hs_state *st, struct cur *c,
 			return 1;
 		}
 		release_held(st, 0);
-		emit(st, h, n);
-		st->act = ACT_PASS;
+		emit_sized(st, h, n, n + len);
+	} else if (st->stream_hold) {
+		emit_sized(st, h, n, n + len);
 	}
 	if (ref < 0)
 		return set_body(st, c, len, PH_SUB_END, NULL, 0);
@@ -865,6 +975,7 @@ static int keep_array(struct hs_state *st, struct cur *c,
 	uint64_t id = rd_id(st, h + 1);
 
 	if (keep_wants(st, id)) {
+		seg_reserve(st, n + bytes);
 		emit(st, h, n);
 		st->kept++;
 		st->kept_bytes += bytes;
@@ -955,9 +1066,14 @@ static int sub_header_done(struct hs_state *st, struct cur *c,
 	case HS_SUB_INSTANCE_DUMP:
 		if (keep_reads(st))
 			return instance_start(st, c, h);
+		if (st->stream_hold)
+			emit_sized(st, h, n, n + (uint64_t)hs_be32(h + 1 + 2 * id + 4));
 		return set_body(st, c, hs_be32(h + 1 + 2 * id + 4), PH_SUB_END, h,
 		                st->act == ACT_PASS ? 0 : n);
 	case HS_SUB_OBJECT_ARRAY_DUMP:
+		if (st->stream_hold)
+			emit_sized(st, h, n,
+			           n + (uint64_t)hs_be32(h + 1 + id + 4) * id);
 		return set_body(st, c, (uint64_t)hs_be32(h + 1 + id + 4) * id,
 		                PH_SUB_END, h, st->act == ACT_PASS ? 0 : n);
 	case HS_SUB_CLASS_DUMP:
@@ -983,6 +1099,8 @@ static int sub_header_done(struct hs_state *st, struct cur *c,
 			     st->act == ACT_PASS ? 0 : n);
 			return 1;
 		}
+		if (st->stream_hold)  /* a 0x23 passed whole */
+			emit_sized(st, h, n, n + bytes);
 		if (st->census) {
 			if (tag == HS_SUB_PRIMITIVE_ARRAY_DUMP) {
 				st->census->prim_count[ti]++;
@@ -995,7 +1113,8 @@ static int sub_header_done(struct hs_state *st, struct cur *c,
 		if (tag == HS_SUB_PRIMITIVE_ARRAY_NODATA) {
 			if (st->act == ACT_HOLD) {  /* restore */
 				uint64_t body = st->out_off - st->rec_body_out;
-				if (body + n + bytes > UINT32_MAX) {
+				seg_reserve(st, n + bytes);
+				if (!st->gather && body + n + bytes > UINT32_MAX) {
 					st->err = HS_E_TOOBIG;
 					st->err_off = st->sub_in;
 					return 1;
@@ -1212,6 +1331,13 @@ void hs_init(struct hs_state *st, const struct hs_config *cfg,
 		st->keep = *cfg->keep;
 	else
 		st->flags &= ~(unsigned)HS_KEEP_STRINGS;
+	/* a stream never patches, a fallback does */
+	if ((flags & HS_STREAM) && cfg->seg_buf && !(flags & HS_FALLBACK)) {
+		st->seg = cfg->seg_buf;
+		st->same_until = 0;
+	} else {
+		st->flags &= ~(unsigned)HS_STREAM;
+	}
 	st->string_ref = st->thread_ref = -1;
 	if (st->keep.layout_known) {
 		st->string_ref = st->keep.string_ref;
@@ -1219,8 +1345,9 @@ void hs_init(struct hs_state *st, const struct hs_config *cfg,
 	}
 	st->phase = (flags & HS_NO_HEADER) ? PH_REC : PH_HDR;
 	st->idsize = (flags & HS_NO_HEADER) ? (cfg->idsize ? cfg->idsize : 8) : 0;
-	/* the conversion rewrites the header's version byte */
-	st->same_until = (flags & HS_JVM) ? 0 : UINT64_MAX;
+	/* the conversion rewrites the header's version byte; a stream
+	 * rewrites nothing */
+	st->same_until = (flags & HS_JVM) || st->seg ? 0 : UINT64_MAX;
 }
 
 enum hs_err hs_feed(struct hs_state *st, const void *in, size_t len)
@@ -1272,12 +1399,19 @@ enum hs_err hs_finish(struct hs_state *st)
 		return st->err;
 	switch (st->phase) {
 	case PH_REC:
-		if (st->have)  /* it ended inside a record header */
+		if (st->have) {  /* it ended inside a record header */
 			e = HS_E_TRUNCATED;
-		else if (!st->records && !(st->flags & HS_NO_HEADER))
+		} else if (!st->records && !(st->flags & HS_NO_HEADER)) {
 			e = HS_E_NORECORDS;
-		else
-			return HS_E_OK;
+		} else {
+			if (st->need_end) {  /* HS_STREAM: after a 1.0.1 heap */
+				static const unsigned char end[9] = {
+					HS_REC_HEAP_DUMP_END };
+				emit(st, end, sizeof end);
+				st->need_end = 0;
+			}
+			return st->err;
+		}
 		break;
 	case PH_RAW:
 		return HS_E_OK;

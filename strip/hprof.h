@@ -125,10 +125,27 @@ enum {
 	                          and st->fallback holds the error */
 	HS_NO_HEADER = 1u << 5,/* stream starts at a record (JDK 22 .pN file)
 	                          whose ids are hs_config.idsize bytes */
-	HS_KEEP_STRINGS = 1u << 6 /* strip: keep the elements of the arrays
+	HS_KEEP_STRINGS = 1u << 6,/* strip: keep the elements of the arrays
 	                          String values point at (and JDK <= 8's char[]
 	                          Thread names); needs hs_config.keep */
+	HS_STREAM = 1u << 7    /* segmented output for a stream: see below */
 };
+
+/* HS_STREAM: output that is never patched, for a pipe. Heap records go
+ * out as HEAP_DUMP_SEGMENTs (0x1C) cut at sub-record boundaries, each
+ * written whole once its length is known: sub-records gather in
+ * hs_config.seg_buf (HS_STREAM_BUF bytes, the caller's) and a segment is
+ * closed when they pass HS_SEGMENT_SOFT bytes, at a sub-record boundary,
+ * and at the end of every input heap record. A sub-record whose output
+ * length is known from its fixed part and does not fit gets a segment of
+ * its own, written straight through. A 1.0.1 dump becomes 1.0.2, with a
+ * HEAP_DUMP_END after its heap. The sink's patch is never called; rewrites
+ * of bytes already out (hs_rewrite) are refused, except JDK 8's length
+ * patches (HS_OPEN_LEN), which only close records. Not with HS_FALLBACK.
+ * The largest sub-record of unknown length is a class dump, at most about
+ * 2.4 MiB, so it always fits after HS_SEGMENT_SOFT bytes. */
+#define HS_STREAM_BUF (4u << 20)
+#define HS_SEGMENT_SOFT (1u << 20)
 
 /* HS_KEEP_STRINGS: which arrays keep their elements.
  *
@@ -208,6 +225,7 @@ struct hs_config {
 	unsigned idsize;           /* HS_NO_HEADER: 4 or 8 (0: 8) */
 	struct hs_census *census;  /* filled while feeding; NULL: none */
 	const struct hs_keep *keep;/* HS_KEEP_STRINGS: required */
+	unsigned char *seg_buf;    /* HS_STREAM: HS_STREAM_BUF bytes */
 };
 
 struct hs_state {
@@ -284,6 +302,16 @@ struct hs_state {
 	unsigned hold_need;     /* and its full length; 0: none held */
 	unsigned look_len, look_need; /* an instance gathered behind it */
 	unsigned char look[64];
+
+	/* HS_STREAM */
+	unsigned char *seg;     /* the segment being gathered */
+	size_t seg_len;
+	uint64_t own_left;      /* bytes left of a segment of its own */
+	unsigned char seg_time[4]; /* the input heap record's time field */
+	unsigned char stream_hold; /* the sub-record's header was held to
+	                           decide its segment first */
+	unsigned char need_end; /* a HEAP_DUMP became segments: an END is due */
+	unsigned char gather;   /* in a heap record: output gathers in seg */
 	unsigned char hold[HS_HOLD_MAX + 32];
 };
 

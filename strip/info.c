@@ -66,7 +66,7 @@ static int discard_patch(void *user, uint64_t off, const void *buf,
 void info_start(struct info *in, const char *name, int json)
 {
 	static const struct hs_sink sink = { discard_write, discard_patch, NULL };
-	struct hs_config cfg = { 0, 0, NULL, NULL };
+	struct hs_config cfg = { .flags = 0 };
 
 	memset(in, 0, sizeof *in);
 	in->in_name = name;

@@ -81,7 +81,7 @@ int keepset_exact(struct keepset *k, int fd, unsigned flags)
 {
 	static const struct hs_sink sink = { discard, discard_patch, NULL };
 	unsigned slots = 1u << 16;
-	struct hs_config cfg = { flags | HS_KEEP_STRINGS, 0, NULL, NULL };
+	struct hs_config cfg = { .flags = flags | HS_KEEP_STRINGS };
 	struct hs_state st;
 	size_t i, j;
 	off_t start = lseek(fd, 0, SEEK_CUR);  /* stdin may not be at 0 */

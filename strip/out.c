@@ -38,6 +38,13 @@ static ssize_t out_pwrite(int fd, const void *buf, size_t len, int64_t off)
 	return pwrite(fd, buf, len, (off_t)off);
 }
 
+/* OUT_STREAM: in order, at the output's own position. */
+static ssize_t out_append(int fd, const void *buf, size_t len, int64_t off)
+{
+	(void)off;
+	return write(fd, buf, len);
+}
+
 /* A failure on o->fd (the spool, when there is one). */
 static int fail(struct out *o)
 {
@@ -79,6 +86,12 @@ static int spool_open(struct out *o, int dst)
 {
 	const char *dir = getenv("TMPDIR");
 	char tmpl[4096];
+
+	if (o->stream) {  /* nothing will be patched: no spool */
+		o->kind = OUT_STREAM;
+		o->fd = dst;
+		return 0;
+	}
 
 	if (!dir || !*dir)
 		dir = "/tmp";
@@ -224,7 +237,7 @@ static int open_stdout(struct out *o)
 }
 
 int out_open(struct out *o, const char *path, const char *prog, unsigned mode,
-             int quiet)
+             int quiet, int stream)
 {
 	struct stat sb;
 	int rc;
@@ -233,6 +246,7 @@ int out_open(struct out *o, const char *path, const char *prog, unsigned mode,
 	o->fd = o->dst = -1;
 	o->prog = prog;
 	o->quiet = quiet;
+	o->stream = stream;
 	o->mode = mode & 0777;
 	o->name = path ? path : "stdout";
 	if (!path)
@@ -246,7 +260,8 @@ int out_open(struct out *o, const char *path, const char *prog, unsigned mode,
 		out_abort(o);
 		return rc;
 	}
-	hs_ob_init(&o->ob, out_pwrite, o->fd, o->base, out_buf, sizeof out_buf);
+	hs_ob_init(&o->ob, o->kind == OUT_STREAM ? out_append : out_pwrite, o->fd,
+	           o->base, out_buf, sizeof out_buf);
 	return 0;
 }
 
@@ -342,6 +357,7 @@ static int finish(struct out *o)
 			return say(o, "", errno), -1;
 		return 0;
 	case OUT_DIRECT:
+	case OUT_STREAM:
 		return close_own(&o->fd) ? (say(o, "", errno), -1) : 0;
 	case OUT_RENAME:
 		if (fchmod(o->fd, o->mode & ~current_umask()) ||
@@ -380,6 +396,18 @@ void out_abort(struct out *o)
 		/* stdout file written in place: leave nothing that looks whole */
 		if (ftruncate(1, (off_t)o->base)) {
 			/* nothing more to do: the error is already reported */
+		}
+		break;
+	case OUT_STREAM:
+		/* what went out cannot be taken back: end it inside a record
+		 * (a heap segment that promises 4 GiB), so no reader takes it
+		 * for a whole dump */
+		if (o->ob.flushed) {
+			static const unsigned char cut[9] = { 0x1C, 0, 0, 0, 0,
+			                                      0xFF, 0xFF, 0xFF, 0xFF };
+			if (write_full(o->fd, cut, sizeof cut)) {
+				/* the reader sees a cut stream all the same */
+			}
 		}
 		break;
 	}

@@ -13,7 +13,10 @@
  * non-seekable output (a pipe, a FIFO, a socket, stdout opened O_APPEND)
  * is spooled to an unlinked temporary file in $TMPDIR, because record
  * lengths are patched after the fact, and copied out only once the run
- * succeeded.
+ * succeeded; with --stream (the engine's HS_STREAM: nothing is ever
+ * patched) it is written as the output comes, and a failed run ends it
+ * with a record header that promises more than follows, so no reader
+ * takes it for a whole dump.
  */
 #ifndef HPROFSTRIP_OUT_H
 #define HPROFSTRIP_OUT_H
@@ -28,7 +31,8 @@ enum out_kind {
 	OUT_RENAME,        /* temporary file, renamed over target at commit */
 	OUT_INPLACE,       /* stdout, a regular file: patched in place */
 	OUT_DIRECT,        /* a seekable device: patched in place */
-	OUT_SPOOL          /* a spool, copied to dst at commit */
+	OUT_SPOOL,         /* a spool, copied to dst at commit */
+	OUT_STREAM         /* --stream: not seekable, written as it comes */
 };
 
 struct out {
@@ -36,6 +40,8 @@ struct out {
 	int dst;           /* OUT_SPOOL: where the spool goes at commit */
 	enum out_kind kind;
 	int quiet;         /* no messages at all */
+	int stream;        /* the engine streams (HS_STREAM): no patches,
+	                      so a non-seekable output needs no spool */
 	unsigned mode;     /* permission bits a new file gets, less the umask */
 	const char *name;  /* for messages: the name given, or "stdout" */
 	const char *prog;  /* program name for messages */
@@ -49,9 +55,10 @@ struct out {
 };
 
 /* path NULL: stdout. mode: the permission bits of the input (0600 when it
- * is not a regular file). quiet: print nothing, even on errors. */
+ * is not a regular file). quiet: print nothing, even on errors. stream:
+ * the output will never be patched (HS_STREAM). */
 int out_open(struct out *o, const char *path, const char *prog, unsigned mode,
-             int quiet);
+             int quiet, int stream);
 int out_write(void *user, const void *buf, size_t len);
 int out_patch(void *user, uint64_t off, const void *buf, size_t len);
 int out_flush(struct out *o);

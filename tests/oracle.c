@@ -11,6 +11,11 @@
  *                        (0x0C / 0x1C) lengths reduced accordingly
  *   oracle expect IN     print "size N elems E arrays A"
  *   oracle count IN      print "p23 N c3 M"
+ *   oracle flat IN OUT   the records other than heap records and
+ *                        HEAP_DUMP_END, then the bodies of all heap records
+ *                        (0x0C / 0x1C) concatenated: equal for two dumps
+ *                        that differ only in how the heap is cut into
+ *                        records (a streamed output and a file's)
  *
  * Any malformed input: one-line message naming the offset, exit 1.
  *
@@ -140,7 +145,24 @@ static void put_u4_at(uint64_t pos, uint32_t v)
 /* ------------------------------------------------------------------ */
 /* statistics / mode                                                  */
 
-enum mode { M_ZERO, M_STRIP, M_EXPECT, M_COUNT, M_OFFSETS };
+enum mode { M_ZERO, M_STRIP, M_EXPECT, M_COUNT, M_OFFSETS, M_FLAT };
+
+/* M_FLAT: the heap record bodies, in order, appended after the walk */
+static uint64_t (*g_flat)[2];
+static size_t g_nflat, g_capflat;
+
+static void flat_heap(uint64_t body, uint64_t len)
+{
+    if (g_nflat == g_capflat) {
+        g_capflat = g_capflat ? 2 * g_capflat : 64;
+        g_flat = realloc(g_flat, g_capflat * sizeof *g_flat);
+        if (!g_flat)
+            die("out of memory");
+    }
+    g_flat[g_nflat][0] = body;
+    g_flat[g_nflat][1] = len;
+    g_nflat++;
+}
 
 static enum mode g_mode;
 static uint64_t g_elems;  /* element bytes of all 0x23 arrays */
@@ -355,7 +377,14 @@ static void walk_file(void)
         uint64_t body = p + 9;
         need(body, len, g_size, "record body extends past end of file");
 
-        if (tag == 0x0C || tag == 0x1C) {
+        if (g_mode == M_FLAT) {
+            if (tag == 0x0C || tag == 0x1C) {
+                walk_heap(body, body + len);
+                flat_heap(body, len);
+            } else if (tag != 0x2C) {
+                out_bytes(g_buf + rec, 9 + len);
+            }
+        } else if (tag == 0x0C || tag == 0x1C) {
             uint64_t lenpos = g_outlen + 5;
             if (g_mode == M_STRIP)
                 out_bytes(g_buf + rec, 9);
@@ -414,7 +443,7 @@ static void usage(void)
 {
     fprintf(stderr,
             "usage: %s zero IN OUT | strip IN OUT | expect IN | count IN | "
-            "offsets IN\n",
+            "offsets IN | flat IN OUT\n",
             g_prog);
     exit(2);
 }
@@ -434,6 +463,8 @@ int main(int argc, char **argv)
         g_mode = M_COUNT;
     else if (strcmp(cmd, "offsets") == 0 && argc == 3)
         g_mode = M_OFFSETS;
+    else if (strcmp(cmd, "flat") == 0 && argc == 4)
+        g_mode = M_FLAT;
     else
         usage();
 
@@ -451,6 +482,10 @@ int main(int argc, char **argv)
     walk_file();
 
     switch (g_mode) {
+    case M_FLAT:
+        for (size_t i = 0; i < g_nflat; i++)
+            out_bytes(g_buf + g_flat[i][0], g_flat[i][1]);
+        /* fall through */
     case M_ZERO:
     case M_STRIP:
         write_file(argv[3], g_out, g_outlen);

@@ -7,7 +7,9 @@
  *
  *   splitcheck [-r|-j|-a] [-s SEED] [-n ROUNDS] [-p PREFIX] FILE
  *       -r restore mode, -j restore --jvm, -a restore --app-only,
- *       -k strip keeping strings, streamed (fixed tables, hold-back)
+ *       -k strip keeping strings, streamed (fixed tables, hold-back),
+ *       -S streamed output (HS_STREAM: segments, never a patch); with any
+ *       of the others
  *   splitcheck -O [-s SEED] FILE
  *       JDK 8 replay at engine level: every heap record length is zeroed
  *       (the placeholder) and, once its body is fed, rewritten with
@@ -49,9 +51,16 @@ static int mem_write(void *u, const void *buf, size_t len)
 	return 0;
 }
 
+static unsigned flags;
+
 static int mem_patch(void *u, uint64_t off, const void *buf, size_t len)
 {
 	struct mem *m = u;
+	if (flags & HS_STREAM) {
+		fprintf(stderr, "splitcheck: a streamed output was patched at "
+		        "%llu\n", (unsigned long long)off);
+		exit(1);
+	}
 	if (off > m->len || len > m->len - off) {
 		fprintf(stderr, "splitcheck: patch past the output (%llu)\n",
 		        (unsigned long long)off);
@@ -67,7 +76,6 @@ struct result {
 	uint64_t err_off, fallback_off, arrays, elem_bytes, kept, kept_bytes;
 };
 
-static unsigned flags;
 static uint64_t rng;
 
 static uint64_t next_rand(void)
@@ -138,7 +146,7 @@ static void run(const unsigned char *in, size_t len, const size_t *cuts,
 	struct hs_sink sink = { mem_write, mem_patch, NULL };
 	size_t i, pos = 0, next_rec = 0;
 
-	struct hs_config cfg = { flags, 0, NULL, NULL };
+	struct hs_config cfg = { .flags = flags };
 	struct hs_keep keep;
 
 	memset(r, 0, sizeof *r);
@@ -154,6 +162,14 @@ static void run(const unsigned char *in, size_t len, const size_t *cuts,
 		keep.pending_slots = HS_KEEP_PENDING;
 		keep.class_slots = HS_KEEP_CLASSES;
 		cfg.keep = &keep;
+	}
+	if (flags & HS_STREAM) {
+		static unsigned char *seg;
+		if (!seg && !(seg = malloc(HS_STREAM_BUF))) {
+			perror("malloc");
+			exit(2);
+		}
+		cfg.seg_buf = seg;
 	}
 	hs_init(&st, &cfg, &sink);
 	for (i = 0; i <= ncuts && !st.err; i++) {
@@ -321,6 +337,8 @@ int main(int argc, char **argv)
 			flags |= HS_RESTORE | HS_JVM;
 		else if (!strcmp(argv[i], "-a"))
 			flags |= HS_RESTORE | HS_JVM | HS_APP_ONLY;
+		else if (!strcmp(argv[i], "-S"))
+			flags |= HS_STREAM;
 		else if (!strcmp(argv[i], "-k"))
 			flags |= HS_KEEP_STRINGS;
 		else if (!strcmp(argv[i], "-O"))

@@ -7,7 +7,9 @@
 # hprof-conv's empty heap segments). Keeping strings: split invariance of
 # the streamed mode (also with JDK 8 open lengths and a fallback), and the
 # independent strcheck's count of String values kept: 100% from a file,
-# at least 85% streamed, nothing else kept. Prints one line per check and
+# at least 85% streamed, nothing else kept. --stream: split invariance,
+# and strip | restore through pipes without a spool equals the zeroed
+# original, sub-record for sub-record. Prints one line per check and
 # 'N passed, N failed'.
 set -u
 # The caller's shim settings and preloads must not reach the run
@@ -102,6 +104,18 @@ kept_streamed() {
 	"$b/strcheck" --min "$min" "$1" "$tmp/ks"
 }
 
+# streamed F: hprofstrip --stream | hprofrestore --stream through pipes,
+# with no room for a spool, gives the oracle's zeroed F once both are
+# flattened (the heap cut into other records, the same sub-records)
+streamed() {
+	"$b/hprofstrip" --stream "$1" | TMPDIR=$tmp/none "$b/hprofrestore" --stream |
+		cat >"$tmp/st" || return 1
+	"$b/oracle" zero "$1" "$tmp/zero" &&
+		"$b/oracle" flat "$tmp/zero" "$tmp/zero.flat" &&
+		"$b/oracle" flat "$tmp/st" "$tmp/st.flat" &&
+		cmp "$tmp/zero.flat" "$tmp/st.flat"
+}
+
 echo "unit: seed $seed (SEED=$seed reproduces)"
 hprofconv=${HPROF_CONV:-/usr/lib/android-sdk/platform-tools/hprof-conv}
 if [ ! -x "$hprofconv" ]; then
@@ -148,6 +162,10 @@ for f in $files $fresh; do
 	check "split invariance, keep strings: $n" "$b/splitcheck" -k -p "$prefix4" -n "$rounds2" -s "$seed" "$f"
 	check "JDK 8 placeholder lengths, keep strings: $n" "$b/splitcheck" -k -O -p "$prefix4" -n "$rounds2" -s "$seed" "$f"
 	check "fallback at offset $off, keep strings: $n" "$b/splitcheck" -k -F "$off" -p "$prefix4" -n "$rounds2" -s "$seed" "$f"
+	check "split invariance, --stream strip: $n" "$b/splitcheck" -S -p "$prefix4" -n "$rounds2" -s "$seed" "$f"
+	check "split invariance, --stream restore: $n" "$b/splitcheck" -S -r -p "$prefix4" -n "$rounds2" -s "$seed" "$tmp/$n.s"
+	check "split invariance, --stream keeping strings: $n" "$b/splitcheck" -S -k -p "$prefix4" -n "$rounds2" -s "$seed" "$f"
+	check "--stream through pipes, no spool: the zeroed original's sub-records: $n" streamed "$f"
 	check "keep strings from a file: all String values, nothing else: $n" kept_file "$f"
 	check "keep strings streamed: most String values, nothing else: $n" kept_streamed "$f"
 done

@@ -7,6 +7,7 @@
 #include <string.h>
 
 struct hs_keep fz_keep;
+int fz_streaming;
 
 void fz_fail(const char *fmt, ...)
 {
@@ -46,6 +47,8 @@ int fz_sink_patch(void *user, uint64_t off, const void *buf, size_t len)
 {
 	struct fz_out *o = user;
 
+	if (fz_streaming)
+		fz_fail("HS_STREAM output patched at %llu", (unsigned long long)off);
 	/* the contract: only bytes already written */
 	if (off > o->len || o->len - off < len)
 		fz_fail("patch at %llu past the output (%zu bytes)",
@@ -109,13 +112,19 @@ void fz_engine(const unsigned char *in, size_t len, unsigned flags,
 	if (census)
 		memset(census, 0, sizeof *census);
 	{
-		struct hs_config cfg = { flags, idsize, census, &fz_keep };
+		struct hs_config cfg = { .flags = flags, .idsize = idsize,
+		                         .census = census, .keep = &fz_keep };
 		if (fz_keep.pending)
 			memset(fz_keep.pending, 0,
 			       fz_keep.pending_slots * sizeof *fz_keep.pending);
 		if (fz_keep.classes)
 			memset(fz_keep.classes, 0,
 			       fz_keep.class_slots * sizeof *fz_keep.classes);
+		static unsigned char *seg;
+		if ((flags & HS_STREAM) && !seg && !(seg = malloc(HS_STREAM_BUF)))
+			fz_fail("out of memory");
+		cfg.seg_buf = seg;
+		fz_streaming = (flags & HS_STREAM) != 0;
 		hs_init(&st, &cfg, &sink);
 	}
 	while (pos < len && !st.err) {

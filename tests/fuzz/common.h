@@ -61,6 +61,8 @@ void fz_engine(const unsigned char *in, size_t len, unsigned flags,
 /* HS_KEEP_STRINGS runs use these tables (zeroed before each run) and
  * callbacks; set by the target. */
 extern struct hs_keep fz_keep;
+/* set while an HS_STREAM run is fed: a patch then fails the run */
+extern int fz_streaming;
 
 /* Same outcome: errors, counters, output. With both runs over their
  * limit only the common prefix of the outputs is compared (the failing

@@ -26,6 +26,8 @@
  *   - the same error as strip, cut-invariant (also with HS_FALLBACK);
  *   - strip(keep(x)) == strip(x): only whole arrays are kept, nothing
  *     else changes, and every array is either kept or stripped.
+ * Streamed (HS_STREAM): never a patch, the same error as strip,
+ * cut-invariant, and the same counters.
  */
 #include "common.h"
 #include "oracle.h"
@@ -35,7 +37,7 @@
 
 #define RESTORE_SLACK (16u << 20)
 
-static struct fz_run A, B, R, F1, F2, K1, K2;
+static struct fz_run A, B, R, F1, F2, K1, K2, S1, S2;
 
 /* The oracle rejects, the engine accepts on purpose: a header string
  * other than "JAVA PROFILE 1.0.[123]" (the engine takes any it can
@@ -227,7 +229,7 @@ struct hrec {
 	uint32_t len;
 };
 
-static const struct hs_config open_len = { HS_OPEN_LEN, 0, 0, 0 };
+static const struct hs_config open_len = { .flags = HS_OPEN_LEN };
 
 /* The writer's seek back to a placeholder: the 4 length bytes through
  * hs_rewrite, whole, in two pieces or one at a time, in either order. */
@@ -340,7 +342,7 @@ static void check_open_len(unsigned fl, const unsigned char *x, size_t n,
  * sink checks), and a rewrite of bytes not fed yet is refused. */
 static void check_misuse(const unsigned char *x, size_t n, uint32_t seed)
 {
-	static const struct hs_config cfg = { HS_OPEN_LEN | HS_FALLBACK, 0, 0, 0 };
+	static const struct hs_config cfg = { .flags = HS_OPEN_LEN | HS_FALLBACK };
 	struct hs_sink s;
 	struct hs_state st;
 	size_t k = n ? seed % (n + 1) : 0;
@@ -397,6 +399,15 @@ int LLVMFuzzerTestOneInput(const unsigned char *data, size_t size)
 	}
 	check_oracle(x, n);
 	check_keep(x, n, seed);
+	/* streamed: segment and END headers make it at most a little larger */
+	fz_engine(x, n, HS_STREAM, 0, NULL, 2 * n + 64, NULL, &S1);
+	fz_cuts_init(&c, seed ^ 0x6B6B6B);
+	fz_engine(x, n, HS_STREAM, 0, &c, 2 * n + 64, NULL, &S2);
+	fz_same(&S1, &S2, "stream, cut");
+	if (S1.err != A.err || S1.arrays != A.arrays)
+		fz_fail("stream: %s, %llu arrays; strip: %s, %llu arrays",
+		        hs_strerror(S1.err), (unsigned long long)S1.arrays,
+		        hs_strerror(A.err), (unsigned long long)A.arrays);
 	check_fallback(x, n, seed);
 	check_misuse(x, n, seed);
 	if (A.err)
