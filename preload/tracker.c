@@ -143,7 +143,8 @@ static int keep_tables(struct tracker *t, int kind, struct hs_keep *k)
 static void tracker_start(struct tracker *t, int kind, const char *path,
                           const char *base, unsigned idsize)
 {
-	struct hs_config cfg = { HS_OPEN_LEN | HS_FALLBACK, idsize, NULL, NULL };
+	struct hs_config cfg = { .flags = HS_OPEN_LEN | HS_FALLBACK,
+	                         .idsize = idsize };
 	struct hs_sink sink = { hs_ob_write, hs_ob_patch, NULL };
 	struct hs_keep keep;
 
