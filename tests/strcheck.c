@@ -380,16 +380,22 @@ static void *find(const struct vec *v, uint64_t key)
 {
 	char *p = v->p;
 	size_t lo = 0, hi = v->n;
+	uint64_t k;
 
+	/* every element starts with its u64 key (memcpy: no alignment cast) */
 	while (lo < hi) {
 		size_t mid = lo + (hi - lo) / 2;
-		if (*(const uint64_t *)(p + mid * v->size) < key)
+		memcpy(&k, p + mid * v->size, sizeof k);
+		if (k < key)
 			lo = mid + 1;
 		else
 			hi = mid;
 	}
-	if (lo < v->n && *(const uint64_t *)(p + lo * v->size) == key)
-		return p + lo * v->size;
+	if (lo < v->n) {
+		memcpy(&k, p + lo * v->size, sizeof k);
+		if (k == key)
+			return p + lo * v->size;
+	}
 	return NULL;
 }
 
