@@ -63,16 +63,17 @@ static int discard_patch(void *user, uint64_t off, const void *buf,
 	return 0;
 }
 
+const struct hs_sink info_discard = { discard_write, discard_patch, NULL };
+
 void info_start(struct info *in, const char *name, int json)
 {
-	static const struct hs_sink sink = { discard_write, discard_patch, NULL };
 	struct hs_config cfg = { .flags = 0 };
 
 	memset(in, 0, sizeof *in);
 	in->in_name = name;
 	in->json = json;
 	cfg.census = &in->census;
-	hs_init(&in->st, &cfg, &sink);
+	hs_init(&in->st, &cfg, &info_discard);
 }
 
 /* ---- text ------------------------------------------------------------- */

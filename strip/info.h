@@ -15,6 +15,9 @@ struct info {
 
 /* The engine with a census and a sink that discards its output. */
 void info_start(struct info *in, const char *name, int json);
+/* A sink that takes everything and keeps nothing (a census, a pass that
+ * only reads). */
+extern const struct hs_sink info_discard;
 /* The census on stdout; -1 if stdout failed. */
 int info_print(const struct info *in);
 

@@ -1,6 +1,7 @@
 /* --keep-strings for the tools: see keepset.h. */
 #include "keepset.h"
 #include "cli.h"
+#include "info.h"
 
 #include <errno.h>
 #include <stdlib.h>
@@ -64,22 +65,8 @@ static int cmp_id(const void *a, const void *b)
 	return x < y ? -1 : x > y;
 }
 
-static int discard(void *user, const void *buf, size_t len)
-{
-	(void)user, (void)buf, (void)len;
-	return 0;
-}
-
-static int discard_patch(void *user, uint64_t off, const void *buf,
-                         size_t len)
-{
-	(void)user, (void)off, (void)buf, (void)len;
-	return 0;
-}
-
 int keepset_exact(struct keepset *k, int fd, unsigned flags)
 {
-	static const struct hs_sink sink = { discard, discard_patch, NULL };
 	unsigned slots = 1u << 16;
 	struct hs_config cfg = { .flags = flags | HS_KEEP_STRINGS };
 	struct hs_state st;
@@ -103,7 +90,7 @@ int keepset_exact(struct keepset *k, int fd, unsigned flags)
 		k->keep.user = k;
 		k->n = 0;
 		cfg.keep = &k->keep;
-		hs_init(&st, &cfg, &sink);
+		hs_init(&st, &cfg, &info_discard);
 		if (lseek(fd, start, SEEK_SET) < 0 ||
 		    cli_feed(&st, fd, NULL, NULL) ||
 		    lseek(fd, start, SEEK_SET) < 0)
