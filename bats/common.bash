@@ -74,19 +74,8 @@ assert_stripped_dump() {
 }
 
 # drop_empty_heap_records IN OUT: IN less its heap records (0x0C, 0x1C) of
-# length 0, which hprof-conv keeps and --jvm drops (the same filter as in
-# tests/unit.sh; perl is in every Debian)
+# length 0, which hprof-conv keeps and --jvm drops (the filter tests/unit.sh
+# uses too)
 drop_empty_heap_records() {
-	perl -e '
-		open(my $i, "<:raw", $ARGV[0]) or die "$ARGV[0]: $!\n";
-		open(my $o, ">:raw", $ARGV[1]) or die "$ARGV[1]: $!\n";
-		{ local $/ = "\0"; print $o scalar <$i>; }
-		read($i, my $h, 12) == 12 or die "$ARGV[0]: short header\n";
-		print $o $h;
-		while (read($i, my $rh, 9) == 9) {
-			my ($tag, $len) = unpack("C x4 N", $rh);
-			read($i, my $body, $len) == $len or die "$ARGV[0]: short record\n";
-			print $o $rh, $body if !(($tag == 0x0C || $tag == 0x1C) && $len == 0);
-		}
-		close $o or die "$ARGV[1]: $!\n";' "$1" "$2"
+	"$ROOT"/tests/drop-empty-heap-records "$1" "$2"
 }

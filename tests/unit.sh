@@ -45,20 +45,9 @@ check() {
 }
 
 # drop_empty IN OUT: IN less its heap records (0x0C, 0x1C) of length 0,
-# which hprof-conv keeps and --jvm drops (perl is in every Debian)
+# which hprof-conv keeps and --jvm drops (the filter the Bats suites use)
 drop_empty() {
-	perl -e '
-		open(my $i, "<:raw", $ARGV[0]) or die "$ARGV[0]: $!\n";
-		open(my $o, ">:raw", $ARGV[1]) or die "$ARGV[1]: $!\n";
-		{ local $/ = "\0"; print $o scalar <$i>; }
-		read($i, my $h, 12) == 12 or die "$ARGV[0]: short header\n";
-		print $o $h;
-		while (read($i, my $rh, 9) == 9) {
-			my ($tag, $len) = unpack("C x4 N", $rh);
-			read($i, my $body, $len) == $len or die "$ARGV[0]: short record\n";
-			print $o $rh, $body if !(($tag == 0x0C || $tag == 0x1C) && $len == 0);
-		}
-		close $o or die "$ARGV[1]: $!\n";' "$1" "$2"
+	"$root"/tests/drop-empty-heap-records "$1" "$2"
 }
 
 # restored F STRIPPED: hprofrestore of F's stripped form equals oracle zero F
