@@ -1228,20 +1228,23 @@ static int step_class(struct hs_state *st, struct cur *c)
 		return set_body(st, c, sz,
 		                st->count ? st->phase : st->phase + 1, NULL, 0);
 	case PH_ST_COUNT:
-		st->count = (unsigned)h[0] << 8 | h[1];
-		st->phase = st->count ? PH_ST : PH_IF_COUNT;
-		return 1;
 	case PH_IF_COUNT:
 		st->count = (unsigned)h[0] << 8 | h[1];
-		if (!keep_reads(st) || !st->count) {
-			if (keep_reads(st))
-				class_done(st);
+		if (st->phase == PH_ST_COUNT) {
+			st->phase = st->count ? PH_ST : PH_IF_COUNT;
+			return 1;
+		}
+		if (!keep_reads(st))  /* instance fields: skipped */
 			return set_body(st, c, (uint64_t)st->count * (id + 1),
 			                PH_SUB_END, NULL, 0);
-		}
-		/* the fields must fit, as when they are skipped */
+		/* read one by one; they must fit, as when they are skipped */
 		if ((uint64_t)st->count * (id + 1) > rec_left(st)) {
 			fail(st, c, HS_E_OVERRUN, st->sub_in, NULL, 0);
+			return 1;
+		}
+		if (!st->count) {
+			class_done(st);
+			st->phase = PH_SUB_END;
 			return 1;
 		}
 		st->phase = PH_IF;
