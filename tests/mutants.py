@@ -35,6 +35,18 @@ UNIT_JDK8 = ["sh", "-c",
              '"$BUILD/splitcheck" -p 64 -n 4 -s 1 "$f" && '
              '"$BUILD/splitcheck" -O -p 16 -n 2 -s 1 "$f"']
 
+# keep strings streamed from a pipe: no array kept that is not a String's
+KEEP_PIPE = ["sh", "-c",
+             'for f in ../shared/corpus/*/*.hprof; do '
+             'cat "$f" | "$BUILD/hprofstrip" --keep-strings >k.hprof && '
+             '"$BUILD/strcheck" "$f" k.hprof >/dev/null || exit 1; done']
+
+# --stream: split invariance of a restore, which passes long runs
+STREAM_RESTORE = ["sh", "-c",
+                  'f=../shared/corpus/hotspot/jdk8-u05-x64.hprof; '
+                  '"$BUILD/hprofstrip" -o s.hprof "$f" && '
+                  '"$BUILD/splitcheck" -S -r -p 64 -n 4 -s 1 s.hprof']
+
 # name, file, original text, mutated text, tests
 MUTANTS = [
     # ---- caught before issue 8 -------------------------------------------
@@ -114,6 +126,33 @@ MUTANTS = [
      "\t\t    (st->heap == HS_HEAP_ZYGOTE || st->heap == HS_HEAP_IMAGE))",
      "\t\t    (st->heap == HS_HEAP_ZYGOTE))",
      [bats("jvm", "app-only")]),
+    # ---- issue 10's own ----------------------------------------------------
+    ("engine: keep strings without the hold-back", "strip/engine.c",
+     "\tif (!keep_streams(st) || (type != 5 && type != 8) ||",
+     "\tif (1 || !keep_streams(st) || (type != 5 && type != 8) ||",
+     [bats("strings", "G1: --keep-strings")]),
+    ("engine: ART's next-array rule for any dump", "strip/engine.c",
+     "\t\telse if (st->version == '3')\n\t\t\tst->expect = 2;",
+     "\t\telse if (1)\n\t\t\tst->expect = 2;",
+     [KEEP_PIPE]),
+    ("engine: a name's later ids overwrite its first", "strip/engine.c",
+     "\t\tif (!st->names[which][i] || st->names[which][i] == id) {",
+     "\t\tif (1) {",
+     [bats("strings", "G1: --keep-strings")]),
+    ("tools: --keep-strings from stdin reads from offset 0", "strip/keepset.c",
+     "\toff_t start = lseek(fd, 0, SEEK_CUR);  /* stdin may not be at 0 */",
+     "\toff_t start = 0 * lseek(fd, 0, SEEK_CUR);",
+     [bats("strings", "from where stdin stands")]),
+    # ---- issue 11's own ----------------------------------------------------
+    ("engine: a segment's fill is judged before the run is flushed",
+     "strip/engine.c",
+     "\t\tflush(st, c);  /* what the segment holds must not depend on cuts */",
+     "",
+     [STREAM_RESTORE]),
+    ("tools: --stream to a pipe still spools", "strip/out.c",
+     "\tif (o->stream) {  /* nothing will be patched: no spool */",
+     "\tif (0) {",
+     [bats("stream", "no room for a spool")]),
     # ---- issue 8's own -----------------------------------------------------
     ("shim: numbered dumps (<path>.<digits>) are not dumps", "preload/policy.c",
      "\treturn prefix_of(path, policy_numbered_base(path, \"\"), base,",
@@ -183,7 +222,8 @@ def main():
     env["BUILD"] = build
     targets = ["all", "%s/splitcheck" % build, "%s/oracle" % build,
                "%s/replay" % build, "%s/libreenter.so" % build,
-               "%s/libfaultinject.so" % build, "%s/shimstress" % build]
+               "%s/libfaultinject.so" % build, "%s/shimstress" % build,
+               "%s/strcheck" % build]
     r = sh(["make", "-s", "BUILD=" + build] + targets, cwd=tree, env=env)
     if r.returncode:
         print(r.stdout)
