@@ -62,14 +62,18 @@ all_dumps() {
 	done
 }
 
-@test "pipes: stdin to stdout through a pipe gives the same bytes" {
+@test "pipes: stdin to stdout through a pipe gives the streamed bytes, the file's sub-records" {
 	f=$CORPUS/hotspot/jdk8-u05-x64.hprof
-	"$STRIP" -o "$BATS_TEST_TMPDIR/s" "$f"
+	"$STRIP" --stream -o "$BATS_TEST_TMPDIR/s" "$f"
 	cat "$f" | "$STRIP" | cat >"$BATS_TEST_TMPDIR/p"
 	cmp "$BATS_TEST_TMPDIR/s" "$BATS_TEST_TMPDIR/p"
 	cat "$BATS_TEST_TMPDIR/p" | "$RESTORE" - -o - | cat >"$BATS_TEST_TMPDIR/rp"
+	"$RESTORE" --stream -o "$BATS_TEST_TMPDIR/rs" "$BATS_TEST_TMPDIR/s"
+	cmp "$BATS_TEST_TMPDIR/rp" "$BATS_TEST_TMPDIR/rs"
 	"$ORACLE" zero "$f" "$BATS_TEST_TMPDIR/z"
-	cmp "$BATS_TEST_TMPDIR/rp" "$BATS_TEST_TMPDIR/z"
+	"$ORACLE" flat "$BATS_TEST_TMPDIR/z" "$BATS_TEST_TMPDIR/z.flat"
+	"$ORACLE" flat "$BATS_TEST_TMPDIR/rp" "$BATS_TEST_TMPDIR/rp.flat"
+	cmp "$BATS_TEST_TMPDIR/rp.flat" "$BATS_TEST_TMPDIR/z.flat"
 }
 
 @test "stdout redirected to a file is patched in place" {
@@ -77,10 +81,11 @@ all_dumps() {
 	"$STRIP" "$f" >"$BATS_TEST_TMPDIR/s"
 	"$ORACLE" strip "$f" "$BATS_TEST_TMPDIR/o"
 	cmp "$BATS_TEST_TMPDIR/s" "$BATS_TEST_TMPDIR/o"
-	# appending (O_APPEND) cannot be patched in place: it is spooled
+	# appending (O_APPEND) cannot be patched in place: it is streamed
 	printf 'x' >"$BATS_TEST_TMPDIR/a"
 	"$STRIP" "$f" >>"$BATS_TEST_TMPDIR/a"
-	tail -c +2 "$BATS_TEST_TMPDIR/a" | cmp - "$BATS_TEST_TMPDIR/o"
+	"$STRIP" --stream -o "$BATS_TEST_TMPDIR/st" "$f"
+	tail -c +2 "$BATS_TEST_TMPDIR/a" | cmp - "$BATS_TEST_TMPDIR/st"
 }
 
 @test "VisualVM: restored dumps have the original class histogram" {

@@ -176,7 +176,7 @@ struct args {
 	const char *in_path, *out_path;
 	unsigned flags;
 	int info, json;
-	int stream;     /* --stream: segmented output, never patched */
+	int stream;     /* --stream: segmented output for a file too */
 };
 
 /* Is --info among the options (before any "--")? */
@@ -330,15 +330,15 @@ static int transform(struct run *r, const struct args *a, int in_fd)
 		}
 		cfg.keep = &ks.keep;
 	}
-	if (a->stream) {
+	if (out_open(&o, out_path, tool->name, out_mode(&sb), !r->verbosity)) {
+		keepset_free(&ks);
+		return EXIT_BAD_INPUT;
+	}
+	/* a pipe cannot be patched: segments of known length, bounded memory */
+	if (a->stream || o.kind == OUT_STREAM) {
 		static unsigned char seg[HS_STREAM_BUF];
 		cfg.flags |= HS_STREAM;
 		cfg.seg_buf = seg;
-	}
-	if (out_open(&o, out_path, tool->name, out_mode(&sb), !r->verbosity,
-	             a->stream)) {
-		keepset_free(&ks);
-		return EXIT_BAD_INPUT;
 	}
 	sink.write = out_write;
 	sink.patch = out_patch;

@@ -45,13 +45,11 @@ static ssize_t out_append(int fd, const void *buf, size_t len, int64_t off)
 	return write(fd, buf, len);
 }
 
-/* A failure on o->fd (the spool, when there is one). */
+/* A failure on o->fd. */
 static int fail(struct out *o)
 {
-	if (!o->err) {
+	if (!o->err)
 		o->err = errno ? errno : EIO;
-		o->err_spool = o->kind == OUT_SPOOL;
-	}
 	return -1;
 }
 
@@ -62,15 +60,10 @@ static mode_t current_umask(void)
 	return um;
 }
 
-/* "prog: name: reason", or the spool's own message. */
+/* "prog: name: reason" */
 static void say(const struct out *o, const char *op, int err)
 {
-	if (o->quiet)
-		return;
-	if (o->err_spool)
-		fprintf(stderr, "%s: spool file in %s: %s (set TMPDIR to another "
-		        "directory)\n", o->prog, o->spool_dir, strerror(err));
-	else
+	if (!o->quiet)
 		fprintf(stderr, "%s: %s: %s%s\n", o->prog, o->name, op,
 		        strerror(err));
 }
@@ -80,33 +73,12 @@ void out_report(const struct out *o)
 	say(o, "write: ", o->err ? o->err : EIO);
 }
 
-/* Bytes go to an unlinked temporary file in $TMPDIR, and to dst at
- * commit. */
-static int spool_open(struct out *o, int dst)
+/* A pipe, socket or other non-seekable output: the engine streams into
+ * it (HS_STREAM), so nothing is ever patched and nothing is spooled. */
+static int stream_open(struct out *o, int dst)
 {
-	const char *dir = getenv("TMPDIR");
-	char tmpl[4096];
-
-	if (o->stream) {  /* nothing will be patched: no spool */
-		o->kind = OUT_STREAM;
-		o->fd = dst;
-		return 0;
-	}
-
-	if (!dir || !*dir)
-		dir = "/tmp";
-	o->kind = OUT_SPOOL;
-	o->dst = dst;
-	o->spool_dir = dir;
-	o->err_spool = 1;  /* for a message about what follows */
-	if ((size_t)snprintf(tmpl, sizeof tmpl, "%s/hprofstrip.XXXXXX", dir) >=
-	    sizeof tmpl)
-		return errno = ENAMETOOLONG, -1;
-	o->fd = mkstemp(tmpl);
-	if (o->fd < 0)
-		return -1;
-	unlink(tmpl);
-	o->err_spool = 0;
+	o->kind = OUT_STREAM;
+	o->fd = dst;
 	return 0;
 }
 
@@ -198,7 +170,7 @@ static int open_node(struct out *o, const char *path, const struct stat *sb)
 		return -1;
 	pos = lseek(fd, 0, SEEK_CUR);
 	if (pos < 0)
-		return spool_open(o, fd);
+		return stream_open(o, fd);
 	o->fd = fd;
 	o->kind = OUT_DIRECT;
 	o->base = (uint64_t)pos;
@@ -224,10 +196,10 @@ static int open_stdout(struct out *o)
 	off_t pos;
 
 	/* patch in place when it is a seekable file we may write anywhere
-	 * in (not O_APPEND); spool otherwise */
+	 * in (not O_APPEND); stream into it otherwise */
 	if (fstat(1, &sb) || (fcntl(1, F_GETFL) & O_APPEND) ||
 	    (pos = lseek(1, 0, SEEK_CUR)) < 0)
-		return spool_open(o, 1);
+		return stream_open(o, 1);
 	if (S_ISREG(sb.st_mode) && narrow_stdout(o, &sb))
 		return -1;
 	o->fd = 1;
@@ -237,16 +209,15 @@ static int open_stdout(struct out *o)
 }
 
 int out_open(struct out *o, const char *path, const char *prog, unsigned mode,
-             int quiet, int stream)
+             int quiet)
 {
 	struct stat sb;
 	int rc;
 
 	memset(o, 0, sizeof *o);
-	o->fd = o->dst = -1;
+	o->fd = -1;
 	o->prog = prog;
 	o->quiet = quiet;
-	o->stream = stream;
 	o->mode = mode & 0777;
 	o->name = path ? path : "stdout";
 	if (!path)
@@ -297,29 +268,6 @@ int out_patch(void *user, uint64_t off, const void *buf, size_t len)
 	return hs_ob_patch(&o->ob, off, buf, len) ? ob_fail(o) : 0;
 }
 
-/* The spool into dst; a failure names the spool or the output. */
-static int copy_spool(struct out *o)
-{
-	static unsigned char buf[1u << 16];
-	ssize_t n;
-
-	if (lseek(o->fd, 0, SEEK_SET) < 0)
-		return fail(o);
-	for (;;) {
-		n = read(o->fd, buf, sizeof buf);
-		if (n < 0 && errno == EINTR)
-			continue;
-		if (n < 0)
-			return fail(o);
-		if (n == 0)
-			return 0;
-		if (write_full(o->dst, buf, (size_t)n)) {
-			o->err = errno;
-			return -1;
-		}
-	}
-}
-
 /* Closes fd unless it is stdin, stdout or stderr; -1 if close failed. */
 static int close_own(int *fd)
 {
@@ -340,13 +288,6 @@ static int finish(struct out *o)
 	switch (o->kind) {
 	case OUT_NONE:
 		break;
-	case OUT_SPOOL:
-		if (copy_spool(o)) {
-			out_report(o);
-			return -1;
-		}
-		close_own(&o->fd);
-		return close_own(&o->dst) ? (say(o, "", errno), -1) : 0;
 	case OUT_INPLACE:  /* cut off what an older, longer file had */
 		if (fstat(1, &sb) == 0 && (uint64_t)sb.st_size > end &&
 		    ftruncate(1, (off_t)end))
@@ -386,7 +327,6 @@ void out_abort(struct out *o)
 {
 	switch (o->kind) {
 	case OUT_NONE:
-	case OUT_SPOOL:
 	case OUT_DIRECT:
 		break;
 	case OUT_RENAME:
@@ -412,5 +352,4 @@ void out_abort(struct out *o)
 		break;
 	}
 	close_own(&o->fd);
-	close_own(&o->dst);
 }

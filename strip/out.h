@@ -7,16 +7,15 @@
  * file is written to a temporary file in the final target's directory and
  * renamed over it only on success, with the input's permission bits less
  * the umask. A device or FIFO is written straight into: in place when it
- * is seekable, else through a spool. Stdout that is a regular file is
+ * is seekable, else streamed (below). Stdout that is a regular file is
  * written in place (its mode narrowed the same way, cut at the end of the
  * output on success, emptied back to where it started on failure). A
  * non-seekable output (a pipe, a FIFO, a socket, stdout opened O_APPEND)
- * is spooled to an unlinked temporary file in $TMPDIR, because record
- * lengths are patched after the fact, and copied out only once the run
- * succeeded; with --stream (the engine's HS_STREAM: nothing is ever
- * patched) it is written as the output comes, and a failed run ends it
- * with a record header that promises more than follows, so no reader
- * takes it for a whole dump.
+ * takes the engine's streamed form (HS_STREAM: segments whose lengths are
+ * known when written, nothing ever patched): it is written as the output
+ * comes, with no spool and bounded memory, and a failed run ends it with a
+ * record header that promises more than follows, so no reader takes it for
+ * a whole dump.
  */
 #ifndef HPROFSTRIP_OUT_H
 #define HPROFSTRIP_OUT_H
@@ -31,34 +30,28 @@ enum out_kind {
 	OUT_RENAME,        /* temporary file, renamed over target at commit */
 	OUT_INPLACE,       /* stdout, a regular file: patched in place */
 	OUT_DIRECT,        /* a seekable device: patched in place */
-	OUT_SPOOL,         /* a spool, copied to dst at commit */
-	OUT_STREAM         /* --stream: not seekable, written as it comes */
+	OUT_STREAM         /* not seekable: written as it comes (HS_STREAM) */
 };
 
 struct out {
 	int fd;            /* where bytes go */
-	int dst;           /* OUT_SPOOL: where the spool goes at commit */
 	enum out_kind kind;
 	int quiet;         /* no messages at all */
-	int stream;        /* the engine streams (HS_STREAM): no patches,
-	                      so a non-seekable output needs no spool */
 	unsigned mode;     /* permission bits a new file gets, less the umask */
 	const char *name;  /* for messages: the name given, or "stdout" */
 	const char *prog;  /* program name for messages */
-	const char *spool_dir;  /* OUT_SPOOL: the spool's directory */
 	char target[4096]; /* named output after its symlinks */
 	char tmp[4096];    /* temporary name while writing a named output */
 	uint64_t base;     /* file offset of output byte 0 */
 	struct hs_outbuf ob;  /* the buffer in front of fd */
 	int err;           /* errno of the first failure */
-	int err_spool;     /* ... which happened on the spool */
 };
 
 /* path NULL: stdout. mode: the permission bits of the input (0600 when it
- * is not a regular file). quiet: print nothing, even on errors. stream:
- * the output will never be patched (HS_STREAM). */
+ * is not a regular file). quiet: print nothing, even on errors. Then
+ * o->kind == OUT_STREAM says the engine must stream (HS_STREAM). */
 int out_open(struct out *o, const char *path, const char *prog, unsigned mode,
-             int quiet, int stream);
+             int quiet);
 int out_write(void *user, const void *buf, size_t len);
 int out_patch(void *user, uint64_t off, const void *buf, size_t len);
 int out_flush(struct out *o);

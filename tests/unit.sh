@@ -8,7 +8,7 @@
 # the streamed mode (also with JDK 8 open lengths and a fallback), and the
 # independent strcheck's count of String values kept: 100% from a file,
 # at least 85% streamed, nothing else kept. --stream: split invariance,
-# and strip | restore through pipes without a spool equals the zeroed
+# and strip | restore through pipes with no room in TMPDIR equals the zeroed
 # original, sub-record for sub-record. Prints one line per check and
 # 'N passed, N failed'.
 set -u
@@ -93,11 +93,12 @@ kept_streamed() {
 	"$b/strcheck" --min "$min" "$1" "$tmp/ks"
 }
 
-# streamed F: hprofstrip --stream | hprofrestore --stream through pipes,
-# with no room for a spool, gives the oracle's zeroed F once both are
-# flattened (the heap cut into other records, the same sub-records)
+# streamed F: hprofstrip | hprofrestore through pipes (streamed, as any
+# non-seekable output), with no room in TMPDIR, gives the oracle's zeroed F
+# once both are flattened (the heap cut into other records, the same
+# sub-records)
 streamed() {
-	"$b/hprofstrip" --stream "$1" | TMPDIR=$tmp/none "$b/hprofrestore" --stream |
+	TMPDIR=$tmp/none "$b/hprofstrip" "$1" | TMPDIR=$tmp/none "$b/hprofrestore" |
 		cat >"$tmp/st" || return 1
 	"$b/oracle" zero "$1" "$tmp/zero" &&
 		"$b/oracle" flat "$tmp/zero" "$tmp/zero.flat" &&
@@ -154,7 +155,7 @@ for f in $files $fresh; do
 	check "split invariance, --stream strip: $n" "$b/splitcheck" -S -p "$prefix4" -n "$rounds2" -s "$seed" "$f"
 	check "split invariance, --stream restore: $n" "$b/splitcheck" -S -r -p "$prefix4" -n "$rounds2" -s "$seed" "$tmp/$n.s"
 	check "split invariance, --stream keeping strings: $n" "$b/splitcheck" -S -k -p "$prefix4" -n "$rounds2" -s "$seed" "$f"
-	check "--stream through pipes, no spool: the zeroed original's sub-records: $n" streamed "$f"
+	check "strip | restore through pipes, no TMPDIR: the zeroed original's sub-records: $n" streamed "$f"
 	check "keep strings from a file: all String values, nothing else: $n" kept_file "$f"
 	check "keep strings streamed: most String values, nothing else: $n" kept_streamed "$f"
 done
