@@ -564,6 +564,34 @@ static void release_held(struct hs_state *st, int keep)
 
 static void emit_rec_header(struct hs_state *st, struct cur *c);
 
+/* HS_STREAM with HS_FALLBACK, inside a heap record: the whole sub-records
+ * gathered go out as a segment, and the rest of the input record, from
+ * the nheld bytes held back on, as a segment of its own whose length is
+ * the record's remaining input (nothing is ever patched). A placeholder
+ * record (JDK 8) has no known length: a segment header that promises 4 GiB
+ * goes out instead, so readers see the dump cut at this point, never
+ * garbage they take for records. */
+static void stream_fallback(struct hs_state *st, size_t nheld)
+{
+	unsigned char h[9];
+	uint64_t from = st->in_off - nheld;
+	uint64_t left = st->rec_end ? st->rec_end - from : UINT32_MAX;
+
+	flush_segment(st);
+	st->gather = 0;
+	st->rec_hdr_out = 1;
+	h[0] = HS_REC_HEAP_DUMP_SEGMENT;
+	memcpy(h + 1, st->seg_time, 4);
+	hs_put_be32(h + 5, (uint32_t)left);
+	emit(st, h, 9);
+	if (st->phase == PH_RAW_REC) {  /* end_record finds nothing to patch */
+		hs_put_be32(st->rec_hdr + 5, (uint32_t)left);
+		st->rec_len = left;
+		st->rec_body_in = from;
+		st->rec_body_out = st->out_off;
+	}
+}
+
 /* A parse error at input offset off. held/nheld: bytes consumed but not yet
  * emitted. Without HS_FALLBACK the error is sticky; with it, those bytes
  * go out verbatim and so does the rest of the stream, while the current
@@ -584,6 +612,9 @@ static void fail(struct hs_state *st, struct cur *c, enum hs_err err,
 	st->have = 0;
 	st->phase = is_heap_tag(st->rec_tag) && st->rec_end != 0 ? PH_RAW_REC
 	                                                         : PH_RAW;
+	if (st->seg && (st->phase == PH_RAW_REC ||
+	                (is_heap_tag(st->rec_tag) && (st->gather || st->open))))
+		stream_fallback(st, nheld);
 	/* jvm mode may not have written the record's header yet */
 	if (st->phase == PH_RAW_REC)
 		emit_rec_header(st, c);
@@ -1334,8 +1365,8 @@ void hs_init(struct hs_state *st, const struct hs_config *cfg,
 		st->keep = *cfg->keep;
 	else
 		st->flags &= ~(unsigned)HS_KEEP_STRINGS;
-	/* a stream never patches, a fallback does */
-	if ((flags & HS_STREAM) && cfg->seg_buf && !(flags & HS_FALLBACK)) {
+	/* a stream never patches, not even in a fallback (stream_fallback) */
+	if ((flags & HS_STREAM) && cfg->seg_buf) {
 		st->seg = cfg->seg_buf;
 		st->same_until = 0;
 	} else {
@@ -1443,18 +1474,22 @@ enum hs_err hs_finish(struct hs_state *st)
 		/* keep: an array being held back goes out as far as it came,
 		 * verbatim; a held array whole, then a String gathered behind
 		 * it */
-		if (st->phase == PH_BODY && st->act == ACT_STASH) {
+		/* HS_STREAM: a segment holds whole sub-records only, so the
+		 * unfinished one is left out and the output ends after the
+		 * last whole one (the input was cut there too) */
+		int partial = !st->gather;
+		if (partial && st->phase == PH_BODY && st->act == ACT_STASH) {
 			emit(st, st->hold, st->hold_len);
 			st->hold_need = st->hold_len = 0;
 		}
 		release_held(st, 0);
-		if (st->phase == PH_LOOK) {
+		if (partial && st->phase == PH_LOOK) {
 			emit(st, st->look, st->look_len);
 			st->look_len = 0;
 		}
 		/* held bytes of an unfinished unit go out verbatim, before the
 		 * record's length is fixed (a passed unit's are out already) */
-		if (st->have && !unit_passed(st)) {
+		if (partial && st->have && !unit_passed(st)) {
 			if (in_heap_record(st))
 				emit_rec_header(st, &c);
 			emit(st, st->scratch, st->have);

@@ -141,7 +141,12 @@ enum {
  * its own, written straight through. A 1.0.1 dump becomes 1.0.2, with a
  * HEAP_DUMP_END after its heap. The sink's patch is never called; rewrites
  * of bytes already out (hs_rewrite) are refused, except JDK 8's length
- * patches (HS_OPEN_LEN), which only close records. Not with HS_FALLBACK.
+ * patches (HS_OPEN_LEN), which only close records. With HS_FALLBACK, a
+ * parse error inside a heap record closes the segment gathered so far and
+ * sends the rest of the input record verbatim as a segment of its known
+ * length (a JDK 8 placeholder record, whose length is not known yet, gets
+ * a header promising 4 GiB instead: readers see a cut dump); a stream cut
+ * inside a sub-record ends after the last whole one.
  * The largest sub-record of unknown length is a class dump, at most about
  * 2.4 MiB, so it always fits after HS_SEGMENT_SOFT bytes. */
 #define HS_STREAM_BUF (4u << 20)

@@ -155,6 +155,8 @@ for f in $files $fresh; do
 	check "split invariance, --stream strip: $n" "$b/splitcheck" -S -p "$prefix4" -n "$rounds2" -s "$seed" "$f"
 	check "split invariance, --stream restore: $n" "$b/splitcheck" -S -r -p "$prefix4" -n "$rounds2" -s "$seed" "$tmp/$n.s"
 	check "split invariance, --stream keeping strings: $n" "$b/splitcheck" -S -k -p "$prefix4" -n "$rounds2" -s "$seed" "$f"
+	check "JDK 8 placeholder lengths, --stream: $n" "$b/splitcheck" -S -O -p "$prefix4" -n "$rounds2" -s "$seed" "$f"
+	check "fallback at offset $off, --stream (the shim compressing): $n" "$b/splitcheck" -S -F "$off" -p "$prefix4" -n "$rounds2" -s "$seed" "$f"
 	check "strip | restore through pipes, no TMPDIR: the zeroed original's sub-records: $n" streamed "$f"
 	check "keep strings from a file: all String values, nothing else: $n" kept_file "$f"
 	check "keep strings streamed: most String values, nothing else: $n" kept_streamed "$f"
