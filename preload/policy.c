@@ -23,6 +23,36 @@ static void parse_keep(struct policy *p, const char *v)
 	}
 }
 
+/* HPROFSTRIP_COMPRESS: zstd[:1-19], gzip[:1-9] or xz[:0-9] */
+static void parse_compress(struct policy *p, const char *v)
+{
+	static const struct { const char *name; int lo, hi; } known[] = {
+		{ "zstd", 1, 19 }, { "gzip", 1, 9 }, { "xz", 0, 9 },
+	};
+	size_t n, i;
+	char *end;
+	long lvl = 1;
+
+	if (!v || !*v)
+		return;
+	n = strcspn(v, ":");
+	for (i = 0; i < sizeof known / sizeof known[0]; i++) {
+		if (strlen(known[i].name) != n || memcmp(v, known[i].name, n))
+			continue;
+		if (v[n] == ':') {
+			errno = 0;
+			lvl = strtol(v + n + 1, &end, 10);
+			if (!v[n + 1] || *end || errno || lvl < known[i].lo ||
+			    lvl > known[i].hi)
+				break;
+		}
+		memcpy(p->compress, known[i].name, n + 1);
+		p->level = (int)lvl;
+		return;
+	}
+	snprintf(p->compress_bad, sizeof p->compress_bad, "%s", v);
+}
+
 void policy_parse(struct policy *p,
                   const char *(*get)(void *ctx, const char *name), void *ctx)
 {
@@ -30,6 +60,7 @@ void policy_parse(struct policy *p,
 	const char *sniff = get(ctx, "HPROFSTRIP_SNIFF");
 	const char *quiet = get(ctx, "HPROFSTRIP_QUIET");
 	const char *log = get(ctx, "HPROFSTRIP_LOG");
+	const char *filter;
 
 	memset(p, 0, sizeof *p);
 	snprintf(p->pattern, sizeof p->pattern, "%s",
@@ -39,6 +70,12 @@ void policy_parse(struct policy *p,
 	p->dirs = strchr(p->pattern, '/') != NULL;
 	snprintf(p->log, sizeof p->log, "%s", log ? log : "");
 	parse_keep(p, get(ctx, "HPROFSTRIP_KEEP"));
+	parse_compress(p, get(ctx, "HPROFSTRIP_COMPRESS"));
+	filter = get(ctx, "HPROFSTRIP_FILTER");
+	if (filter && strlen(filter) >= sizeof p->filter)
+		p->filter_long = 1;
+	else if (filter)
+		snprintf(p->filter, sizeof p->filter, "%s", filter);
 }
 
 static const char *env(void *ctx, const char *name)

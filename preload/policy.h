@@ -18,6 +18,11 @@ struct policy {
 	char log[PATH_MAX];     /* HPROFSTRIP_LOG, or "" for stderr */
 	int keep_strings;       /* HPROFSTRIP_KEEP=strings */
 	char keep_bad[64];      /* an HPROFSTRIP_KEEP word not understood */
+	char compress[8];       /* HPROFSTRIP_COMPRESS: zstd, gzip, xz, or "" */
+	int level;              /* ... its level (default 1) */
+	char compress_bad[64];  /* an HPROFSTRIP_COMPRESS value not understood */
+	char filter[1024];      /* HPROFSTRIP_FILTER: a command for sh -c */
+	int filter_long;        /* HPROFSTRIP_FILTER was too long: unused */
 };
 
 /* What a path is. */

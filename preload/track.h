@@ -29,6 +29,9 @@ struct hst_io {
 	int64_t (*lseek)(int fd, int64_t off, int whence);
 	int (*ftruncate)(int fd, int64_t len);
 	int (*fcntl)(int fd, int cmd, unsigned long arg);
+	/* a compressor's output file (HPROFSTRIP_COMPRESS), its fds */
+	int (*open)(const char *path, int flags, int mode);
+	int (*close)(int fd);
 };
 
 /* Once, before any other call. */

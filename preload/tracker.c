@@ -140,13 +140,58 @@ static int keep_tables(struct tracker *t, int kind, struct hs_keep *k)
 	return 1;
 }
 
+/* HPROFSTRIP_COMPRESS or _FILTER: the segment buffer and the child's
+ * state for t's next dump; NULL if not wanted or not to be had (said). */
+static struct pipe_mem *pipe_tables(struct tracker *t, int kind)
+{
+	static int told_mem;
+	int saved = errno;
+
+	if (kind != T_MAIN || !pipe_wanted())
+		return NULL;
+	if (!t->pm) {
+		void *m = mmap(NULL, sizeof *t->pm, PROT_READ | PROT_WRITE,
+		               MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+		if (m == MAP_FAILED) {
+			if (!__atomic_exchange_n(&told_mem, 1, __ATOMIC_RELAXED))
+				say("hprofstrip: %s: no memory for a compressor; "
+				    "the dump is written uncompressed", t->path);
+			errno = saved;
+			return NULL;
+		}
+		t->pm = m;
+	}
+	errno = saved;
+	return t->pm;
+}
+
+/* The engine's sink with a child: the file gets every byte (the plain
+ * stripped dump, should the child fail), the child too. */
+static int tee_write(void *user, const void *buf, size_t len)
+{
+	struct tracker *t = user;
+
+	if (t->piped)
+		pipe_send(&t->pm->pipe, buf, len);
+	return hs_ob_write(&t->ob, buf, len);
+}
+
+void tracker_first_write(struct tracker *t, int fd)
+{
+	t->pipe_pending = 0;
+	t->piped = pipe_start(&t->pm->pipe, fd) == 1;
+}
+
+/* dump: the path as opened (relative to dirfd), for a child's output. */
 static void tracker_start(struct tracker *t, int kind, const char *path,
-                          const char *base, unsigned idsize)
+                          const char *base, unsigned idsize, int dirfd,
+                          const char *dump)
 {
 	struct hs_config cfg = { .flags = HS_OPEN_LEN | HS_FALLBACK,
 	                         .idsize = idsize };
 	struct hs_sink sink = { hs_ob_write, hs_ob_patch, NULL };
 	struct hs_keep keep;
+	struct pipe_mem *pm;
 
 	if (kind == T_SEGMENT)
 		cfg.flags |= HS_NO_HEADER;
@@ -165,19 +210,37 @@ static void tracker_start(struct tracker *t, int kind, const char *path,
 		cfg.flags |= HS_KEEP_STRINGS;
 		cfg.keep = &keep;
 	}
+	t->piped = t->pipe_pending = 0;
+	if ((pm = pipe_tables(t, kind)) != NULL) {
+		/* nothing is ever patched: the child reads it as it comes */
+		pipe_prepare(&pm->pipe, dirfd, dump);
+		cfg.flags |= HS_STREAM;
+		cfg.seg_buf = pm->seg;
+		sink.write = tee_write;
+		sink.user = t;
+		t->pipe_pending = 1;  /* started at the first write */
+	}
 	hs_init(&t->st, &cfg, &sink);
 }
 
-void tracker_restart(struct tracker *t)
+void tracker_restart(struct tracker *t, int fd)
 {
 	int refs = t->refs;
 	uint64_t voff = t->voff;
 	struct tracker *main = t->main;
-	char path[sizeof t->path], base[sizeof t->base];
+	char path[sizeof t->path], base[sizeof t->base], dump[PATH_MAX];
 
+	(void)fd;
 	memcpy(path, t->path, sizeof path);
 	memcpy(base, t->base, sizeof base);
-	tracker_start(t, t->kind, path, base, t->st.idsize);
+	/* a child started over: the first child's output goes */
+	if (t->piped)
+		pipe_abort(&t->pm->pipe);
+	if (t->pm && (t->piped || t->pipe_pending))
+		memcpy(dump, t->pm->pipe.dump, sizeof dump);
+	else
+		snprintf(dump, sizeof dump, "%s", path);
+	tracker_start(t, t->kind, path, base, t->st.idsize, AT_FDCWD, dump);
 	t->refs = refs;
 	t->voff = voff;  /* ftruncate leaves the file position alone */
 	t->main = main;
@@ -227,6 +290,31 @@ static void summary(struct tracker *t)
 		    (unsigned long long)t->st.strings);
 }
 
+/* The dump's child has had every byte: wait for it. On success the
+ * plain copy goes (the file the runtime opened, emptied and removed), and
+ * the child's output is all there is; else the copy is the dump, and the
+ * child's output is removed. fd: the dump's, or -1 (closed already). */
+static void end_child(struct tracker *t, int fd)
+{
+	struct pipe_out *p = &t->pm->pipe;
+	char why[256];
+
+	t->piped = 0;
+	if (pipe_finish(p, why, sizeof why)) {
+		say("hprofstrip: %s: %s; the stripped dump is in %s, "
+		    "uncompressed", t->path, why, p->dump);
+	} else if (t->ob.err || t->st.err) {
+		/* the copy is as damaged as what the child got: keep both */
+	} else if (fd >= 0) {
+		pipe_remove_dump(p, fd);
+		if (p->out[0])
+			say("hprofstrip: %s: %s wrote %s", t->path, p->what, p->out);
+		else
+			say("hprofstrip: %s: %s took it (%llu bytes); %s removed",
+			    t->path, p->what, (unsigned long long)p->sent, p->dump);
+	}
+}
+
 /* The dump's last fd is being closed (fd: that fd, still open). */
 static void tracker_finish(struct tracker *t, int fd)
 {
@@ -251,6 +339,9 @@ static void tracker_finish(struct tracker *t, int fd)
 	} else if (t->kind == T_MAIN) {
 		summary(t);
 	}
+	if (t->piped)
+		end_child(t, fd);
+	t->piped = t->pipe_pending = 0;
 	t->kind = T_FREE;
 }
 
@@ -311,7 +402,7 @@ static void maybe_track(int fd, int dirfd, const char *path, int flags)
 				idsize = main->st.idsize;
 		}
 	tracker_start(t, kind == DUMP_SEGMENT ? T_SEGMENT : T_MAIN, path, base,
-	              idsize);
+	              idsize, dirfd, path);
 	t->main = main;
 	map_fd(fd, t);
 	pthread_mutex_unlock(&table_lock);
@@ -345,6 +436,8 @@ static void fresh_fd(int fd)
 			say("hprofstrip: %s: closed behind the shim's back; the "
 			    "dump ends at %llu bytes in", t->path,
 			    (unsigned long long)t->st.in_off);
+			if (t->piped)
+				end_child(t, -1);
 			t->kind = T_FREE;
 		}
 		pthread_mutex_unlock(&t->lock);
@@ -423,7 +516,7 @@ struct tracker *tracker_sniff(int fd, const void *buf, size_t len, int64_t at)
 	pthread_mutex_lock(&table_lock);
 	if (fd_state(fd) == (was == FD_FRESH ? FD_SEEN : 0) &&
 	    (t = tracker_alloc()) != NULL) {
-		tracker_start(t, T_MAIN, path, "", 0);
+		tracker_start(t, T_MAIN, path, "", 0, AT_FDCWD, path);
 		t->trunc_at_end = sb.st_size > 0;
 		map_fd(fd, t);
 	} else if (!t) {
@@ -555,7 +648,13 @@ void hst_fork_child(void)
 	for (fd = 0; fd < MAX_FD; fd++)
 		if (tracker_of(fd))
 			map_fd(fd, NULL);
-	for (i = 0; i < MAX_TRACKERS; i++)
+	for (i = 0; i < MAX_TRACKERS; i++) {
+		/* the parent's child reads the parent's dump: our copy of
+		 * its stdin must not keep it open */
+		if (pool[i].piped)
+			pipe_forget(&pool[i].pm->pipe);
+		pool[i].piped = pool[i].pipe_pending = 0;
 		pool[i].kind = T_FREE;
+	}
 	hst_fork_parent();
 }

@@ -8,6 +8,7 @@
 
 #include "../strip/hprof.h"
 #include "../strip/outbuf.h"
+#include "pipe.h"
 #include "track.h"
 
 #include <limits.h>
@@ -39,8 +40,20 @@ struct tracker {
 	struct tracker *main;    /* segment: its main file, if open */
 	struct keep_mem *keep;   /* HPROFSTRIP_KEEP=strings: its tables,
 	                            mapped at its first dump, then reused */
+	struct pipe_mem *pm;     /* HPROFSTRIP_COMPRESS or _FILTER: the
+	                            segment buffer and the child, likewise */
+	int piped;               /* this dump streams to pm->pipe */
+	int pipe_pending;        /* ... from its first write on */
 	unsigned char buf[OUT_BUF];
 	unsigned char in[IN_BUF];  /* sendfile/copy_file_range staging */
+};
+
+/* HPROFSTRIP_COMPRESS or _FILTER: the engine streams (HS_STREAM) into
+ * seg, and its output goes both to the file (the plain stripped dump, kept
+ * if the child fails) and to the child. */
+struct pipe_mem {
+	unsigned char seg[HS_STREAM_BUF];
+	struct pipe_out pipe;
 };
 
 extern struct hst_io hst;  /* the real I/O functions (hst_setup) */
@@ -53,10 +66,12 @@ struct tracker *tracker_sniff(int fd, const void *buf, size_t len, int64_t at);
 /* A write that is not a dump's went to fd (sendfile, copy_file_range):
  * the first write decides, so fd is not sniffed any more. */
 void tracker_untracked_write(int fd);
-/* Start over: ftruncate(fd, 0). */
-void tracker_restart(struct tracker *t);
+/* Start over: ftruncate(fd, 0) of the dump open as fd. */
+void tracker_restart(struct tracker *t, int fd);
 /* Writes the tracker's buffered output to fd; 0, or -1 (t->ob.err). */
 int tracker_flush(struct tracker *t, int fd);
+/* The dump's first write, to fd: its child starts (pipe_pending). */
+void tracker_first_write(struct tracker *t, int fd);
 /* Feeds zeros up to input offset at (the runtime wrote past its end). */
 void tracker_gap(struct tracker *t, uint64_t at);
 /* Says once that the engine fell back to copying verbatim. */

@@ -431,7 +431,7 @@ static void setup(void)
 {
 	static const struct hst_io io = {
 		libc_pwrite, libc_pread, read, libc_lseek, libc_ftruncate,
-		libc_fcntl,
+		libc_fcntl, libc_open64, libc_close,
 	};
 	static int done, doing;
 

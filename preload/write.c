@@ -41,6 +41,8 @@ static int track_write(struct tracker *t, int fd, const void *buf, size_t len,
 	t->ob.fd = fd;
 	if (t->ob.err)
 		return t->ob.err;
+	if (t->pipe_pending)
+		tracker_first_write(t, fd);
 	if (at > t->st.in_off)
 		tracker_gap(t, at);
 	if (at < t->st.in_off) {
@@ -174,7 +176,7 @@ int hst_ftruncate(int fd, int64_t len, int *ret)
 	if (len == 0) {
 		r = hst.ftruncate(fd, 0);
 		if (r == 0)
-			tracker_restart(t);
+			tracker_restart(t, fd);
 	} else if ((uint64_t)len == t->st.in_off) {
 		t->ext = 0;
 		if (tracker_flush(t, fd))

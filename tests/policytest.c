@@ -59,6 +59,30 @@ static void parse(struct policy *p, const char *pattern, const char *sniff,
 	policy_parse(p, lookup, kv);
 }
 
+/* policy_parse with HPROFSTRIP_COMPRESS and HPROFSTRIP_FILTER */
+static void parse_pipe(struct policy *p, const char *compress,
+                       const char *filter)
+{
+	const char *kv[] = { "HPROFSTRIP_COMPRESS", compress,
+	                     "HPROFSTRIP_FILTER", filter, NULL };
+	policy_parse(p, lookup, kv);
+}
+
+/* HPROFSTRIP_COMPRESS=v gives program prog (NULL: refused) at level */
+static void compress_is(const char *v, const char *prog, int level)
+{
+	struct policy p;
+
+	parse_pipe(&p, v, NULL);
+	if (prog)
+		CHECK(!strcmp(p.compress, prog) && p.level == level &&
+		      !p.compress_bad[0], "compress %s: %s %d", v, p.compress,
+		      p.level);
+	else
+		CHECK(!p.compress[0] && !strcmp(p.compress_bad, v),
+		      "compress %s refused: '%s'", v, p.compress_bad);
+}
+
 int main(void)
 {
 	struct policy p;
@@ -82,6 +106,34 @@ int main(void)
 	CHECK(p.keep_strings && !strcmp(p.keep_bad, "bogus"), "keep: a bad word");
 	parse(&p, NULL, NULL, NULL, NULL, "string");
 	CHECK(!p.keep_strings && !strcmp(p.keep_bad, "string"), "keep=string");
+
+	/* compressors and filters */
+	parse_pipe(&p, NULL, NULL);
+	CHECK(!p.compress[0] && !p.compress_bad[0] && !p.filter[0] &&
+	      !p.filter_long, "compress, filter: off by default");
+	parse_pipe(&p, "", "");
+	CHECK(!p.compress[0] && !p.compress_bad[0] && !p.filter[0],
+	      "compress, filter: empty");
+	compress_is("zstd", "zstd", 1);
+	compress_is("zstd:19", "zstd", 19);
+	compress_is("gzip", "gzip", 1);
+	compress_is("gzip:9", "gzip", 9);
+	compress_is("xz:0", "xz", 0);
+	compress_is("zstd:0", NULL, 0);
+	compress_is("zstd:20", NULL, 0);
+	compress_is("gzip:10", NULL, 0);
+	compress_is("zstd:", NULL, 0);
+	compress_is("zstd:3x", NULL, 0);
+	compress_is("zst", NULL, 0);
+	compress_is("bzip2", NULL, 0);
+	compress_is("zstd:-1", NULL, 0);
+	parse_pipe(&p, NULL, "curl -T - https://x/$HPROFSTRIP_PATH");
+	CHECK(!strcmp(p.filter, "curl -T - https://x/$HPROFSTRIP_PATH") &&
+	      !p.filter_long, "filter");
+	memset(buf, 'x', sizeof buf - 1);
+	buf[sizeof buf - 1] = 0;
+	parse_pipe(&p, NULL, buf);
+	CHECK(!p.filter[0] && p.filter_long, "filter too long");
 
 	/* patterns: the path or its basename, several globs */
 	parse(&p, NULL, NULL, NULL, NULL, NULL);

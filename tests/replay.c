@@ -54,7 +54,9 @@
  *
  * Environment: REPLAY_PN_KEEP=DIR: jdk22 hard-links each OUT.pN as
  * DIR/pN after its writer closed it and before the merge reads it, so a
- * test sees the segment files as they were on disk. REPLAY_JDK8_BUF=N makes the jdk8 buffer N bytes instead
+ * test sees the segment files as they were on disk. REPLAY_LEFTOVERS=1: after
+ * the dump, fail unless the process has the fds it started with and no
+ * child process, not even a zombie. REPLAY_JDK8_BUF=N makes the jdk8 buffer N bytes instead
  * of 8 MiB. HotSpot itself halves the buffer until malloc succeeds, so
  * small buffers are real; they also make records larger than the buffer
  * (written unbuffered) appear with small test files.
@@ -69,6 +71,7 @@
 #define _LARGEFILE64_SOURCE 1
 #endif
 
+#include <dirent.h>
 #include <dlfcn.h>
 #include <errno.h>
 #include <fcntl.h>
@@ -81,6 +84,7 @@
 #include <sys/stat.h>
 #include <sys/types.h>
 #include <sys/uio.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #define MIB (1024u * 1024u)
@@ -1044,6 +1048,45 @@ static void usage(void)
 	exit(2);
 }
 
+/* Open fds of this process. */
+static int count_fds(void)
+{
+	DIR *d = opendir("/proc/self/fd");
+	struct dirent *e;
+	int n = 0;
+
+	if (!d)
+		die("opendir /proc/self/fd");
+	while ((e = readdir(d)) != NULL)
+		n += e->d_name[0] != '.';
+	closedir(d);
+	return n - 1;  /* the directory's own fd */
+}
+
+/* REPLAY_LEFTOVERS: after the dump, the process has the fds it started
+ * with and no child, not even a zombie (a shim's compressor is waited
+ * for at close). */
+static void check_leftovers(int fds_at_start)
+{
+	siginfo_t si;
+	int n = count_fds();
+
+	if (n != fds_at_start) {
+		fprintf(stderr, "replay: %s: %d fds open after the dump, %d "
+		        "before\n", g_mode, n, fds_at_start);
+		exit(1);
+	}
+	memset(&si, 0, sizeof si);
+	if (waitid(P_ALL, 0, &si, WEXITED | WNOHANG | WNOWAIT) == 0) {
+		fprintf(stderr, "replay: %s: a child is left: pid %d%s\n",
+		        g_mode, (int)si.si_pid, si.si_pid ? " (a zombie)" :
+		        " (running)");
+		exit(1);
+	}
+	if (errno != ECHILD)
+		die("waitid");
+}
+
 int main(int argc, char **argv)
 {
 	if (argc < 4 || argc > 5)
@@ -1066,6 +1109,7 @@ int main(int argc, char **argv)
 	else if (!strncmp(mode, "art", 3))
 		host_runtime("libart.so");
 
+	int fds_at_start = count_fds();
 	struct hprof h;
 	memset(&h, 0, sizeof h);
 	size_t len;
@@ -1105,5 +1149,7 @@ int main(int argc, char **argv)
 	}
 	free(h.recs);
 	free(d);
+	if (getenv("REPLAY_LEFTOVERS"))
+		check_leftovers(fds_at_start);
 	return 0;
 }

@@ -1,0 +1,228 @@
+#!/usr/bin/env bats
+# HPROFSTRIP_COMPRESS and HPROFSTRIP_FILTER: the shim streams the stripped
+# dump into a compressor (or any command) while the runtime writes it, and
+# waits for it at close. Success leaves only <path>.zst (.gz, .xz);
+# failure of any kind leaves the plain stripped dump at <path>.
+
+load common
+
+bats_require_minimum_version 1.5.0
+
+setup_file() {
+	"$JUDGE" build >&2
+}
+
+setup() {
+	T=$BATS_TEST_TMPDIR
+	JAVA=$(command -v java)
+	for p in zstd gzip xz; do
+		command -v $p >/dev/null || fail "$p is missing (make deps)"
+	done
+}
+
+# VisualVM's view of HeapBuilder's heap: its markers and their arrays, and
+# the histogram of HeapBuilder's own classes
+view() {
+	{
+		"$JUDGE" markers "$1"
+		"$JUDGE" histo "$1" | grep 'HeapBuilder'
+	} | sort
+}
+
+# the same view of HeapBuilder's heap dumped without the shim, once
+plain_view() {
+	local f=$BATS_FILE_TMPDIR/plain.view
+	[ -s "$f" ] || view "$(jdk17_fixture)" >"$f"
+	echo "$f"
+}
+
+# only_file DIR NAME: DIR holds NAME and nothing else
+only_file() {
+	[ "$(ls -A "$1")" = "$2" ] || fail "$1 holds: $(ls -A "$1" | tr '\n' ' ')"
+}
+
+# fake_compressor DIR SCRIPT: DIR/zstd runs SCRIPT with sh
+fake_compressor() {
+	mkdir -p "$1"
+	printf '#!/bin/sh\n%s\n' "$2" >"$1/zstd"
+	chmod +x "$1/zstd"
+}
+
+@test "JVM: an OOM dump with HPROFSTRIP_COMPRESS=zstd leaves only <path>.zst; hprofrestore opens it; VisualVM sees the plain dump's heap" {
+	mkdir "$T/d"
+	run env HPROFSTRIP_COMPRESS=zstd LD_PRELOAD="$SHIM" timeout 120 java -Xmx64m \
+		-XX:+HeapDumpOnOutOfMemoryError -XX:HeapDumpPath="$T/d/oom.hprof" \
+		-cp "$B/java" HeapBuilder oom 2>"$T/err"
+	[ "$status" -ne 124 ] || fail "the JVM hung"
+	only_file "$T/d" oom.hprof.zst
+	grep -q "^hprofstrip: .*oom.hprof: zstd -1 wrote $T/d/oom.hprof.zst\$" "$T/err" ||
+		fail "no success line: $(cat "$T/err")"
+	"$RESTORE" -o "$T/r.hprof" "$T/d/oom.hprof.zst"
+	run "$STRIP" --info "$T/r.hprof"
+	assert_success
+	assert_line well-formed
+	view "$T/r.hprof" >"$T/got"
+	# the OOM heap is HeapBuilder's heap plus what filled it: the markers
+	# and their arrays are the plain dump's
+	grep '^marker' "$(plain_view)" >"$T/want.m"
+	grep '^marker' "$T/got" >"$T/got.m"
+	diff "$T/want.m" "$T/got.m"
+}
+
+@test "JVM: jcmd GC.heap_dump with HPROFSTRIP_COMPRESS=zstd: the .zst is complete when jcmd returns, and equals the plain heap" {
+	HPROFSTRIP_COMPRESS=zstd LD_PRELOAD=$SHIM java -cp "$B/java" HeapBuilder wait "$T/stop" \
+		>"$T/out" 2>"$T/err" &
+	jvm=$!
+	for _ in $(seq 300); do
+		grep -q '^pid ' "$T/out" && break
+		sleep 0.1
+	done
+	pid=$(sed -n 's/^pid //p' "$T/out")
+	[ "$pid" = "$jvm" ] || { kill "$jvm"; fail "no pid line"; }
+	mkdir "$T/d"
+	run timeout 120 jcmd "$pid" GC.heap_dump "$T/d/j.hprof"
+	assert_output --partial "Heap dump file created"
+	# before the JVM goes on: complete, and the compressor reaped
+	only_file "$T/d" j.hprof.zst
+	zstd -t -q "$T/d/j.hprof.zst"
+	[ -z "$(ps -o pid= --ppid "$jvm")" ] || fail "children left: $(ps -o pid,stat,cmd --ppid "$jvm")"
+	touch "$T/stop"
+	wait "$jvm"
+	"$RESTORE" -o "$T/r.hprof" "$T/d/j.hprof.zst"
+	view "$T/r.hprof" >"$T/got"
+	diff "$(plain_view)" "$T/got"
+}
+
+@test "HPROFSTRIP_COMPRESS: gzip, xz and a level give <path>.gz, .xz, .zst with the streamed stripped dump" {
+	f=$(jdk17_fixture)
+	"$STRIP" --stream -o "$T/want" "$f"
+	for c in zstd:19 gzip gzip:9 xz xz:0; do
+		rm -rf "$T/d"
+		mkdir "$T/d"
+		HPROFSTRIP_COMPRESS=$c LD_PRELOAD=$SHIM "$REPLAY" threads "$f" "$T/d/x.hprof" 2>"$T/err"
+		case $c in zstd*) ext=zst p=zstd ;; gzip*) ext=gz p=gzip ;; xz*) ext=xz p=xz ;; esac
+		only_file "$T/d" "x.hprof.$ext"
+		$p -dc "$T/d/x.hprof.$ext" | cmp - "$T/want" || fail "$c"
+		lvl=${c#*:}
+		[ "$lvl" != "$c" ] || lvl=1
+		grep -q "^hprofstrip: .*x.hprof: $p -$lvl wrote $T/d/x.hprof.$ext\$" "$T/err" ||
+			fail "$c: $(cat "$T/err")"
+	done
+}
+
+@test "replays with compression: JDK 8's seek-back patch, JDK 22's .pN files, ART; no fd and no child left" {
+	for f in $(corpus_files) "$(jdk17_fixture)"; do
+		"$STRIP" --stream -o "$T/want" "$f"
+		for mode in random threads jdk8 jdk22 art artcloexec pwrite writev; do
+			rm -rf "$T/d"
+			mkdir "$T/d"
+			REPLAY_LEFTOVERS=1 HPROFSTRIP_QUIET=1 HPROFSTRIP_COMPRESS=zstd \
+				LD_PRELOAD=$SHIM timeout 60 "$REPLAY" "$mode" "$f" "$T/d/o.hprof" 7 ||
+				fail "$mode: replay failed on $f"
+			only_file "$T/d" o.hprof.zst
+			zstd -qdc "$T/d/o.hprof.zst" | cmp - "$T/want" || fail "$mode: $f"
+		done
+		rm -rf "$T/d"
+		mkdir "$T/d"
+		REPLAY_JDK8_BUF=4096 HPROFSTRIP_QUIET=1 HPROFSTRIP_COMPRESS=zstd \
+			LD_PRELOAD=$SHIM "$REPLAY" jdk8 "$f" "$T/d/o.hprof"
+		zstd -qdc "$T/d/o.hprof.zst" | cmp - "$T/want" || fail "jdk8 4096: $f"
+	done
+}
+
+@test "a compressor that is missing, exits 1, stops reading or is killed midway: the complete stripped dump at <path>, one line" {
+	f=$(jdk17_fixture)
+	"$STRIP" --stream -o "$T/want" "$f"
+	mkdir "$T/empty"
+	cat=$(command -v cat) head=$(command -v head)
+	fake_compressor "$T/exit1" "$cat >/dev/null; exit 1"
+	fake_compressor "$T/early" "$head -c 1000 >/dev/null; exit 0"
+	fake_compressor "$T/kill" "$head -c 300000 >/dev/null; kill -9 \$\$"
+	for case in empty exit1 early kill; do
+		rm -rf "$T/d"
+		mkdir "$T/d"
+		run --separate-stderr env PATH="$T/$case" HPROFSTRIP_COMPRESS=zstd \
+			LD_PRELOAD="$SHIM" REPLAY_LEFTOVERS=1 "$REPLAY" threads "$f" "$T/d/x.hprof"
+		assert_success
+		only_file "$T/d" x.hprof
+		cmp "$T/d/x.hprof" "$T/want" || fail "$case: not the stripped dump"
+		case $case in
+		empty) msg="zstd -1 cannot start: No such file or directory; the stripped dump is written there" ;;
+		exit1) msg="zstd -1 exited with status 1; the stripped dump is in $T/d/x.hprof, uncompressed" ;;
+		early) msg="zstd -1 stopped reading after [0-9]+ bytes \(Broken pipe\); the stripped dump is in $T/d/x.hprof, uncompressed" ;;
+		kill) msg="zstd -1 was killed by signal 9; the stripped dump is in $T/d/x.hprof, uncompressed" ;;
+		esac
+		[ "$(grep -c . <<<"$stderr")" = 2 ] || fail "$case: $stderr"
+		grep -Eq "^hprofstrip: ($T/d/)?x.hprof: $msg\$" <<<"$stderr" || fail "$case: $stderr"
+	done
+}
+
+@test "an existing <path>.zst is never overwritten: the dump goes to <path>" {
+	f=$(jdk17_fixture)
+	mkdir "$T/d"
+	echo earlier >"$T/d/x.hprof.zst"
+	run --separate-stderr env HPROFSTRIP_COMPRESS=zstd LD_PRELOAD="$SHIM" "$REPLAY" threads "$f" "$T/d/x.hprof"
+	assert_success
+	[ "$(cat "$T/d/x.hprof.zst")" = earlier ]
+	"$STRIP" --stream -o "$T/want" "$f"
+	cmp "$T/d/x.hprof" "$T/want"
+	grep -q "^hprofstrip: $T/d/x.hprof: cannot create $T/d/x.hprof.zst: File exists; the stripped dump is written there\$" <<<"$stderr" ||
+		fail "$stderr"
+}
+
+@test "HPROFSTRIP_FILTER: any command reads the stripped dump, with its path in HPROFSTRIP_PATH; failure keeps <path>" {
+	f=$(jdk17_fixture)
+	"$STRIP" --stream -o "$T/want" "$f"
+	mkdir "$T/d" "$T/up"
+	run --separate-stderr env HPROFSTRIP_FILTER='cat >"$UPLOAD/$(basename "$HPROFSTRIP_PATH")"' \
+		UPLOAD="$T/up" LD_PRELOAD="$SHIM" REPLAY_LEFTOVERS=1 "$REPLAY" art "$f" "$T/d/x.hprof"
+	assert_success
+	only_file "$T/d" ""
+	cmp "$T/up/x.hprof" "$T/want"
+	grep -Eq "^hprofstrip: .*x.hprof: HPROFSTRIP_FILTER took it \([0-9]+ bytes\); $T/d/x.hprof removed\$" <<<"$stderr" ||
+		fail "$stderr"
+	# a filter that fails
+	rm -rf "$T/d"
+	mkdir "$T/d"
+	run --separate-stderr env HPROFSTRIP_FILTER='cat >/dev/null; exit 3' \
+		LD_PRELOAD="$SHIM" "$REPLAY" art "$f" "$T/d/x.hprof"
+	assert_success
+	only_file "$T/d" x.hprof
+	cmp "$T/d/x.hprof" "$T/want"
+	grep -q "HPROFSTRIP_FILTER exited with status 3; the stripped dump is in $T/d/x.hprof, uncompressed" <<<"$stderr"
+}
+
+@test "HPROFSTRIP_COMPRESS not understood: said once, dumps stripped as without it" {
+	f=$CORPUS/hotspot/jdk8-u05-x64.hprof
+	"$STRIP" -o "$T/want" "$f"
+	run --separate-stderr env HPROFSTRIP_COMPRESS=bzip2 LD_PRELOAD="$SHIM" "$REPLAY" jdk8 "$f" "$T/x.hprof"
+	assert_success
+	cmp "$T/x.hprof" "$T/want"
+	[ "$(grep -c 'HPROFSTRIP_COMPRESS' <<<"$stderr")" = 1 ] || fail "$stderr"
+	grep -q "^hprofstrip: HPROFSTRIP_COMPRESS: 'bzip2' is not known" <<<"$stderr"
+}
+
+@test "the compressor gets default signals and none of the runtime's fds" {
+	f=$(jdk17_fixture)
+	mkdir "$T/d"
+	# the fake compressor records its signal dispositions and fds
+	fake_compressor "$T/bin" "grep -E '^Sig(Blk|Ign)' /proc/self/status >'$T/sig'; ls -l /proc/self/fd | sed 's/.* \\([0-9]*\\) -> /\\1 /' >'$T/fds'; exec $(command -v zstd) \"\$@\""
+	# the runtime ignores SIGPIPE and SIGINT and blocks SIGTERM
+	run --separate-stderr env PATH="$T/bin:$PATH" HPROFSTRIP_COMPRESS=zstd \
+		LD_PRELOAD="$SHIM" REPLAY_LEFTOVERS=1 \
+		bash -c 'trap "" PIPE INT; exec "$@"' _ "$REPLAY" threads "$f" "$T/d/x.hprof"
+	assert_success
+	only_file "$T/d" x.hprof.zst
+	# SIGINT (2) and SIGPIPE (13) not ignored, nothing blocked; without
+	# the shim's care a child would inherit the ignoring (checked first)
+	ign=$(bash -c 'trap "" PIPE INT; exec sed -n "s/^SigIgn:[[:space:]]*//p" /proc/self/status')
+	(( 0x$ign & 0x1002 )) || fail "baseline: SIGPIPE and SIGINT not ignored: $ign"
+	ign=$(sed -n 's/^SigIgn:[[:space:]]*//p' "$T/sig")
+	(( (0x$ign & 0x1002) == 0 )) || fail "$(cat "$T/sig")"
+	grep -q '^SigBlk:[[:space:]]*0*$' "$T/sig" || fail "$(cat "$T/sig")"
+	# stdin a socket; nothing of the runtime's beyond 0-2 (3 is ls's own
+	# /proc/self/fd), though the replay opens the dump without O_CLOEXEC
+	grep -q '^0 socket:' "$T/fds" || fail "fds: $(cat "$T/fds")"
+	[ "$(sed 1d "$T/fds" | cut -d' ' -f1 | sort -n | tr '\n' ' ')" = "0 1 2 3 " ] ||
+		fail "fds: $(cat "$T/fds")"
+}

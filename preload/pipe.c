@@ -1,0 +1,342 @@
+/* A dump's compressor or filter: see pipe.h. */
+#include "pipe.h"
+#include "policy.h"
+#include "tracker.h"
+
+#include <dlfcn.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <signal.h>
+#include <spawn.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+extern char **environ;
+
+typedef int (*closefrom_fn)(posix_spawn_file_actions_t *, int);
+
+/* environ with HPROFSTRIP_PATH=path (a filter's), in one mapping; NULL if
+ * it cannot be had. Freed with env_free. */
+static char **env_with_path(const char *path, size_t *size)
+{
+	static const char name[] = "HPROFSTRIP_PATH=";
+	size_t n = 0, i, k = 0;
+	char **env, *s;
+
+	while (environ && environ[n])
+		n++;
+	*size = (n + 2) * sizeof *env + sizeof name + strlen(path);
+	env = mmap(NULL, *size, PROT_READ | PROT_WRITE,
+	           MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	if (env == MAP_FAILED)
+		return NULL;
+	s = (char *)(env + n + 2);
+	memcpy(s, name, sizeof name - 1);
+	strcpy(s + sizeof name - 1, path);
+	for (i = 0; i < n; i++)
+		if (strncmp(environ[i], name, sizeof name - 1))
+			env[k++] = environ[i];
+	env[k++] = s;
+	env[k] = NULL;
+	return env;
+}
+
+/* The child's argv for the policy's compressor (level in lvl). */
+static void compressor_argv(const struct policy *pol, char **argv, char *lvl)
+{
+	int i = 0;
+
+	snprintf(lvl, 8, "-%d", pol->level);
+	argv[i++] = (char *)pol->compress;
+	if (!strcmp(pol->compress, "zstd"))
+		argv[i++] = "-q";
+	argv[i++] = "-c";
+	argv[i++] = lvl;
+	argv[i] = NULL;
+}
+
+static int spawn(struct pipe_out *p, const struct policy *pol, int in, int out)
+{
+	posix_spawn_file_actions_t fa;
+	posix_spawnattr_t at;
+	sigset_t none, all;
+	closefrom_fn closefrom;
+	char *argv[8], lvl[8], **env = environ;
+	size_t env_size = 0;
+	int rc;
+
+	if (pol->filter[0]) {
+		argv[0] = "sh";
+		argv[1] = "-c";
+		argv[2] = (char *)pol->filter;
+		argv[3] = NULL;
+		env = env_with_path(p->dump, &env_size);
+		if (!env)
+			return errno;
+	} else {
+		compressor_argv(pol, argv, lvl);
+	}
+	if ((rc = posix_spawn_file_actions_init(&fa)) != 0)
+		goto out_env;
+	if ((rc = posix_spawnattr_init(&at)) != 0)
+		goto out_fa;
+	rc = posix_spawn_file_actions_adddup2(&fa, in, 0);
+	if (!rc && out >= 0)
+		rc = posix_spawn_file_actions_adddup2(&fa, out, 1);
+	closefrom = (closefrom_fn)dlsym(RTLD_DEFAULT,
+	                                "posix_spawn_file_actions_addclosefrom_np");
+	if (!rc && closefrom)
+		rc = closefrom(&fa, 3);
+	sigemptyset(&none);
+	sigfillset(&all);
+	sigdelset(&all, SIGKILL);
+	sigdelset(&all, SIGSTOP);
+	if (!rc)
+		rc = posix_spawnattr_setsigmask(&at, &none);
+	if (!rc)
+		rc = posix_spawnattr_setsigdefault(&at, &all);
+	if (!rc)
+		rc = posix_spawnattr_setflags(&at, POSIX_SPAWN_SETSIGMASK |
+		                                   POSIX_SPAWN_SETSIGDEF);
+	if (!rc)
+		rc = pol->filter[0]
+		         ? posix_spawn(&p->pid, "/bin/sh", &fa, &at, argv, env)
+		         : posix_spawnp(&p->pid, argv[0], &fa, &at, argv, env);
+	posix_spawnattr_destroy(&at);
+out_fa:
+	posix_spawn_file_actions_destroy(&fa);
+out_env:
+	if (env_size)
+		munmap(env, env_size);
+	if (rc)
+		p->pid = 0;
+	return rc;
+}
+
+int pipe_wanted(void)
+{
+	static int told_bad, told_long;
+	const struct policy *pol = policy();
+	int saved = errno;
+
+	if (pol->compress_bad[0] && !__atomic_exchange_n(&told_bad, 1,
+	                                                 __ATOMIC_RELAXED))
+		say("hprofstrip: HPROFSTRIP_COMPRESS: '%s' is not known "
+		    "(zstd[:1-19], gzip[:1-9], xz[:0-9]); dumps are not "
+		    "compressed", pol->compress_bad);
+	if (pol->filter_long && !__atomic_exchange_n(&told_long, 1,
+	                                             __ATOMIC_RELAXED))
+		say("hprofstrip: HPROFSTRIP_FILTER is longer than %zu bytes; "
+		    "not used", sizeof pol->filter - 1);
+	errno = saved;
+	return pol->filter[0] || pol->compress[0];
+}
+
+void pipe_prepare(struct pipe_out *p, int dirfd, const char *path)
+{
+	int saved = errno;
+
+	p->pid = 0;
+	p->sock = -1;
+	p->err = 0;
+	p->sent = 0;
+	p->len = 0;
+	p->out[0] = 0;
+	if (path[0] == '/' || !policy_absolute(dirfd, path, p->dump,
+	                                       sizeof p->dump))
+		snprintf(p->dump, sizeof p->dump, "%s", path);
+	errno = saved;
+}
+
+int pipe_start(struct pipe_out *p, int fd)
+{
+	const struct policy *pol = policy();
+	static const char *const ext[][2] = {
+		{ "zstd", ".zst" }, { "gzip", ".gz" }, { "xz", ".xz" } };
+	struct stat sb;
+	int sv[2], out = -1, rc, saved = errno;
+	unsigned i;
+
+	if (!pol->filter[0] && !pol->compress[0])
+		return 0;
+	if (fstat(fd, &sb)) {
+		rc = errno;
+		goto fail;
+	}
+	p->dev = sb.st_dev;
+	p->ino = sb.st_ino;
+	if (pol->filter[0]) {
+		snprintf(p->what, sizeof p->what, "HPROFSTRIP_FILTER");
+	} else {
+		snprintf(p->what, sizeof p->what, "%s -%d", pol->compress,
+		         pol->level);
+		for (i = 0; strcmp(ext[i][0], pol->compress); i++)
+			;
+		snprintf(p->out, sizeof p->out, "%s%s", p->dump, ext[i][1]);
+		/* never over an existing file: an earlier dump's, maybe */
+		out = hst.open(p->out, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW |
+		               O_CLOEXEC, (int)(sb.st_mode & 0666));
+		if (out < 0) {
+			rc = errno;
+			say("hprofstrip: %s: cannot create %s: %s; the stripped "
+			    "dump is written there", p->dump, p->out, strerror(rc));
+			p->out[0] = 0;
+			errno = saved;
+			return -1;
+		}
+	}
+	if (socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, sv)) {
+		rc = errno;
+		goto fail;
+	}
+	rc = spawn(p, pol, sv[1], out);
+	hst.close(sv[1]);
+	if (rc) {
+		hst.close(sv[0]);
+		goto fail;
+	}
+	if (out >= 0)
+		hst.close(out);
+	p->sock = sv[0];
+	errno = saved;
+	return 1;
+fail:
+	if (out >= 0) {
+		hst.close(out);
+		unlink(p->out);
+	}
+	say("hprofstrip: %s: %s cannot start: %s; the stripped dump is "
+	    "written there", p->dump, p->what, strerror(rc));
+	p->out[0] = 0;
+	errno = saved;
+	return -1;
+}
+
+/* buf's bytes to the child, whole; a failure is kept in p->err. */
+static void send_all(struct pipe_out *p, const unsigned char *buf, size_t len)
+{
+	while (len && !p->err) {
+		ssize_t n = send(p->sock, buf, len, MSG_NOSIGNAL);
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n <= 0) {
+			p->err = n < 0 ? errno : EPIPE;
+			return;
+		}
+		buf += n;
+		len -= (size_t)n;
+		p->sent += (uint64_t)n;
+	}
+}
+
+static void send_buffered(struct pipe_out *p)
+{
+	send_all(p, p->buf, p->len);
+	p->len = 0;
+}
+
+void pipe_send(struct pipe_out *p, const void *buf, size_t len)
+{
+	int saved = errno;
+
+	if (!p->pid || p->err)
+		return;
+	if (p->len + len > sizeof p->buf)
+		send_buffered(p);
+	if (len >= sizeof p->buf) {
+		send_all(p, buf, len);
+	} else {
+		memcpy(p->buf + p->len, buf, len);
+		p->len += len;
+	}
+	errno = saved;
+}
+
+/* Waits for the child; its status, or -1 (errno) if it cannot be had. */
+static int reap(struct pipe_out *p, int *status)
+{
+	pid_t r;
+
+	do
+		r = waitpid(p->pid, status, 0);
+	while (r < 0 && errno == EINTR);
+	p->pid = 0;
+	return r < 0 ? -1 : 0;
+}
+
+int pipe_finish(struct pipe_out *p, char *msg, size_t size)
+{
+	int status, saved = errno, ok;
+
+	if (!p->pid)
+		return -1;
+	send_buffered(p);
+	hst.close(p->sock);
+	p->sock = -1;
+	if (reap(p, &status)) {
+		snprintf(msg, size, "%s: its exit status is unknown (%s)",
+		         p->what, strerror(errno));
+		ok = 0;
+	} else if (WIFSIGNALED(status)) {
+		snprintf(msg, size, "%s was killed by signal %d", p->what,
+		         WTERMSIG(status));
+		ok = 0;
+	} else if (WEXITSTATUS(status)) {
+		snprintf(msg, size, "%s exited with status %d", p->what,
+		         WEXITSTATUS(status));
+		ok = 0;
+	} else if (p->err) {
+		snprintf(msg, size, "%s stopped reading after %llu bytes (%s)",
+		         p->what, (unsigned long long)p->sent, strerror(p->err));
+		ok = 0;
+	} else {
+		ok = 1;
+	}
+	if (!ok && p->out[0])
+		unlink(p->out);
+	errno = saved;
+	return ok ? 0 : -1;
+}
+
+void pipe_abort(struct pipe_out *p)
+{
+	int status, saved = errno;
+
+	if (!p->pid)
+		return;
+	kill(p->pid, SIGKILL);
+	hst.close(p->sock);
+	p->sock = -1;
+	reap(p, &status);
+	if (p->out[0])
+		unlink(p->out);
+	errno = saved;
+}
+
+void pipe_forget(struct pipe_out *p)
+{
+	if (p->pid)
+		hst.close(p->sock);
+	p->pid = 0;
+	p->sock = -1;
+}
+
+void pipe_remove_dump(struct pipe_out *p, int fd)
+{
+	struct stat sb;
+	int saved = errno;
+
+	if (stat(p->dump, &sb) == 0 && sb.st_dev == p->dev &&
+	    sb.st_ino == p->ino) {
+		if (fd >= 0 && hst.ftruncate(fd, 0)) {
+			/* removed all the same */
+		}
+		unlink(p->dump);
+	}
+	errno = saved;
+}
