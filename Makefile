@@ -32,9 +32,9 @@ $(BUILD)/hprofrestore: restore/hprofrestore.c $(ENGINE) $(CLI) $(HDRS) | $(BUILD
 	$(CC) $(ALL_CFLAGS) -o $@ restore/hprofrestore.c $(ENGINE) $(CLI) $(LDFLAGS)
 
 SHIM_SRC = preload/wrappers.c preload/libc.c preload/policy.c \
-	preload/tracker.c preload/write.c $(ENGINE) strip/outbuf.c
+	preload/tracker.c preload/write.c preload/pipe.c $(ENGINE) strip/outbuf.c
 SHIM_HDRS = preload/libc.h preload/policy.h preload/track.h \
-	preload/tracker.h strip/hprof.h strip/outbuf.h
+	preload/tracker.h preload/pipe.h strip/hprof.h strip/outbuf.h
 
 $(SHIM): $(SHIM_SRC) $(SHIM_HDRS) | $(BUILD)
 	$(CC) $(ALL_CFLAGS) -fPIC -shared -fvisibility=hidden -pthread \
