@@ -17,10 +17,11 @@ HDRS = strip/hprof.h strip/cli.h strip/out.h strip/outbuf.h strip/info.h \
 	strip/keepset.h
 TOOLS = $(BUILD)/hprofstrip $(BUILD)/hprofrestore
 SHIM = $(BUILD)/libhprofstrip.so
+LAUNCHER = $(BUILD)/hprofstrip-run
 TESTBIN = $(BUILD)/splitcheck $(BUILD)/oracle $(BUILD)/replay \
 	$(BUILD)/libreenter.so $(BUILD)/policytest $(BUILD)/strcheck
 
-all: $(TOOLS) $(SHIM)
+all: $(TOOLS) $(SHIM) $(LAUNCHER)
 
 $(BUILD):
 	mkdir -p $@
@@ -39,6 +40,10 @@ SHIM_HDRS = preload/libc.h preload/policy.h preload/track.h \
 $(SHIM): $(SHIM_SRC) $(SHIM_HDRS) | $(BUILD)
 	$(CC) $(ALL_CFLAGS) -fPIC -shared -fvisibility=hidden -pthread \
 		-o $@ $(SHIM_SRC) -ldl $(LDFLAGS)
+
+# sets LD_PRELOAD and the shim's variables, then execs a command
+$(LAUNCHER): preload/hprofstrip-run.c strip/hprof.h | $(BUILD)
+	$(CC) $(ALL_CFLAGS) -o $@ preload/hprofstrip-run.c $(LDFLAGS)
 
 $(BUILD)/splitcheck: tests/splitcheck.c $(ENGINE) strip/hprof.h | $(BUILD)
 	$(CC) $(ALL_CFLAGS) -o $@ tests/splitcheck.c $(ENGINE) $(LDFLAGS)

@@ -1,0 +1,296 @@
+/*
+ * hprofstrip-run: run a command with libhprofstrip.so preloaded, as
+ * eatmydata does for libeatmydata. It sets LD_PRELOAD (the library first,
+ * before whatever was there) and the shim's HPROFSTRIP_* variables its
+ * options ask for, then execs the command. See hprofstrip-run(1).
+ *
+ * The library: $HPROFSTRIP_LIB, else, from this program's directory DIR
+ * (readlink /proc/self/exe), DIR/../lib/hprofstrip/libhprofstrip.so (the
+ * installed layout), else DIR/libhprofstrip.so (the build directory).
+ */
+#include "../strip/hprof.h"
+
+#include <errno.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#define PROG "hprofstrip-run"
+#define LIBNAME "libhprofstrip.so"
+
+enum {
+	EXIT_USAGE = 2,
+	EXIT_NOLIB = 125,       /* the launcher itself failed, as env(1) */
+	EXIT_CANNOT_RUN = 126,  /* found, not executable */
+	EXIT_NOT_FOUND = 127,   /* not found */
+};
+
+static const char usage[] =
+"Usage: hprofstrip-run [OPTIONS] [--] COMMAND [ARG...]\n"
+"Run COMMAND with libhprofstrip.so preloaded, so that the heap dumps its\n"
+"Java runtime writes reach the disk already stripped of primitive-array\n"
+"contents. Restore them with hprofrestore before opening them in a viewer.\n"
+"\n"
+"  --pattern GLOB   HPROFSTRIP_PATTERN: colon-separated globs of dump paths\n"
+"                   (the shim's default: *.hprof)\n"
+"  --keep strings   HPROFSTRIP_KEEP=strings: keep the contents of Strings\n"
+"                   (they can hold personal data)\n"
+"  --compress C     HPROFSTRIP_COMPRESS: write PATH.zst, .gz or .xz through\n"
+"                   the compressor; C is zstd[:1-19], gzip[:1-9] or xz[:0-9]\n"
+"  --filter CMD     HPROFSTRIP_FILTER: pipe each stripped dump to the shell\n"
+"                   command CMD (the dump's path in HPROFSTRIP_PATH)\n"
+"  -q               HPROFSTRIP_QUIET=1: the shim prints nothing\n"
+"  -h, --help       this help\n"
+"  -V, --version\n"
+"\n"
+"LD_PRELOAD gets the library's absolute path before any value it has (not\n"
+"twice). The library: $HPROFSTRIP_LIB if set, else, from the directory DIR\n"
+"of this program, DIR/../lib/hprofstrip/libhprofstrip.so, else\n"
+"DIR/libhprofstrip.so.\n"
+"\n"
+"Exit status: COMMAND's; 2 usage error, 125 no library, 126 COMMAND not\n"
+"executable, 127 COMMAND not found.\n";
+
+static int usage_error(const char *fmt, const char *arg)
+{
+	fprintf(stderr, PROG ": ");
+	fprintf(stderr, fmt, arg);
+	fprintf(stderr, "\nTry '" PROG " --help'.\n");
+	return EXIT_USAGE;
+}
+
+/* A decimal level with no sign and no leading zero, in [lo, hi]. */
+static int level_ok(const char *s, int lo, int hi)
+{
+	int n = 0;
+
+	if (!*s || (s[0] == '0' && s[1]))
+		return 0;
+	for (; *s; s++) {
+		if (*s < '0' || *s > '9' || n > 99)
+			return 0;
+		n = n * 10 + (*s - '0');
+	}
+	return n >= lo && n <= hi;
+}
+
+/* zstd, zstd:1..19, gzip, gzip:1..9, xz, xz:0..9 */
+static int compress_ok(const char *c)
+{
+	static const struct { const char *name; int lo, hi; } known[] = {
+		{ "zstd", 1, 19 }, { "gzip", 1, 9 }, { "xz", 0, 9 },
+	};
+	size_t i, n;
+
+	for (i = 0; i < sizeof known / sizeof known[0]; i++) {
+		n = strlen(known[i].name);
+		if (strncmp(c, known[i].name, n))
+			continue;
+		if (!c[n])
+			return 1;
+		if (c[n] == ':')
+			return level_ok(c + n + 1, known[i].lo, known[i].hi);
+	}
+	return 0;
+}
+
+/* Is path a readable regular file? */
+static int lib_there(const char *path)
+{
+	struct stat sb;
+
+	return !stat(path, &sb) && S_ISREG(sb.st_mode) && !access(path, R_OK);
+}
+
+/* The library's absolute path into out (PATH_MAX bytes); 0 if none
+ * (said). */
+static int find_lib(char *out)
+{
+	const char *env = getenv("HPROFSTRIP_LIB");
+	char dir[PATH_MAX], *slash;
+	int parent;
+	ssize_t n;
+
+	if (env && *env) {
+		errno = 0;
+		if (!lib_there(env) || !realpath(env, out)) {
+			fprintf(stderr, PROG ": HPROFSTRIP_LIB=%s: %s\n", env,
+			        errno ? strerror(errno) : "not a regular file");
+			return 0;
+		}
+		return 1;
+	}
+	n = readlink("/proc/self/exe", dir, sizeof dir - 1);
+	if (n <= 0) {
+		fprintf(stderr, PROG ": cannot tell where it is installed "
+		        "(/proc/self/exe: %s); set HPROFSTRIP_LIB to the path of "
+		        LIBNAME "\n", strerror(errno));
+		return 0;
+	}
+	dir[n] = 0;
+	/* the kernel's path: absolute and canonical, so DIR/.. is DIR less
+	 * its last component, and no path made here holds "." or ".." */
+	slash = strrchr(dir, '/');
+	*(slash ? slash : dir) = 0;
+	slash = strrchr(dir, '/');
+	parent = slash ? (int)(slash - dir) : 0;
+	if (snprintf(out, PATH_MAX, "%.*s/lib/hprofstrip/" LIBNAME, parent,
+	             dir) < PATH_MAX && lib_there(out))
+		return 1;
+	if (snprintf(out, PATH_MAX, "%s/" LIBNAME, dir) < PATH_MAX &&
+	    lib_there(out))
+		return 1;
+	fprintf(stderr, PROG ": " LIBNAME " not found: neither "
+	        "%.*s/lib/hprofstrip/" LIBNAME " nor %s/" LIBNAME " exists; "
+	        "set HPROFSTRIP_LIB to its path\n", parent, dir, dir);
+	return 0;
+}
+
+/* Does the LD_PRELOAD list (':' or blank separated) name lib already,
+ * by the same path or as the same file? */
+static int preloaded(const char *list, const char *lib)
+{
+	struct stat want, sb;
+	int have = !stat(lib, &want);
+	char one[PATH_MAX];
+
+	while (*list) {
+		size_t n = strcspn(list, ": \t\n");
+		if (n && n < sizeof one) {
+			memcpy(one, list, n);
+			one[n] = 0;
+			if (!strcmp(one, lib) ||
+			    (have && !stat(one, &sb) && sb.st_dev == want.st_dev &&
+			     sb.st_ino == want.st_ino))
+				return 1;
+		}
+		list += n;
+		list += *list != 0;
+	}
+	return 0;
+}
+
+/* LD_PRELOAD=lib[:old]; 0 on failure (said). */
+static int set_preload(const char *lib)
+{
+	const char *old = getenv("LD_PRELOAD");
+	char *v;
+	size_t n;
+	int rc;
+
+	if (old && *old && preloaded(old, lib))
+		return 1;
+	if (!old || !*old)
+		return !setenv("LD_PRELOAD", lib, 1) ||
+		       (perror(PROG ": setenv"), 0);
+	n = strlen(lib) + 1 + strlen(old) + 1;
+	v = malloc(n);
+	if (!v) {
+		perror(PROG);
+		return 0;
+	}
+	snprintf(v, n, "%s:%s", lib, old);
+	rc = setenv("LD_PRELOAD", v, 1);
+	free(v);
+	if (rc)
+		perror(PROG ": setenv");
+	return !rc;
+}
+
+/* The value of option argv[*i] (as "--name VALUE" or "--name=VALUE"), or
+ * NULL if argv[*i] is not that option. *missing is set when it is, without
+ * a value. */
+static const char *value_of(const char *name, int argc, char **argv, int *i,
+                            int *missing)
+{
+	size_t n = strlen(name);
+	const char *s = argv[*i];
+
+	if (strncmp(s, name, n))
+		return NULL;
+	if (s[n] == '=')
+		return s + n + 1;
+	if (s[n])
+		return NULL;
+	if (*i + 1 >= argc) {
+		*missing = 1;
+		return NULL;
+	}
+	return argv[++*i];
+}
+
+int main(int argc, char **argv)
+{
+	const char *pattern = NULL, *keep = NULL, *compress = NULL;
+	const char *filter = NULL, *v;
+	char lib[PATH_MAX];
+	int i, quiet = 0, missing = 0;
+
+	for (i = 1; i < argc; i++) {
+		const char *s = argv[i];
+		if (!strcmp(s, "--")) {
+			i++;
+			break;
+		}
+		if (s[0] != '-' || !s[1])
+			break;
+		if (!strcmp(s, "-h") || !strcmp(s, "--help")) {
+			fputs(usage, stdout);
+			return fflush(stdout) ? 1 : 0;
+		}
+		if (!strcmp(s, "-V") || !strcmp(s, "--version")) {
+			printf(PROG " %s\n", HS_VERSION);
+			return fflush(stdout) ? 1 : 0;
+		}
+		if (!strcmp(s, "-q")) {
+			quiet = 1;
+		} else if ((v = value_of("--pattern", argc, argv, &i, &missing))) {
+			if (!*v)
+				return usage_error("--pattern: empty glob%s", "");
+			pattern = v;
+		} else if ((v = value_of("--keep", argc, argv, &i, &missing))) {
+			if (strcmp(v, "strings"))
+				return usage_error("--keep: '%s' is not 'strings'", v);
+			keep = v;
+		} else if ((v = value_of("--compress", argc, argv, &i, &missing))) {
+			if (!compress_ok(v))
+				return usage_error("--compress: '%s' is not zstd[:1-19], "
+				                   "gzip[:1-9] or xz[:0-9]", v);
+			compress = v;
+		} else if ((v = value_of("--filter", argc, argv, &i, &missing))) {
+			if (!*v)
+				return usage_error("--filter: empty command%s", "");
+			filter = v;
+		} else if (missing) {
+			return usage_error("%s needs a value", s);
+		} else {
+			return usage_error("unknown option '%s'", s);
+		}
+	}
+	if (i >= argc)
+		return usage_error("no command to run%s", "");
+
+	if (!find_lib(lib))
+		return EXIT_NOLIB;
+	if (!set_preload(lib))
+		return EXIT_NOLIB;
+	if ((pattern && setenv("HPROFSTRIP_PATTERN", pattern, 1)) ||
+	    (keep && setenv("HPROFSTRIP_KEEP", keep, 1)) ||
+	    (compress && setenv("HPROFSTRIP_COMPRESS", compress, 1)) ||
+	    (filter && setenv("HPROFSTRIP_FILTER", filter, 1)) ||
+	    (quiet && setenv("HPROFSTRIP_QUIET", "1", 1))) {
+		perror(PROG ": setenv");
+		return EXIT_NOLIB;
+	}
+
+	execvp(argv[i], argv + i);
+	{
+		int e = errno;
+		fprintf(stderr, PROG ": %s: %s\n", argv[i], strerror(e));
+		return e == ENOENT || e == ENOTDIR ? EXIT_NOT_FOUND
+		                                   : EXIT_CANNOT_RUN;
+	}
+}
