@@ -4,6 +4,8 @@
 #   make check      every test (installs what it needs)
 #   make bench      throughput, RSS and dump-time figures
 #   make mutants    deliberate bugs, each of which a test must catch
+#   make install    the tools, hprofstrip-run, the shim and the man pages
+#                   under $(DESTDIR)$(PREFIX) (PREFIX=/usr/local); uninstall
 CC ?= cc
 BUILD ?= build
 CFLAGS ?= -O2 -g
@@ -79,7 +81,7 @@ deps:
 	tests/install-deps.sh
 
 # Sanitized runs and short fuzzing first, so the Bats summary closes.
-check: deps all $(TESTBIN)
+check: deps all $(TESTBIN) check-man
 	$(MAKE) fuzz-short
 	$(MAKE) check-sanitize
 	$(BUILD)/policytest
@@ -99,8 +101,44 @@ mutants: deps
 clean:
 	rm -rf $(BUILD)
 
+# ---- install ----------------------------------------------------------------
+# hprofstrip-run finds the shim at <its dir>/../lib/hprofstrip, so the bin
+# and lib directories are PREFIX's, not set apart.
+PREFIX ?= /usr/local
+INSTALL ?= install
+MAN1 = strip/hprofstrip.1 restore/hprofrestore.1 preload/hprofstrip-run.1
+MAN7 = preload/libhprofstrip.7
+INSTALLED = $(addprefix $(PREFIX)/bin/,hprofstrip hprofrestore hprofstrip-run) \
+	$(PREFIX)/lib/hprofstrip/libhprofstrip.so \
+	$(addprefix $(PREFIX)/share/man/man1/,$(notdir $(MAN1))) \
+	$(addprefix $(PREFIX)/share/man/man7/,$(notdir $(MAN7)))
+
+install: $(TOOLS) $(SHIM) $(LAUNCHER) $(MAN1) $(MAN7)
+	$(INSTALL) -d $(DESTDIR)$(PREFIX)/bin $(DESTDIR)$(PREFIX)/lib/hprofstrip \
+		$(DESTDIR)$(PREFIX)/share/man/man1 $(DESTDIR)$(PREFIX)/share/man/man7
+	$(INSTALL) -m 755 $(TOOLS) $(LAUNCHER) $(DESTDIR)$(PREFIX)/bin/
+	$(INSTALL) -m 644 $(SHIM) $(DESTDIR)$(PREFIX)/lib/hprofstrip/
+	$(INSTALL) -m 644 $(MAN1) $(DESTDIR)$(PREFIX)/share/man/man1/
+	$(INSTALL) -m 644 $(MAN7) $(DESTDIR)$(PREFIX)/share/man/man7/
+
+uninstall:
+	rm -f $(addprefix $(DESTDIR),$(INSTALLED))
+	[ ! -d $(DESTDIR)$(PREFIX)/lib/hprofstrip ] || \
+		rmdir --ignore-fail-on-non-empty $(DESTDIR)$(PREFIX)/lib/hprofstrip
+
+# Every man page formats without a warning (man-db and groff, from deps).
+# MANPAGES=FILE checks other pages (bats/install.bats checks a bad one).
+MANPAGES = $(MAN1) $(MAN7)
+check-man: deps
+	@fail=0; for p in $(MANPAGES); do \
+		err=$$(LC_ALL=C.UTF-8 MANROFFSEQ= MANWIDTH=80 \
+			man --warnings -E UTF-8 -l -Tutf8 -Z "$$p" 2>&1 >/dev/null) && \
+			[ -z "$$err" ] || { echo "check-man: $$p:"; \
+			printf '%s\n' "$$err"; fail=1; }; \
+	done; [ $$fail = 0 ] && echo "check-man: $(words $(MANPAGES)) pages, no warnings"
+
 # Fuzzing and sanitizer builds; musl and arm64 ports.
 -include tests/fuzz/fuzz.mk
 -include tests/ports.mk
 
-.PHONY: all deps check demo bench mutants clean
+.PHONY: all deps check demo bench mutants clean install uninstall check-man

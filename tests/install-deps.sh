@@ -9,6 +9,9 @@ command -v bats >/dev/null 2>&1 || need="$need bats"
 dpkg -s visualvm >/dev/null 2>&1 || need="$need visualvm"
 command -v javac >/dev/null 2>&1 || need="$need openjdk-17-jdk-headless"
 command -v script >/dev/null 2>&1 || need="$need bsdutils"
+# make check-man: man --warnings formats the pages with groff
+command -v man >/dev/null 2>&1 || need="$need man-db"
+command -v troff >/dev/null 2>&1 || need="$need groff-base"
 [ -z "$need" ] && exit 0
 echo "install-deps: installing:$need" >&2
 if [ "$(id -u)" != 0 ]; then
