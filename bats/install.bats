@@ -1,0 +1,377 @@
+#!/usr/bin/env bats
+# make install / uninstall, the hprofstrip-run launcher, the man pages, and
+# examples/container (tests/container-stage.sh runs the Dockerfile's JVM
+# without Docker).
+
+load common
+
+bats_require_minimum_version 1.5.0
+
+# what make install puts under DESTDIR, PREFIX=/usr
+INSTALLED="usr/bin/hprofrestore
+usr/bin/hprofstrip
+usr/bin/hprofstrip-run
+usr/lib/hprofstrip/libhprofstrip.so
+usr/share/man/man1/hprofrestore.1
+usr/share/man/man1/hprofstrip-run.1
+usr/share/man/man1/hprofstrip.1
+usr/share/man/man7/libhprofstrip.7"
+
+# make in the checkout, one at a time per build dir: install builds what is
+# out of date, and nothing else may be writing the same files meanwhile
+make_in_repo() {
+	(
+		flock 9
+		env -u MAKEFLAGS -u MFLAGS -u MAKELEVEL make -s -C "$ROOT" BUILD="$B" "$@"
+	) 9>"$B/.install.lock"
+}
+
+# files under DIR, relative, sorted
+files_in() {
+	(cd "$1" && find . -type f -o -type l) | sed 's|^\./||' | LC_ALL=C sort
+}
+
+setup_file() {
+	export T=$BATS_FILE_TMPDIR
+	[[ $T != "$ROOT"/* ]] || {
+		echo "BATS_FILE_TMPDIR is inside the checkout" >&2
+		return 1
+	}
+	"$JUDGE" build >&2
+	make_in_repo install DESTDIR="$T/stage" PREFIX=/usr >&2
+	# a library that does nothing, for LD_PRELOAD values already there
+	${CC:-cc} -std=c11 -Wall -Wextra -Werror -fPIC -shared -o "$T/libnoop.so" \
+		-x c - <<<'void hs_noop(void) {}'
+}
+
+setup() {
+	U=$T/stage/usr
+	RUN=$U/bin/hprofstrip-run
+	LIB=$U/lib/hprofstrip/libhprofstrip.so
+}
+
+# env_of NAME: NAME's value in $output (an env listing), or "<unset>"
+env_of() {
+	local v
+	v=$(printf '%s\n' "$output" | sed -n "s/^$1=//p")
+	printf '%s\n' "${v:-<unset>}"
+}
+
+@test "make install puts the tools, launcher, shim and man pages under DESTDIR/PREFIX" {
+	assert_equal "$(files_in "$T/stage")" "$INSTALLED"
+	local f
+	for f in hprofstrip hprofrestore hprofstrip-run; do
+		cmp "$B/$f" "$U/bin/$f"
+		assert_equal "$(stat -c %a "$U/bin/$f")" 755
+	done
+	cmp "$SHIM" "$LIB"
+	assert_equal "$(stat -c %a "$LIB")" 644
+	for f in "$U"/share/man/man*/*; do
+		assert_equal "$(stat -c %a "$f")" 644
+	done
+	cmp "$ROOT/preload/libhprofstrip.7" "$U/share/man/man7/libhprofstrip.7"
+}
+
+@test "installed copies work from elsewhere: a JVM's OOM dump under hprofstrip-run, restored" {
+	# the staging root copied away, the program beside it, run from
+	# another directory, with nothing of the checkout on PATH
+	local m=$T/moved out=$T/elsewhere
+	rm -rf "$m" "$out"
+	cp -a "$T/stage" "$m"
+	mkdir -p "$m/app" "$out/dumps"
+	cp "$B"/java/HeapBuilder*.class "$m/app/"
+	command -v strace >/dev/null || fail "strace is missing: apt-get install strace (or make deps)"
+	local java
+	java=$(readlink -f "$(command -v java)")
+	[[ $java != "$ROOT"/* ]]
+	cd "$out"
+	# every file the launcher, the JVM and the shim open or run: none in the
+	# checkout
+	run --separate-stderr env PATH="$m/usr/bin:${java%/*}:/usr/bin:/bin" \
+		strace -f --seccomp-bpf -qq -e trace=%file,execve -o "$out/trace" \
+		hprofstrip-run java -Xmx64m -XX:+HeapDumpOnOutOfMemoryError \
+		-XX:HeapDumpPath="$out/dumps/oom.hprof" -XX:+DisplayVMOutputToStderr \
+		-cp "$m/app" HeapBuilder oom
+	assert_success
+	[[ $stderr == *"hprofstrip: $out/dumps/oom.hprof: "*" arrays stripped"* ]] ||
+		fail "no summary line from the shim: $stderr"
+	grep -qF "execve(\"$m/usr/bin/hprofstrip-run\"" "$out/trace"
+	grep -qF "execve(\"${java%/*}/java\"" "$out/trace"
+	grep -qF "\"$m/usr/lib/hprofstrip/libhprofstrip.so\"" "$out/trace"
+	run grep -F "$ROOT" "$out/trace"
+	assert_failure
+	# the installed tools read and restore it
+	run "$m/usr/bin/hprofstrip" --info "$out/dumps/oom.hprof"
+	assert_success
+	assert_line --regexp '^  PRIMITIVE_ARRAY_NODATA +0xC3 +[1-9][0-9]* '
+	refute_line --regexp 'PRIMITIVE_ARRAY_DUMP'
+	assert_line well-formed
+	assert_stripped_dump "$out/dumps/oom.hprof"
+	run "$m/usr/bin/hprofrestore" -v -o "$out/restored.hprof" "$out/dumps/oom.hprof"
+	assert_success
+	run "$m/usr/bin/hprofstrip" --info "$out/restored.hprof"
+	assert_success
+	assert_line --regexp '^  PRIMITIVE_ARRAY_DUMP +0x23 +[1-9][0-9]* '
+	refute_line --regexp 'PRIMITIVE_ARRAY_NODATA'
+	# VisualVM reads the restored dump: every marker at its length
+	run "$JUDGE" markers "$out/restored.hprof"
+	assert_success
+	assert_line 'markers 12345'
+	assert_line 'marker-array-length 4096 1028'
+}
+
+@test "hprofstrip-run -q --keep strings reaches the JVM's shim" {
+	local d=$BATS_TEST_TMPDIR
+	run --separate-stderr "$RUN" -q --keep strings java -Xmx64m \
+		-XX:+HeapDumpOnOutOfMemoryError -XX:HeapDumpPath="$d/oom.hprof" \
+		-XX:+DisplayVMOutputToStderr -cp "$B/java" HeapBuilder oom
+	assert_success
+	[[ $stderr != *hprofstrip:* ]] || fail "-q: the shim spoke: $stderr"
+	run "$U/bin/hprofstrip" --info --json "$d/oom.hprof"
+	assert_success
+	assert_output --regexp '"kept_arrays": \{"count": [1-9][0-9]*,'
+	assert_output --regexp '"stripped_arrays": \{"count": [1-9][0-9]*,'
+	assert_output --partial '"well_formed": true'
+}
+
+@test "hprofstrip-run sets LD_PRELOAD to the installed library, and the variables asked for" {
+	run --separate-stderr env -u LD_PRELOAD "$RUN" env
+	assert_success
+	assert_equal "$(env_of LD_PRELOAD)" "$LIB"
+	refute_line --regexp '^HPROFSTRIP_'
+	run --separate-stderr "$RUN" --keep strings env
+	assert_success
+	assert_equal "$(env_of HPROFSTRIP_KEEP)" strings
+	run --separate-stderr "$RUN" --pattern '*.bin:heap*' --compress zstd:19 \
+		--filter 'gzip > "$HPROFSTRIP_PATH.gz"' -q -- env
+	assert_success
+	assert_equal "$(env_of HPROFSTRIP_PATTERN)" '*.bin:heap*'
+	assert_equal "$(env_of HPROFSTRIP_COMPRESS)" zstd:19
+	assert_equal "$(env_of HPROFSTRIP_FILTER)" 'gzip > "$HPROFSTRIP_PATH.gz"'
+	assert_equal "$(env_of HPROFSTRIP_QUIET)" 1
+	assert_equal "$(env_of HPROFSTRIP_KEEP)" '<unset>'
+	run --separate-stderr "$RUN" --pattern=x.hprof --compress=xz:0 env
+	assert_success
+	assert_equal "$(env_of HPROFSTRIP_PATTERN)" x.hprof
+	assert_equal "$(env_of HPROFSTRIP_COMPRESS)" xz:0
+	# arguments go to the command untouched, options among them too
+	run --separate-stderr "$RUN" printf '%s|' -q --keep -- x
+	assert_success
+	assert_output '-q|--keep|--|x|'
+	# the shim's other variables pass through
+	run --separate-stderr env HPROFSTRIP_SNIFF=0 HPROFSTRIP_LOG=/dev/null "$RUN" env
+	assert_equal "$(env_of HPROFSTRIP_SNIFF)" 0
+	assert_equal "$(env_of HPROFSTRIP_LOG)" /dev/null
+}
+
+@test "hprofstrip-run prepends to an existing LD_PRELOAD, never twice" {
+	local noop=$T/libnoop.so
+	run --separate-stderr env LD_PRELOAD="$noop" "$RUN" env
+	assert_success
+	assert_equal "$(env_of LD_PRELOAD)" "$LIB:$noop"
+	assert_equal "$stderr" ""
+	# already there: unchanged, wherever it is in the list
+	for v in "$LIB" "$noop:$LIB" "$LIB:$noop" "$noop $LIB"; do
+		run --separate-stderr env LD_PRELOAD="$v" "$RUN" env
+		assert_success
+		assert_equal "$(env_of LD_PRELOAD)" "$v"
+	done
+	# the same file by another path (a symlink) is the same library
+	ln -sf "$LIB" "$BATS_TEST_TMPDIR/link.so"
+	run --separate-stderr env LD_PRELOAD="$BATS_TEST_TMPDIR/link.so" "$RUN" env
+	assert_equal "$(env_of LD_PRELOAD)" "$BATS_TEST_TMPDIR/link.so"
+	# another file of that name is not
+	cp "$LIB" "$BATS_TEST_TMPDIR/libhprofstrip.so"
+	run --separate-stderr env LD_PRELOAD="$BATS_TEST_TMPDIR/libhprofstrip.so" "$RUN" env
+	assert_equal "$(env_of LD_PRELOAD)" "$LIB:$BATS_TEST_TMPDIR/libhprofstrip.so"
+}
+
+@test "hprofstrip-run finds the library: installed, build dir, HPROFSTRIP_LIB, or says it cannot" {
+	local d=$BATS_TEST_TMPDIR
+	# the build directory's launcher takes the build directory's library
+	run --separate-stderr env -u LD_PRELOAD "$B/hprofstrip-run" env
+	assert_success
+	assert_equal "$(env_of LD_PRELOAD)" "$SHIM"
+	# called through a relative path and a symlink: still absolute
+	mkdir -p "$d/links"
+	ln -s "$RUN" "$d/links/run"
+	cd "$d"
+	run --separate-stderr env -u LD_PRELOAD links/run env
+	assert_success
+	assert_equal "$(env_of LD_PRELOAD)" "$LIB"
+	# HPROFSTRIP_LIB, relative: made absolute
+	cp "$LIB" "$d/other.so"
+	run --separate-stderr env -u LD_PRELOAD HPROFSTRIP_LIB=other.so "$RUN" env
+	assert_success
+	assert_equal "$(env_of LD_PRELOAD)" "$d/other.so"
+	run --separate-stderr env HPROFSTRIP_LIB="$d/none.so" "$RUN" true
+	assert_failure 125
+	assert_equal "$stderr" "hprofstrip-run: HPROFSTRIP_LIB=$d/none.so: No such file or directory"
+	# alone, with no library beside it
+	mkdir -p "$d/lone/bin"
+	cp "$RUN" "$d/lone/bin/"
+	run --separate-stderr "$d/lone/bin/hprofstrip-run" true
+	assert_failure 125
+	assert_equal "$stderr" "hprofstrip-run: libhprofstrip.so not found: neither $d/lone/lib/hprofstrip/libhprofstrip.so nor $d/lone/bin/libhprofstrip.so exists; set HPROFSTRIP_LIB to its path"
+}
+
+@test "hprofstrip-run: usage errors exit 2, a missing command 127, one that cannot run 126" {
+	local bad
+	for bad in "" "--bogus true" "-x true" "--keep" "--keep names true" \
+		"--keep strings,names true" "--pattern" "--filter" "--compress" \
+		"--compress lz4 true" "--compress zstd:0 true" "--compress zstd:20 true" \
+		"--compress zstd: true" "--compress zstd:03 true" "--compress zstd:-1 true" \
+		"--compress gzip:0 true" "--compress gzip:10 true" "--compress xz:10 true" \
+		"--compress ZSTD true" "--compress zstd:1:2 true" "-q" "--"; do
+		# shellcheck disable=SC2086
+		run --separate-stderr "$RUN" $bad
+		[ "$status" -eq 2 ] || fail "'$bad': status $status, not 2"
+		assert_equal "$output" ""
+		assert_equal "$(printf '%s\n' "$stderr" | tail -n 1)" "Try 'hprofstrip-run --help'."
+		assert_equal "$(printf '%s\n' "$stderr" | wc -l)" 2
+	done
+	run --separate-stderr "$RUN" --pattern "" true
+	assert_failure 2
+	for good in zstd zstd:1 zstd:19 gzip gzip:1 gzip:9 xz xz:0 xz:9; do
+		run --separate-stderr "$RUN" --compress "$good" true
+		assert_success
+	done
+	run -127 --separate-stderr "$RUN" no-such-command-hprofstrip arg
+	assert_equal "$stderr" "hprofstrip-run: no-such-command-hprofstrip: No such file or directory"
+	run -127 --separate-stderr "$RUN" ./no/such/file
+	printf 'not a program\n' > "$BATS_TEST_TMPDIR/text"
+	chmod 644 "$BATS_TEST_TMPDIR/text"
+	run --separate-stderr "$RUN" "$BATS_TEST_TMPDIR/text"
+	assert_failure 126
+	assert_equal "$stderr" "hprofstrip-run: $BATS_TEST_TMPDIR/text: Permission denied"
+	# the command's own status comes back
+	run "$RUN" sh -c 'exit 7'
+	assert_failure 7
+}
+
+@test "hprofstrip-run --help and --version" {
+	run --separate-stderr "$RUN" --version
+	assert_success
+	assert_output "hprofstrip-run $(sed -n 's/^#define HS_VERSION "\(.*\)"$/\1/p' "$ROOT/strip/hprof.h")"
+	run --separate-stderr "$RUN" --help
+	assert_success
+	assert_line --regexp '^Usage: hprofstrip-run '
+	local o
+	for o in --pattern --keep --compress --filter -q --help --version; do
+		assert_output --partial " $o"
+	done
+}
+
+@test "the man pages: each tool's options, every variable the shim reads" {
+	local man=$ROOT v o page tool
+	# the page as text, hyphens plain
+	text() { MANWIDTH=200 man --nh --nj -l "$1" | sed 's/‐/-/g'; }
+	# the shim's variables: the names in its sources' string constants
+	# (not the launcher's HPROFSTRIP_LIB)
+	run bash -c "ls '$ROOT'/preload/*.[ch] | grep -v /hprofstrip-run.c |
+		xargs grep -ho '\"HPROFSTRIP_[A-Z_]*[=\"]' | tr -d '\"=' | sort -u"
+	assert_success
+	assert_line HPROFSTRIP_PATTERN
+	refute_line HPROFSTRIP_LIB
+	[ "${#lines[@]}" -ge 5 ]
+	local seven
+	seven=$(text "$man/preload/libhprofstrip.7")
+	for v in "${lines[@]}" HPROFSTRIP_COMPRESS HPROFSTRIP_FILTER; do
+		[[ $seven == *"$v"* ]] || fail "libhprofstrip.7 does not mention $v"
+	done
+	# every option in a tool's --help is in its page
+	for tool in hprofstrip hprofrestore hprofstrip-run; do
+		case $tool in
+		hprofstrip) page=$man/strip/hprofstrip.1 ;;
+		hprofrestore) page=$man/restore/hprofrestore.1 ;;
+		*) page=$man/preload/hprofstrip-run.1 ;;
+		esac
+		run bash -c "'$B/$tool' --help | grep -oE '^  +-[-a-zA-Z]+(, --[a-z-]+)?' | tr -d ' ' | tr ',' '\n'"
+		assert_success
+		[ "${#lines[@]}" -ge 4 ]
+		local txt
+		txt=$(text "$page")
+		for o in "${lines[@]}"; do
+			[[ $txt == *"$o"* ]] || fail "$page does not mention $o"
+		done
+	done
+	# the installed pages read
+	run --separate-stderr man -l "$U/share/man/man1/hprofstrip-run.1"
+	assert_success
+	assert_output --partial 'HPROFSTRIP_LIB'
+}
+
+@test "make check-man passes on the pages, fails on a page with a warning" {
+	run make_in_repo check-man
+	assert_success
+	assert_line 'check-man: 4 pages, no warnings'
+	printf '.TH BAD 1\n.SH NAME\nbad \\- bad\n.XY oops\n' > "$BATS_TEST_TMPDIR/bad.1"
+	run make_in_repo check-man MANPAGES="$BATS_TEST_TMPDIR/bad.1"
+	assert_failure
+	assert_output --partial "macro 'XY' not defined"
+}
+
+@test "make uninstall removes every installed file" {
+	local d=$BATS_TEST_TMPDIR/u
+	make_in_repo install DESTDIR="$d" PREFIX=/usr
+	assert_equal "$(files_in "$d")" "$INSTALLED"
+	# something of someone else's in the same directories stays
+	touch "$d/usr/bin/other"
+	make_in_repo uninstall DESTDIR="$d" PREFIX=/usr
+	assert_equal "$(files_in "$d")" "usr/bin/other"
+	[ ! -e "$d/usr/lib/hprofstrip" ]
+	# and twice is fine
+	make_in_repo uninstall DESTDIR="$d" PREFIX=/usr
+}
+
+@test "examples/container: the Dockerfile's JVM, staged without Docker, writes a stripped dump" {
+	run "$ROOT/tests/container-stage.sh" "$BATS_TEST_TMPDIR/container"
+	assert_success
+	assert_line --regexp '^container-stage: ok: /dumps/java_pid[0-9]+\.hprof: [0-9]+ bytes stripped, [0-9]+ restored$'
+}
+
+@test "examples/container: Dockerfile, pod.yaml and make install agree" {
+	local pod=$ROOT/examples/container/pod.yaml cfg prefix preload jto vol
+	run "$ROOT/tests/container-stage.sh" --config
+	assert_success
+	cfg=$output
+	get() { printf '%s\n' "$cfg" | sed -n "s/^$1=//p"; }
+	prefix=$(get PREFIX) preload=$(get LD_PRELOAD) jto=$(get JAVA_TOOL_OPTIONS) vol=$(get VOLUME)
+	# the shim where make install puts it for that PREFIX
+	assert_equal "$preload" "$prefix/lib/hprofstrip/libhprofstrip.so"
+	[[ $'\n'$INSTALLED$'\n' == *$'\n'"usr${preload#"$prefix"}"$'\n'* ]] ||
+		fail "make install puts no usr${preload#"$prefix"} (PREFIX=/usr)"
+	# the dump flags, into the volume
+	[[ " $jto " == *" -XX:+HeapDumpOnOutOfMemoryError "* ]]
+	[[ " $jto " == *" -XX:HeapDumpPath=$vol "* ]]
+	# pod.yaml: the same variables, the volume mounted there with a size
+	grep -qxF "          value: \"$jto\"" "$pod"
+	grep -qxF "          value: $preload" "$pod"
+	grep -qxF "          mountPath: $vol" "$pod"
+	grep -Eq '^        sizeLimit: [0-9]+[MG]i$' "$pod"
+	# the container README shows the Dockerfile's ENV lines as they are
+	run grep -c -xF -e "      ENV LD_PRELOAD=$preload" \
+		-e "      ENV JAVA_TOOL_OPTIONS=\"$jto\"" "$ROOT/examples/container/README.md"
+	assert_output 2
+}
+
+@test "container-stage.sh fails when the Dockerfile's JVM writes no stripped dump" {
+	local d=$BATS_TEST_TMPDIR df
+	# no dump on OOM
+	df=$d/Dockerfile.nodump
+	sed 's/-XX:+HeapDumpOnOutOfMemoryError //' "$ROOT/examples/container/Dockerfile" > "$df"
+	run "$ROOT/tests/container-stage.sh" --dockerfile "$df" "$d/nodump"
+	assert_failure
+	assert_output --partial 'FAIL: expected one file in /dumps, found 0'
+	# no shim
+	df=$d/Dockerfile.noshim
+	grep -v '^ENV LD_PRELOAD=' "$ROOT/examples/container/Dockerfile" > "$df"
+	run "$ROOT/tests/container-stage.sh" --dockerfile "$df" "$d/noshim"
+	assert_failure
+	assert_output --partial 'no ENV LD_PRELOAD=... in the final stage'
+	# a source the build stage does not copy
+	df=$d/Dockerfile.nosrc
+	grep -v '^COPY preload/' "$ROOT/examples/container/Dockerfile" > "$df"
+	run "$ROOT/tests/container-stage.sh" --dockerfile "$df" "$d/nosrc"
+	assert_failure
+}
