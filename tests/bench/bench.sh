@@ -19,6 +19,10 @@
 #      the size it costs, on every corpus dump and on fresh JDK 17 dumps
 #      of tests/java/StringHeap under G1, Parallel and Serial GC; and the
 #      time --keep-strings takes against a plain strip of the big dump
+#   7. compression while the JVM dumps (tests/bench/compress.sh): jcmd
+#      GC.heap_dump plain, with -gz=1, under the shim, and under the shim
+#      with HPROFSTRIP_COMPRESS=zstd, on a heap of large arrays and on a
+#      heap of small objects; time and file size of each
 # Parts 4 and 5 are skipped when $BUILD/libhprofstrip.so does not exist as
 # the bench starts.
 # Installs GNU time if missing (as root, through apt-get).
@@ -214,6 +218,12 @@ for ((round = 1; round <= RUNS; round++)); do
 	STRIP_SIZE=$(size_of "$STRIPPED")
 	run_best restore "$RESTORED" "$B/hprofrestore" -o "$RESTORED" "$STRIPPED"
 	REST_SIZE=$(size_of "$RESTORED")
+	# streamed: a pipe gets segments written as they come, no spool
+	run_best stream "$COPY" sh -c '"$1" <"$2" | cat >"$3"' _ "$B/hprofstrip" "$DUMP" "$COPY"
+	STREAM_SIZE=$(size_of "$COPY")
+	rm -f "$COPY"
+	run_best rstream "$COPY" sh -c '"$1" <"$2" | cat >"$3"' _ "$B/hprofrestore" "$STRIPPED" "$COPY"
+	rm -f "$COPY"
 	# deleted before the next sync: their dirty pages never reach the disk
 	rm -f "$RESTORED" "$STRIPPED"
 done
@@ -249,6 +259,8 @@ row "cp IN OUT" cp "$IN_SIZE" "$IN_SIZE" "$IN_SIZE" ""
 row "dd if=IN of=OUT bs=1M" dd "$IN_SIZE" "$IN_SIZE" "$IN_SIZE" ""
 row "hprofstrip -o OUT IN" strip "$IN_SIZE" "$STRIP_SIZE" "$IN_SIZE" ">= 0.70x"
 row "hprofrestore -o OUT2 OUT" restore "$STRIP_SIZE" "$REST_SIZE" "$REST_SIZE" ">= 0.50x (output rate)"
+row "hprofstrip <IN | cat >OUT" stream "$IN_SIZE" "$STREAM_SIZE" "$IN_SIZE" ">= 0.70x (streamed)"
+row "hprofrestore <OUT | cat >O2" rstream "$STRIP_SIZE" "$REST_SIZE" "$REST_SIZE" ">= 0.50x (streamed)"
 echo
 printf 'sizes: dump %s bytes -> stripped %s bytes (%.1f%%) -> restored %s bytes (%s the dump'"'"'s size)\n' \
 	"$IN_SIZE" "$STRIP_SIZE" "$(calc %.4f "100 * $STRIP_SIZE / $IN_SIZE")" "$REST_SIZE" \
@@ -456,4 +468,8 @@ echo "big dump, best of 2: plain strip ${BEST[plain]} s, --keep-strings from the
 	"($(calc %.2fx "${BEST[keep]} / ${BEST[plain]}"): it reads the file twice), from a pipe ${BEST[keeppipe]} s" \
 	"($(calc %.2fx "${BEST[keeppipe]} / ${BEST[plain]}"))"
 rm -f "$K/big" "$K/plain" "$K/file" "$K/pipe"
+echo
+
+# ---- 7. compressing while the JVM dumps ---------------------------------
+BUILD=$B BENCH_DIR=$W "$here/compress.sh"
 footer

@@ -1,0 +1,138 @@
+#!/bin/bash
+# Section 7 of make bench: compressing while the JVM dumps.
+#
+#   BUILD=build tests/bench/compress.sh      (bench.sh runs it last)
+#
+# Two heaps of tests/bench/DumpBench.java, each about BENCH_COMPRESS_MB
+# (default 1074, 1 GiB) MB: 'arrays' (large random primitive arrays, what
+# stripping removes) and 'nodes' (40-byte objects, nothing to strip). For
+# each, jcmd GC.heap_dump in JVMs that built the same heap:
+#   plain        no shim
+#   -gz=1        no shim, the JDK's own gzip (same JVM as plain)
+#   shim         LD_PRELOAD=libhprofstrip.so
+#   shim+zstd    ... with HPROFSTRIP_COMPRESS=zstd (level 1)
+# The time is jcmd's wall time, from its start until it returns: the dump
+# is complete (for shim+zstd, the .zst is written and zstd has exited)
+# when it does. Best of BENCH_COMPRESS_RUNS (default 2) per variant.
+# Prints a table and the ratios the issue set targets for; asserts
+# nothing.
+set -u
+for v in ${!HPROFSTRIP_*}; do
+	case $v in HPROFSTRIP_CORPUS | HPROFSTRIP_SANITIZED) ;; *) unset "$v" ;; esac
+done
+unset LD_PRELOAD
+export LC_ALL=C
+
+here=$(cd "$(dirname "$0")" && pwd)
+root=$(cd "$here/../.." && pwd)
+BUILD=${BUILD:-build}
+case $BUILD in /*) B=$BUILD ;; *) B=$root/$BUILD ;; esac
+W=${BENCH_DIR:-/tmp/hprofstrip-bench}/compress
+MB=${BENCH_COMPRESS_MB:-1074}
+RUNS=${BENCH_COMPRESS_RUNS:-2}
+SHIM=$B/libhprofstrip.so
+
+die() { echo "compress bench: $*" >&2; exit 1; }
+calc() { awk "BEGIN { printf \"$1\", $2 }"; }
+size_of() { stat -c %s "$1"; }
+
+[ -e "$SHIM" ] || die "$SHIM missing: run make first"
+command -v zstd >/dev/null || die "zstd is needed (apt-get install zstd)"
+command -v jcmd >/dev/null || die "jcmd (OpenJDK 17) is needed"
+mkdir -p "$W/classes"
+javac -d "$W/classes" "$here/DumpBench.java" || die "javac failed"
+
+declare -A BEST SIZE
+
+# one_jvm KIND VARIANT...: a JVM with the heap KIND, dumped once per
+# VARIANT with jcmd; env for the JVM from ENVS
+one_jvm() {
+	local kind=$1 xmx pid v f t0 t1 w out
+	shift
+	xmx=$((MB * 3 / 2 + 256))
+	rm -rf "$W/run"
+	mkdir -p "$W/run"
+	env "${ENVS[@]}" java -Xms${xmx}m -Xmx${xmx}m -XX:+UseG1GC -cp "$W/classes" \
+		DumpBench "$kind" "$MB" "$W/run/stop" >"$W/run/out" 2>"$W/run/err" &
+	pid=$!
+	for _ in $(seq 1200); do
+		grep -q '^ready' "$W/run/out" 2>/dev/null && break
+		kill -0 $pid 2>/dev/null || break
+		sleep 0.1
+	done
+	grep -q '^ready' "$W/run/out" || { cat "$W/run/err" >&2; die "DumpBench $kind did not start"; }
+	for v in "$@"; do
+		f=$W/run/$v.hprof
+		out=$f
+		case $v in
+		gz) opt=-gz=1 out=$f ;;
+		zstd) opt= out=$f.zst ;;
+		*) opt= ;;
+		esac
+		sync
+		t0=$EPOCHREALTIME
+		jcmd $pid GC.heap_dump $opt "$f" >"$W/run/jcmd" 2>&1 ||
+			{ cat "$W/run/jcmd" >&2; die "jcmd $v failed"; }
+		t1=$EPOCHREALTIME
+		grep -q 'Heap dump file created' "$W/run/jcmd" ||
+			{ cat "$W/run/jcmd" >&2; die "jcmd $v: no dump"; }
+		[ -s "$out" ] || die "$v: no $out ($(ls "$W/run"))"
+		w=$(calc %.3f "$t1 - $t0")
+		if [ -z "${BEST[$kind.$v]:-}" ] || [ "$(calc %d "$w < ${BEST[$kind.$v]}")" = 1 ]; then
+			BEST[$kind.$v]=$w
+		fi
+		SIZE[$kind.$v]=$(size_of "$out")
+		if [ $v = zstd ] && [ -e "$f" ]; then
+			die "zstd: $f was left beside $out"
+		fi
+		rm -f "$f" "$f.zst"
+	done
+	touch "$W/run/stop"
+	wait $pid
+}
+
+echo "7. Compressing while the JVM dumps: jcmd GC.heap_dump, best of $RUNS, ~$MB MB heaps"
+printf '%s\n' "------------------------------------------------------------------------------------------"
+KINDS=${BENCH_COMPRESS_KINDS:-arrays nodes}
+for kind in $KINDS; do
+	echo "running the $kind heap: $RUNS x 3 JVMs ..." >&2
+	for ((r = 1; r <= RUNS; r++)); do
+		ENVS=()
+		one_jvm $kind plain gz
+		ENVS=(LD_PRELOAD="$SHIM" HPROFSTRIP_QUIET=1)
+		one_jvm $kind shim
+		ENVS=(LD_PRELOAD="$SHIM" HPROFSTRIP_QUIET=1 HPROFSTRIP_COMPRESS=zstd)
+		one_jvm $kind zstd
+	done
+done
+
+cat <<EOF
+'arrays': large random byte[] (what stripping removes) and 4% small
+objects; 'nodes': 40-byte objects only (nothing to strip). Time: jcmd's
+wall time until it returned (the file complete; for shim+zstd the .zst
+written and zstd exited). Size: the file left on disk. MB = 10^6 bytes.
+
+EOF
+printf '%-8s %-26s %9s %14s %10s\n' heap variant "time s" "file bytes" "file MB"
+for kind in $KINDS; do
+	for v in plain gz shim zstd; do
+		case $v in
+		plain) l="plain (no shim)" ;;
+		gz) l="-gz=1 (no shim)" ;;
+		shim) l="shim" ;;
+		zstd) l="shim, COMPRESS=zstd (-1)" ;;
+		esac
+		printf '%-8s %-26s %9.3f %14s %10.1f\n' $kind "$l" "${BEST[$kind.$v]}" \
+			"${SIZE[$kind.$v]}" "$(calc %.1f "${SIZE[$kind.$v]} / 1e6")"
+	done
+done
+echo
+for kind in $KINDS; do
+	z=${BEST[$kind.zstd]} s=${BEST[$kind.shim]} g=${BEST[$kind.gz]}
+	printf '%s: shim+zstd time %.2fx the shim alone (target <= 1.3x), %.1fx faster than -gz=1' \
+		$kind "$(calc %.4f "$z / $s")" "$(calc %.4f "$g / $z")"
+	[ $kind = arrays ] && printf ' (target >= 10x)'
+	printf '; file %.2f%% of -gz=1'"'"'s' "$(calc %.4f "100 * ${SIZE[$kind.zstd]} / ${SIZE[$kind.gz]}")"
+	[ $kind = arrays ] && printf ' (target < 2%%)' || printf ' (target < 100%%)'
+	echo
+done
