@@ -27,7 +27,8 @@
  *   - strip(keep(x)) == strip(x): only whole arrays are kept, nothing
  *     else changes, and every array is either kept or stripped.
  * Streamed (HS_STREAM): never a patch, the same error as strip,
- * cut-invariant, and the same counters.
+ * cut-invariant, and the same counters; with HS_FALLBACK too, never a
+ * patch and cut-invariant.
  */
 #include "common.h"
 #include "oracle.h"
@@ -408,6 +409,11 @@ int LLVMFuzzerTestOneInput(const unsigned char *data, size_t size)
 		fz_fail("stream: %s, %llu arrays; strip: %s, %llu arrays",
 		        hs_strerror(S1.err), (unsigned long long)S1.arrays,
 		        hs_strerror(A.err), (unsigned long long)A.arrays);
+	/* streamed with fallback (the shim compressing): never a patch,
+	 * cut-invariant, and the plain stream's output when nothing failed */
+	fz_engine(x, n, HS_STREAM | HS_FALLBACK, 0, NULL, 2 * n + 64, NULL, &S1);
+	fz_engine(x, n, HS_STREAM | HS_FALLBACK, 0, &c, 2 * n + 64, NULL, &S2);
+	fz_same(&S1, &S2, "stream + fallback, cut");
 	check_fallback(x, n, seed);
 	check_misuse(x, n, seed);
 	if (A.err)
