@@ -14,9 +14,9 @@ ALL_CFLAGS = $(WARN) $(CFLAGS)
 
 ENGINE = strip/engine.c
 CLI = strip/cli.c strip/out.c strip/outbuf.c strip/info.c strip/keepset.c \
-	strip/standaside.c
+	strip/standaside.c strip/decomp.c
 HDRS = strip/hprof.h strip/cli.h strip/out.h strip/outbuf.h strip/info.h \
-	strip/keepset.h
+	strip/keepset.h strip/decomp.h
 TOOLS = $(BUILD)/hprofstrip $(BUILD)/hprofrestore
 SHIM = $(BUILD)/libhprofstrip.so
 LAUNCHER = $(BUILD)/hprofstrip-run

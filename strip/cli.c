@@ -4,6 +4,7 @@
  * progress and messages. Data goes to stdout or -o, messages to stderr.
  */
 #include "cli.h"
+#include "decomp.h"
 #include "info.h"
 #include "keepset.h"
 #include "out.h"
@@ -28,6 +29,8 @@ struct run {
 	int progress;          /* show a progress line */
 	uint64_t in_size;      /* regular input: its size, else 0 */
 	double t0, last;
+	struct decomp *dc;     /* the input, decompressed if need be */
+	int said;              /* a message about the input was printed */
 };
 
 static double now(void)
@@ -67,11 +70,17 @@ static int usage_error(const struct run *r, const char *fmt, const char *a)
 	return EXIT_USAGE;
 }
 
-int cli_feed(struct hs_state *st, int fd,
-             void (*tick)(void *user, uint64_t done), void *user)
+/* cli_feed, after head_len bytes already read from fd. 1: the engine
+ * stopped before the end (st->err); 0: it ran to the end and finished;
+ * -1: a read failed (errno). */
+static int feed(struct hs_state *st, int fd, const unsigned char *head,
+                size_t head_len, void (*tick)(void *user, uint64_t done),
+                void *user)
 {
 	ssize_t got;
 
+	if (head_len && hs_feed(st, head, head_len))
+		return 1;
 	for (;;) {
 		do
 			got = read(fd, in_buf, sizeof in_buf);
@@ -81,7 +90,7 @@ int cli_feed(struct hs_state *st, int fd,
 		if (got == 0)
 			break;
 		if (hs_feed(st, in_buf, (size_t)got))
-			return 0;
+			return 1;
 		if (tick)
 			tick(user, st->in_off);
 	}
@@ -89,25 +98,104 @@ int cli_feed(struct hs_state *st, int fd,
 	return 0;
 }
 
-static void progress_tick(void *user, uint64_t done)
+int cli_feed(struct hs_state *st, int fd,
+             void (*tick)(void *user, uint64_t done), void *user)
 {
-	show_progress(user, done, 0);
+	return feed(st, fd, NULL, 0, tick, user) < 0 ? -1 : 0;
 }
 
-/* Runs the engine over in_fd into the sink; 0 on success. */
-static int pump(struct run *r, struct hs_state *st, int in_fd, struct out *o)
+static void progress_tick(void *user, uint64_t done)
 {
-	r->t0 = now();
-	if (cli_feed(st, in_fd, r->progress ? progress_tick : NULL, r)) {
-		if (r->verbosity)
-			fprintf(stderr, "%s: %s: read: %s\n", r->tool->name,
-			        r->in_name, strerror(errno));
+	struct run *r = user;
+	off_t pos = decomp_pos(r->dc);
+
+	/* compressed: how far the decompressor has read the file */
+	show_progress(r, pos >= 0 ? (uint64_t)pos : done, 0);
+}
+
+/* The one message about the input: "prog: name: what". */
+static void input_error(struct run *r, const char *what, const char *why)
+{
+	if (r->verbosity)
+		fprintf(stderr, "%s: %s: %s%s%s\n", r->tool->name, r->in_name,
+		        what, why ? ": " : "", why ? why : "");
+	r->said = 1;
+}
+
+/* The input's first bytes: is it compressed? -1 if they cannot be read
+ * (said). */
+static int input_sniff(struct run *r)
+{
+	if (decomp_sniff(r->dc, r->dc->in_fd)) {
+		input_error(r, "read", strerror(errno));
 		return -1;
 	}
+	return 0;
+}
+
+/* A compressed input: its decompressor started. -1 if it cannot be (said). */
+static int input_start(struct run *r)
+{
+	if (!r->dc->prog || r->dc->pid)
+		return 0;
+	if (decomp_start(r->dc)) {
+		input_error(r, r->dc->msg, NULL);
+		return -1;
+	}
+	return 0;
+}
+
+/* The whole input through the engine, decompressed if need be (the
+ * decompressor started and reaped, its status checked): 0, or -1 with the
+ * message said. An offset the engine names is one of the decompressed
+ * input; a failed decompressor speaks before what the engine made of a cut
+ * stream. */
+static int input_run(struct run *r, struct hs_state *st,
+                     void (*tick)(void *user, uint64_t done))
+{
+	struct decomp *d = r->dc;
+	int rc, err;
+
+	if (input_start(r))
+		return -1;
+	if (d->prog)
+		rc = feed(st, d->fd, NULL, 0, tick, r);
+	else {
+		rc = feed(st, d->in_fd, d->head, d->head_len, tick, r);
+		d->head_len = 0;
+	}
+	err = errno;
+	if (d->prog && decomp_finish(d, rc != 0) && rc == 0) {
+		input_error(r, d->msg, NULL);
+		return -1;
+	}
+	if (rc < 0) {
+		input_error(r, "read", strerror(err));
+		return -1;
+	}
+	return 0;
+}
+
+/* keepset_exact's pass 1 over a compressed file: the decompressor again */
+static int keep_pass(void *user, struct hs_state *st)
+{
+	if (input_run(user, st, NULL)) {
+		errno = EIO;
+		return -1;
+	}
+	return 0;
+}
+
+/* Runs the engine over the input into the sink; 0 on success. */
+static int pump(struct run *r, struct hs_state *st, struct out *o)
+{
+	r->t0 = now();
+	if (input_run(r, st, r->progress ? progress_tick : NULL))
+		return -1;
 	if (!st->err)
 		out_flush(o);
 	if (r->progress)
-		show_progress(r, st->in_off, 1);
+		show_progress(r, r->dc->prog ? r->in_size : st->in_off, 1);
 	if (st->err == HS_E_EMIT || o->err) {
 		out_report(o);
 		return -1;
@@ -259,18 +347,14 @@ static int open_input(struct run *r, const char *path)
 }
 
 /* --info: the census of IN on stdout; exit 1 unless it is well-formed. */
-static int census(struct run *r, int in_fd, int json)
+static int census(struct run *r, int json)
 {
 	static struct info in;
 	const char *prog = r->tool->name;
 
 	info_start(&in, r->in_name, json);
-	if (cli_feed(&in.st, in_fd, NULL, NULL)) {
-		if (r->verbosity)
-			fprintf(stderr, "%s: %s: read: %s\n", prog, r->in_name,
-			        strerror(errno));
+	if (input_sniff(r) || input_run(r, &in.st, NULL))
 		return EXIT_BAD_INPUT;
-	}
 	if (info_print(&in)) {
 		if (r->verbosity)
 			fprintf(stderr, "%s: stdout: write: %s\n", prog,
@@ -288,8 +372,9 @@ static int census(struct run *r, int in_fd, int json)
 }
 
 /* The engine from in_fd into OUT; the exit code. */
-static int transform(struct run *r, const struct args *a, int in_fd)
+static int transform(struct run *r, const struct args *a)
 {
+	int in_fd = r->dc->in_fd;
 	const struct cli_tool *tool = r->tool;
 	const char *out_path = a->out_path;
 	struct hs_config cfg = { .flags = a->flags };
@@ -309,6 +394,8 @@ static int transform(struct run *r, const struct args *a, int in_fd)
 			        tool->name);
 		return EXIT_USAGE;
 	}
+	if (input_sniff(r))
+		return EXIT_BAD_INPUT;
 	if (fstat(in_fd, &sb))
 		sb.st_mode = 0;
 	if (S_ISREG(sb.st_mode)) {
@@ -320,15 +407,24 @@ static int transform(struct run *r, const struct args *a, int in_fd)
 	r->progress = r->verbosity > 0 && r->in_size > 0 && isatty(2);
 	memset(&ks, 0, sizeof ks);
 	if (a->flags & HS_KEEP_STRINGS) {
-		/* a file is read twice (exact); anything else streams */
-		if (S_ISREG(sb.st_mode) ? keepset_exact(&ks, in_fd, a->flags)
-		                        : keepset_stream(&ks)) {
-			if (r->verbosity)
+		/* a file is read twice (exact), a compressed one decompressed
+		 * twice; anything else streams */
+		if (S_ISREG(sb.st_mode)
+		            ? keepset_exact(&ks, in_fd, a->flags,
+		                            r->dc->prog ? keep_pass : NULL, r)
+		            : keepset_stream(&ks)) {
+			if (r->verbosity && !r->said)
 				fprintf(stderr, "%s: %s: --keep-strings: %s\n",
 				        tool->name, r->in_name, strerror(errno));
 			return EXIT_BAD_INPUT;
 		}
 		cfg.keep = &ks.keep;
+	}
+	/* before the output is touched: a decompressor that cannot be run
+	 * leaves no output at all */
+	if (input_start(r)) {
+		keepset_free(&ks);
+		return EXIT_BAD_INPUT;
 	}
 	if (out_open(&o, out_path, tool->name, out_mode(&sb), !r->verbosity)) {
 		keepset_free(&ks);
@@ -344,7 +440,7 @@ static int transform(struct run *r, const struct args *a, int in_fd)
 	sink.patch = out_patch;
 	sink.user = &o;
 	hs_init(&st, &cfg, &sink);
-	rc = pump(r, &st, in_fd, &o);
+	rc = pump(r, &st, &o);
 	if (rc == 0)
 		rc = out_commit(&o);
 	else
@@ -359,6 +455,7 @@ int cli_main(const struct cli_tool *tool, int argc, char **argv)
 {
 	struct run r;
 	struct args a;
+	struct decomp dc;
 	int in_fd, rc;
 
 	memset(&r, 0, sizeof r);
@@ -373,7 +470,11 @@ int cli_main(const struct cli_tool *tool, int argc, char **argv)
 	in_fd = open_input(&r, a.in_path);
 	if (in_fd < 0)
 		return EXIT_BAD_INPUT;
-	rc = a.info ? census(&r, in_fd, a.json) : transform(&r, &a, in_fd);
+	memset(&dc, 0, sizeof dc);
+	dc.in_fd = in_fd;
+	r.dc = &dc;
+	rc = a.info ? census(&r, a.json) : transform(&r, &a);
+	decomp_finish(&dc, 1);  /* a decompressor left running: reaped */
 	if (in_fd > 0)
 		close(in_fd);
 	return rc;

@@ -65,7 +65,8 @@ static int cmp_id(const void *a, const void *b)
 	return x < y ? -1 : x > y;
 }
 
-int keepset_exact(struct keepset *k, int fd, unsigned flags)
+int keepset_exact(struct keepset *k, int fd, unsigned flags,
+                  int (*pass)(void *user, struct hs_state *st), void *user)
 {
 	unsigned slots = 1u << 16;
 	struct hs_config cfg = { .flags = flags | HS_KEEP_STRINGS };
@@ -92,7 +93,7 @@ int keepset_exact(struct keepset *k, int fd, unsigned flags)
 		cfg.keep = &k->keep;
 		hs_init(&st, &cfg, &info_discard);
 		if (lseek(fd, start, SEEK_SET) < 0 ||
-		    cli_feed(&st, fd, NULL, NULL) ||
+		    (pass ? pass(user, &st) : cli_feed(&st, fd, NULL, NULL)) ||
 		    lseek(fd, start, SEEK_SET) < 0)
 			goto fail;
 		if (k->oom)
