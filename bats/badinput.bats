@@ -101,11 +101,21 @@ expect_rejected() {
 	done
 }
 
-@test "gzip-compressed dumps get a clear message" {
-	gzip -c "$CORPUS/hotspot/jdk11-string.hprof" >"$BATS_TEST_TMPDIR/z.hprof.gz"
-	expect_rejected "$STRIP" "$BATS_TEST_TMPDIR/z.hprof.gz" \
-		'offset 0: gzip-compressed input: decompress it first \(gunzip\)$'
-	expect_rejected "$RESTORE" "$BATS_TEST_TMPDIR/z.hprof.gz" 'gzip-compressed input'
+@test "a gzip-compressed dump is read through gzip; a cut one gets gzip's failure" {
+	f=$CORPUS/hotspot/jdk11-string.hprof
+	gzip -c "$f" >"$BATS_TEST_TMPDIR/z.hprof.gz"
+	"$STRIP" -o "$BATS_TEST_TMPDIR/plain" "$f"
+	"$STRIP" -o "$BATS_TEST_TMPDIR/gz" "$BATS_TEST_TMPDIR/z.hprof.gz"
+	cmp "$BATS_TEST_TMPDIR/plain" "$BATS_TEST_TMPDIR/gz"
+	# cut short (bats/compressed.bats has the rest, for zstd and xz too)
+	head -c 100000 "$BATS_TEST_TMPDIR/z.hprof.gz" >"$BATS_TEST_TMPDIR/cut.gz"
+	expect_rejected "$STRIP" "$BATS_TEST_TMPDIR/cut.gz" \
+		'^hprofstrip: .*/cut.gz: gzip -dc failed \(exit status 1\): gzip: stdin: unexpected end of file$'
+	expect_rejected "$RESTORE" "$BATS_TEST_TMPDIR/cut.gz" \
+		'^hprofrestore: .*/cut.gz: gzip -dc failed \(exit status 1\)'
+	# the two magic bytes alone
+	printf '\037\213' >"$BATS_TEST_TMPDIR/magic"
+	expect_rejected "$STRIP" "$BATS_TEST_TMPDIR/magic" 'gzip -dc failed \(exit status 1\)'
 }
 
 @test "empty input and a header alone" {

@@ -9,6 +9,10 @@ command -v bats >/dev/null 2>&1 || need="$need bats"
 dpkg -s visualvm >/dev/null 2>&1 || need="$need visualvm"
 command -v javac >/dev/null 2>&1 || need="$need openjdk-17-jdk-headless"
 command -v script >/dev/null 2>&1 || need="$need bsdutils"
+# bats/compressed.bats: compressed input is read through zstd and xz (and
+# gzip, which Debian always has)
+command -v zstd >/dev/null 2>&1 || need="$need zstd"
+command -v xz >/dev/null 2>&1 || need="$need xz-utils"
 # make check-man: man --warnings formats the pages with groff
 command -v man >/dev/null 2>&1 || need="$need man-db"
 command -v troff >/dev/null 2>&1 || need="$need groff-base"

@@ -1,0 +1,264 @@
+#!/usr/bin/env bats
+# Compressed input: a zstd, gzip or xz dump is known by its magic bytes and
+# read through the program of that name on PATH, from a file or a pipe; the
+# result is the one the plain dump gives. A decompressor that cannot be run,
+# fails or is killed is an error: one line, exit 1, no output that looks
+# complete.
+
+load common
+
+bats_require_minimum_version 1.5.0
+
+COMPRESSORS="zstd gzip xz"
+
+setup_file() {
+	local c
+	for c in $COMPRESSORS; do
+		command -v "$c" >/dev/null ||
+			fail "$c is missing: make deps (apt-get install zstd xz-utils)"
+	done
+	export T=$BATS_FILE_TMPDIR
+	export F=$CORPUS/hotspot/jdk11-string.hprof
+	[ -r "$F" ] || fail "no corpus in $CORPUS (set HPROFSTRIP_CORPUS)"
+	"$STRIP" -o "$T/s.hprof" "$F"
+	"$RESTORE" -o "$T/r.hprof" "$T/s.hprof"
+	"$RESTORE" --stream -o "$T/rs.hprof" "$T/s.hprof"
+	for c in $COMPRESSORS; do
+		"$c" -c "$F" >"$T/o.$c"
+		"$c" -c "$T/s.hprof" >"$T/s.$c"
+	done
+	# a PATH with no decompressor on it (the tools need nothing else)
+	mkdir "$T/empty"
+}
+
+# each test's own output directory, which failed runs must leave empty
+setup() {
+	O=$BATS_TEST_TMPDIR/out
+	mkdir "$O"
+}
+
+# the magic bytes, so that no name is what gives a format away
+@test "the fixtures carry their formats' magic bytes, under names that say nothing" {
+	run od -An -tx1 -N6 "$T/s.zstd"
+	assert_output --regexp '^ 28 b5 2f fd'
+	run od -An -tx1 -N6 "$T/s.gzip"
+	assert_output --regexp '^ 1f 8b'
+	run od -An -tx1 -N6 "$T/s.xz"
+	assert_output ' fd 37 7a 58 5a 00'
+}
+
+@test "hprofrestore of a compressed stripped dump, from a file, stdin or a pipe, is the plain dump's restore" {
+	local c
+	for c in $COMPRESSORS; do
+		"$RESTORE" -o "$T/x.$c" "$T/s.$c"
+		cmp "$T/r.hprof" "$T/x.$c"
+		"$RESTORE" -o "$T/x.$c" <"$T/s.$c"
+		cmp "$T/r.hprof" "$T/x.$c"
+		cat "$T/s.$c" | "$RESTORE" -o "$T/x.$c"
+		cmp "$T/r.hprof" "$T/x.$c"
+		# the output mode: the file's, or 0600 from a pipe
+		[ "$(stat -c %a "$T/x.$c")" = 600 ]
+	done
+}
+
+@test "into a pipe, a compressed dump restores to the streamed form, from a file or a pipe" {
+	local c
+	for c in $COMPRESSORS; do
+		"$RESTORE" "$T/s.$c" | cat >"$T/p.$c"
+		cmp "$T/rs.hprof" "$T/p.$c"
+		cat "$T/s.$c" | "$RESTORE" | cat >"$T/p.$c"
+		cmp "$T/rs.hprof" "$T/p.$c"
+	done
+}
+
+@test "hprofstrip of a compressed corpus dump is hprofstrip of the plain one" {
+	local f c n=0
+	for f in $(corpus_files); do
+		"$STRIP" -o "$T/plain" "$f"
+		for c in $COMPRESSORS; do
+			"$c" -1 -c "$f" >"$T/c"
+			"$STRIP" -o "$T/x" "$T/c"
+			cmp "$T/plain" "$T/x"
+			cat "$T/c" | "$STRIP" -o "$T/x"
+			cmp "$T/plain" "$T/x"
+			n=$((n + 1))
+		done
+	done
+	[ "$n" -ge 6 ]
+}
+
+@test "--info reads a compressed dump: the plain dump's census, text and JSON" {
+	local c
+	"$STRIP" --info "$F" | tail -n +2 >"$T/census"
+	"$STRIP" --info --json "$F" | grep -v '"file":' >"$T/census.json"
+	tail -n 1 "$T/census" | grep -qx 'well-formed'
+	for c in $COMPRESSORS; do
+		run --separate-stderr "$STRIP" --info "$T/o.$c"
+		assert_success
+		diff "$T/census" <(printf '%s\n' "$output" | tail -n +2)
+		run --separate-stderr sh -c 'cat "$1" | "$2" --info --json' _ "$T/o.$c" "$STRIP"
+		assert_success
+		diff "$T/census.json" <(printf '%s\n' "$output" | grep -v '"file":')
+	done
+}
+
+@test "--keep-strings on a compressed file is exact (decompressed twice); from a pipe it streams" {
+	local c
+	"$STRIP" --keep-strings -o "$T/k.hprof" "$F"
+	cat "$F" | "$STRIP" --keep-strings -o "$T/kp.hprof"
+	for c in $COMPRESSORS; do
+		run "$STRIP" -v --keep-strings -o "$T/k.$c" "$T/o.$c"
+		assert_success
+		assert_line --index 1 --regexp ' strings; exact: pass 1 held [0-9]+ value ids'
+		cmp "$T/k.hprof" "$T/k.$c"
+		run sh -c 'cat "$1" | "$2" -v --keep-strings -o "$3"' _ "$T/o.$c" "$STRIP" "$T/k.$c"
+		assert_success
+		assert_line --index 1 --partial ' strings; streamed: '
+		cmp "$T/kp.hprof" "$T/k.$c"
+	done
+}
+
+@test "--keep-strings on a compressed stdin starts from where stdin stands" {
+	"$STRIP" --keep-strings -o "$T/k.hprof" "$F"
+	{ head -c 100 /dev/urandom; cat "$T/o.zstd"; } >"$T/skip.zstd"
+	{
+		dd bs=100 count=1 of=/dev/null status=none
+		"$STRIP" --keep-strings -o "$T/k.skip"
+	} <"$T/skip.zstd"
+	cmp "$T/k.hprof" "$T/k.skip"
+}
+
+# $O, where failed runs were to write $O/x, is still empty: no output,
+# no temporary file
+no_output_left() {
+	[ -z "$(ls -A "$O")" ] || fail "left behind: $(ls -A "$O")"
+}
+
+@test "a missing decompressor: one line, exit 1, no output at all" {
+	local c tool name
+	for c in $COMPRESSORS; do
+		for tool in "$RESTORE" "$STRIP"; do
+			name=$(basename "$tool")
+			run env PATH="$T/empty" "$tool" -o "$O/x" "$T/s.$c"
+			assert_failure 1
+			assert_output "$name: $T/s.$c: $c-compressed input, but $c cannot be run: No such file or directory"
+			no_output_left
+			# from a pipe into a pipe: not one byte
+			run sh -c 'cat "$1" | PATH="$2" "$3" | wc -c' _ "$T/s.$c" "$T/empty" "$tool"
+			assert_output "$name: stdin: $c-compressed input, but $c cannot be run: No such file or directory
+0"
+		done
+		run env PATH="$T/empty" "$STRIP" --keep-strings -o "$O/x" "$T/o.$c"
+		assert_failure 1
+		assert_output "hprofstrip: $T/o.$c: $c-compressed input, but $c cannot be run: No such file or directory"
+		no_output_left
+		run env PATH="$T/empty" "$STRIP" --info "$T/o.$c"
+		assert_failure 1
+		assert_output "hprofstrip: $T/o.$c: $c-compressed input, but $c cannot be run: No such file or directory"
+		run env PATH="$T/empty" "$RESTORE" -q -o "$O/x" "$T/s.$c"
+		assert_failure 1
+		assert_output ""
+	done
+}
+
+@test "a truncated compressed dump: the decompressor's failure, exit 1, no output file" {
+	local c
+	for c in $COMPRESSORS; do
+		head -c $(( $(size_of "$T/s.$c") / 2 )) "$T/s.$c" >"$T/cut.$c"
+		run --separate-stderr "$RESTORE" -o "$O/x" "$T/cut.$c"
+		assert_failure 1
+		[ "${#stderr_lines[@]}" -eq 1 ] || fail "not one line: $stderr"
+		[[ $stderr == "hprofrestore: $T/cut.$c: $c -dc failed (exit status 1): "?* ]] ||
+			fail "unexpected: $stderr"
+		no_output_left
+		run --separate-stderr sh -c 'cat "$1" | "$2" -o "$3"' _ "$T/cut.$c" "$RESTORE" "$O/x"
+		assert_failure 1
+		[[ $stderr == "hprofrestore: stdin: $c -dc failed (exit status 1): "?* ]] ||
+			fail "unexpected: $stderr"
+		no_output_left
+		run --separate-stderr "$STRIP" --info "$T/cut.$c"
+		assert_failure 1
+		[[ $stderr == "hprofstrip: $T/cut.$c: $c -dc failed (exit status 1): "?* ]] ||
+			fail "unexpected: $stderr"
+	done
+}
+
+# fake_zstd BODY: a zstd on PATH ahead of the real one ($REAL), running BODY
+fake_zstd() {
+	mkdir -p "$T/fake"
+	printf '#!/bin/sh\nREAL=%s\n%s\n' "$(command -v zstd)" "$1" >"$T/fake/zstd"
+	chmod +x "$T/fake/zstd"
+}
+
+@test "a decompressor killed after all its output is an error, though the dump looked whole" {
+	fake_zstd '"$REAL" "$@"; kill -9 $$'
+	run env PATH="$T/fake:$PATH" "$RESTORE" -o "$O/x" "$T/s.zstd"
+	assert_failure 1
+	assert_output "hprofrestore: $T/s.zstd: zstd -dc failed (killed by signal 9)"
+	no_output_left
+	# a pipe out gets a stream cut short, which no reader takes for a dump
+	env PATH="$T/fake:$PATH" "$RESTORE" -q "$T/s.zstd" | cat >"$T/cut.hprof"
+	[ "$(size_of "$T/cut.hprof")" -gt 0 ]
+	run --separate-stderr "$STRIP" --info "$T/cut.hprof"
+	assert_failure 1
+	[[ ${lines[-1]} == "malformed at offset "[0-9]*": "* ]] || fail "${lines[-1]}"
+	# the fake is what ran: without the kill the same command succeeds
+	fake_zstd '"$REAL" "$@"'
+	env PATH="$T/fake:$PATH" "$RESTORE" -o "$O/x" "$T/s.zstd"
+	cmp "$T/r.hprof" "$O/x"
+}
+
+@test "a decompressor killed midway: exit 1, no output file, from a file or a pipe" {
+	fake_zstd '"$REAL" "$@" | head -c 300000; kill -9 $$'
+	run env PATH="$T/fake:$PATH" "$RESTORE" -o "$O/x" "$T/s.zstd"
+	assert_failure 1
+	assert_output "hprofrestore: $T/s.zstd: zstd -dc failed (killed by signal 9)"
+	no_output_left
+	run sh -c 'cat "$1" | PATH="$2" "$3" -o "$4"' _ "$T/s.zstd" "$T/fake:$PATH" \
+		"$STRIP" "$O/x"
+	assert_failure 1
+	assert_output "hprofstrip: stdin: zstd -dc failed (killed by signal 9)"
+	no_output_left
+}
+
+@test "a compressed stream that is not a dump: the engine's offset, the decompressor stopped" {
+	gzip -c /etc/passwd >"$T/pw"
+	run "$STRIP" -o "$T/pw.out" "$T/pw"
+	assert_failure 1
+	assert_output --regexp "^hprofstrip: $T/pw: offset 0: not an HPROF file"
+	[ ! -e "$T/pw.out" ]
+	# an endless compressed pipe: the tool stops, and stops its children
+	run timeout 60 sh -c 'yes | gzip -c | "$1" -o "$2"' _ "$STRIP" "$T/yes.out"
+	assert_failure 1
+	assert_output --regexp '^hprofstrip: stdin: offset 0: not an HPROF file'
+	[ ! -e "$T/yes.out" ]
+}
+
+@test "JDK 17: a jcmd GC.heap_dump -gz=1 dump is stripped directly and restores to the same histogram" {
+	"$JUDGE" build >&2
+	env -u LD_PRELOAD java -cp "$B/java" HeapBuilder wait "$T/stop" \
+		>"$T/jvm.out" 2>"$T/jvm.err" &
+	local jvm=$! pid
+	for _ in $(seq 300); do
+		grep -q '^pid ' "$T/jvm.out" && break
+		sleep 0.1
+	done
+	pid=$(sed -n 's/^pid //p' "$T/jvm.out")
+	[ "$pid" = "$jvm" ] || { kill "$jvm"; fail "no pid line: $(cat "$T/jvm.err")"; }
+	run env -u LD_PRELOAD timeout 120 jcmd "$pid" GC.heap_dump -gz=1 "$T/jcmd.hprof.gz"
+	touch "$T/stop"
+	wait "$jvm"
+	assert_output --partial "Heap dump file created"
+	run od -An -tx1 -N2 "$T/jcmd.hprof.gz"
+	assert_output ' 1f 8b'
+	gzip -dc "$T/jcmd.hprof.gz" >"$T/jcmd.hprof"
+	"$STRIP" -o "$T/jcmd.s" "$T/jcmd.hprof.gz"
+	"$STRIP" -o "$T/jcmd.s2" "$T/jcmd.hprof"
+	cmp "$T/jcmd.s" "$T/jcmd.s2"
+	assert_stripped_dump "$T/jcmd.s"
+	"$RESTORE" -o "$T/jcmd.r" "$T/jcmd.s"
+	"$JUDGE" histo "$T/jcmd.hprof" >"$T/h.plain"
+	"$JUDGE" histo "$T/jcmd.r" >"$T/h.restored"
+	[ -s "$T/h.plain" ]
+	diff "$T/h.plain" "$T/h.restored"
+}
