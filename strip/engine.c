@@ -141,6 +141,27 @@ static int jvm_convert(const struct hs_state *st)
 	return (st->flags & HS_JVM) && st->version == '3';
 }
 
+/* HS_APP_ONLY, with HS_JVM or while stripping, on 1.0.3 only: the zygote
+ * and image heaps' objects are dropped, and heap records left empty. */
+static int app_only(const struct hs_state *st)
+{
+	return (st->flags & HS_APP_ONLY) && st->version == '3' &&
+	       (!(st->flags & HS_RESTORE) || (st->flags & HS_JVM));
+}
+
+/* ... while stripping: the dump stays 1.0.3, HEAP_DUMP_INFO stays, but
+ * one of the zygote or image heap is held back (st->info) until a
+ * sub-record it governs is kept, so it never stands alone. */
+static int app_strip(const struct hs_state *st)
+{
+	return app_only(st) && !(st->flags & HS_RESTORE);
+}
+
+static int dropped_heap(unsigned heap)
+{
+	return heap == HS_HEAP_ZYGOTE || heap == HS_HEAP_IMAGE;
+}
+
 /* ---- output ---------------------------------------------------------- */
 
 /* Straight to the sink. */
@@ -563,6 +584,7 @@ static void release_held(struct hs_state *st, int keep)
 /* ---- errors and fallback --------------------------------------------- */
 
 static void emit_rec_header(struct hs_state *st, struct cur *c);
+static void emit_info(struct hs_state *st, struct cur *c);
 
 /* HS_STREAM with HS_FALLBACK, inside a heap record: the whole sub-records
  * gathered go out as a segment, and the rest of the input record, from
@@ -610,6 +632,9 @@ static void fail(struct hs_state *st, struct cur *c, enum hs_err err,
 	flush(st, c);
 	release_held(st, 0);
 	st->have = 0;
+	/* app-only: a held HEAP_DUMP_INFO governs the bytes copied next */
+	if (st->info_len && is_heap_tag(st->rec_tag) && st->rec_end != 0)
+		emit_info(st, c);
 	st->phase = is_heap_tag(st->rec_tag) && st->rec_end != 0 ? PH_RAW_REC
 	                                                         : PH_RAW;
 	if (st->seg && (st->phase == PH_RAW_REC ||
@@ -641,6 +666,18 @@ static void emit_rec_header(struct hs_state *st, struct cur *c)
 	emit(st, st->rec_hdr, 9);
 	st->rec_hdr_out = 1;
 	st->rec_body_out = st->out_off;
+}
+
+/* app-only strip: the held HEAP_DUMP_INFO goes out, before a sub-record
+ * of its heap that is kept (or bytes copied after a fallback). */
+static void emit_info(struct hs_state *st, struct cur *c)
+{
+	if (!st->info_len)
+		return;
+	emit_rec_header(st, c);
+	flush(st, c);
+	emit(st, st->info, st->info_len);
+	st->info_len = 0;
 }
 
 /* The heap record is complete: fix its output length. */
@@ -802,9 +839,10 @@ static int step_record(struct hs_state *st, struct cur *c)
 	/* each heap record starts in the default heap (the writers reset it,
 	 * and hprof-conv reads it so) */
 	st->heap = HS_HEAP_DEFAULT;
-	/* jvm mode writes a heap record's header only once it holds output,
-	 * so records left empty by the conversion disappear */
-	if (!jvm_convert(st))
+	st->info_len = 0;
+	/* jvm and app-only modes write a heap record's header only once it
+	 * holds output, so records left empty disappear */
+	if (!jvm_convert(st) && !app_only(st))
 		emit_rec_header(st, c);
 	st->phase = PH_SUB;
 	return 1;
@@ -845,15 +883,13 @@ static unsigned choose_act(const struct hs_state *st, unsigned tag)
 {
 	unsigned f = st->flags;
 
-	if (jvm_convert(st)) {
-		if ((f & HS_APP_ONLY) && is_instance_dump(tag) &&
-		    (st->heap == HS_HEAP_ZYGOTE || st->heap == HS_HEAP_IMAGE))
-			return ACT_DROP;
-		if (tag == HS_SUB_HEAP_DUMP_INFO)
-			return ACT_DROP;
-		if (is_android_root(tag))
-			return ACT_HOLD;
-	}
+	if (app_only(st) && is_instance_dump(tag) && dropped_heap(st->heap))
+		return ACT_DROP;
+	/* app-only strip: taken, then held or passed (sub_header_done) */
+	if (tag == HS_SUB_HEAP_DUMP_INFO && (jvm_convert(st) || app_strip(st)))
+		return ACT_DROP;
+	if (jvm_convert(st) && is_android_root(tag))
+		return ACT_HOLD;
 	if (f & HS_RESTORE)
 		return tag == HS_SUB_PRIMITIVE_ARRAY_NODATA ? ACT_HOLD : ACT_PASS;
 	return tag == HS_SUB_PRIMITIVE_ARRAY_DUMP ? ACT_HOLD : ACT_PASS;
@@ -897,7 +933,7 @@ static int step_sub(struct hs_state *st, struct cur *c)
 	st->expect = st->expect == 2;
 	if (st->hold_need) {
 		/* an instance may be the String that claims the held array */
-		if (tag == HS_SUB_INSTANCE_DUMP)
+		if (tag == HS_SUB_INSTANCE_DUMP && st->act != ACT_DROP)
 			st->act = ACT_HOLD;
 		else
 			release_held(st, 0);
@@ -912,6 +948,8 @@ static int step_sub(struct hs_state *st, struct cur *c)
 		if (st->seg_len >= HS_SEGMENT_SOFT)
 			flush_segment(st);
 	}
+	if (st->act != ACT_DROP)
+		emit_info(st, c);
 	st->stream_hold = st->gather && st->act == ACT_PASS &&
 	                  (tag == HS_SUB_INSTANCE_DUMP ||
 	                   tag == HS_SUB_OBJECT_ARRAY_DUMP ||
@@ -1031,7 +1069,8 @@ static int step_peek(struct hs_state *st, struct cur *c)
 
 	if (c->p == c->end)
 		return 0;
-	h = take(st, c, st->idsize, ACT_PASS);
+	/* an app-only strip reads the Strings it drops too */
+	h = take(st, c, st->idsize, st->act);
 	if (!h)
 		return 0;
 	keep_found(st, rd_id(st, h));
@@ -1117,6 +1156,17 @@ static int sub_header_done(struct hs_state *st, struct cur *c,
 		return 1;
 	case HS_SUB_HEAP_DUMP_INFO:
 		st->heap = (unsigned char)heap_index(hs_be32(h + 1));
+		if (app_strip(st)) {
+			/* one held before governs nothing: it goes */
+			st->info_len = 0;
+			if (dropped_heap(st->heap)) {
+				memcpy(st->info, h, n);
+				st->info_len = (unsigned char)n;
+			} else {
+				emit_rec_header(st, c);
+				emit(st, h, n);
+			}
+		}
 		st->phase = PH_SUB_END;
 		return 1;
 	case HS_SUB_PRIMITIVE_ARRAY_DUMP:

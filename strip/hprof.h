@@ -13,6 +13,11 @@
  *   restore  HS_RESTORE 0xC3 -> 0x23 followed by zero elements
  *   jvm      HS_JVM     with HS_RESTORE: also convert Android 1.0.3 to a
  *                       plain 1.0.2 dump (see README)
+ *   app-only HS_APP_ONLY with HS_JVM, or stripping: drop the instance,
+ *                       object-array and primitive-array dumps of the
+ *                       zygote and image heaps of an Android 1.0.3 dump
+ *                       (class dumps and roots stay), and heap records
+ *                       left empty; stripping, the dump stays 1.0.3
  *
  * Heap record lengths are exact in the output. The engine writes each heap
  * record header with the input's length and, when the record ends and its
@@ -114,7 +119,10 @@ enum hs_err { HS_ERRORS(HS_ENUM_) HS_E_COUNT_ };
 enum {
 	HS_RESTORE = 1u << 0,  /* 0xC3 -> 0x23 + zeros, instead of stripping */
 	HS_JVM = 1u << 1,      /* with HS_RESTORE: Android 1.0.3 -> 1.0.2 */
-	HS_APP_ONLY = 1u << 2, /* with HS_JVM: drop zygote/image heap objects */
+	HS_APP_ONLY = 1u << 2, /* with HS_JVM, or stripping: drop zygote and
+	                          image heap objects (1.0.3 only); stripping,
+	                          a HEAP_DUMP_INFO of those heaps is held back
+	                          until a sub-record it governs is kept */
 	HS_OPEN_LEN = 1u << 3, /* a heap record of length 0 followed by a
 	                          sub-record is a placeholder, closed when
 	                          hs_rewrite brings its length (JDK 8 seeks
@@ -273,6 +281,10 @@ struct hs_state {
 	                              dump's fixed part, 67 bytes with
 	                              8-byte ids */
 	unsigned char rec_hdr[9];
+	unsigned char info[16]; /* HS_APP_ONLY strip: a HEAP_DUMP_INFO of the
+	                           zygote or image heap held back (1 + id + 4
+	                           bytes), info_len of them; 0: none */
+	unsigned char info_len;
 	uint64_t rec_end;       /* input offset where the record ends */
 	uint64_t rec_len;       /* the record's input length */
 	uint64_t rec_body_in;   /* input offset of the record body */

@@ -22,6 +22,13 @@ static const char usage[] =
 "               file is read twice (a compressed one decompressed twice)\n"
 "               and all are kept, a pipe is streamed and most are (see\n"
 "               README). Strings can hold personal data\n"
+"  --app-only   Android 1.0.3 dumps: also drop the objects of the zygote\n"
+"               and image heaps (instance, object-array and primitive-array\n"
+"               dumps in heaps Z and I; class dumps and roots stay) and\n"
+"               heap segments left empty, as hprofrestore --app-only does;\n"
+"               the dump stays 1.0.3. A path from a GC root through a\n"
+"               framework object to an app object is lost (see README).\n"
+"               A 1.0.1/1.0.2 dump is stripped as without it\n"
 "  --info       print a census of IN instead (records, sub-records and\n"
 "               primitive arrays by tag, stripped arrays, heaps) and whether\n"
 "               it is well-formed; exit 1 if not. See --info --help\n"
@@ -56,6 +63,10 @@ static int option(const char *arg, unsigned *flags)
 {
 	if (!strcmp(arg, "--keep-strings")) {
 		*flags |= HS_KEEP_STRINGS;
+		return 1;
+	}
+	if (!strcmp(arg, "--app-only")) {
+		*flags |= HS_APP_ONLY;
 		return 1;
 	}
 	return 0;

@@ -5,8 +5,9 @@
  * prefix, and seeded random pieces, and compares every output (and the
  * counters) with the one-shot output.
  *
- *   splitcheck [-r|-j|-a] [-s SEED] [-n ROUNDS] [-p PREFIX] FILE
+ *   splitcheck [-r|-j|-a|-A] [-s SEED] [-n ROUNDS] [-p PREFIX] FILE
  *       -r restore mode, -j restore --jvm, -a restore --app-only,
+ *       -A strip --app-only (with -k, -S, -O, -F too),
  *       -k strip keeping strings, streamed (fixed tables, hold-back),
  *       -S streamed output (HS_STREAM: segments, never a patch); with any
  *       of the others
@@ -337,6 +338,8 @@ int main(int argc, char **argv)
 			flags |= HS_RESTORE | HS_JVM;
 		else if (!strcmp(argv[i], "-a"))
 			flags |= HS_RESTORE | HS_JVM | HS_APP_ONLY;
+		else if (!strcmp(argv[i], "-A"))
+			flags |= HS_APP_ONLY;
 		else if (!strcmp(argv[i], "-S"))
 			flags |= HS_STREAM;
 		else if (!strcmp(argv[i], "-k"))
@@ -357,7 +360,7 @@ int main(int argc, char **argv)
 		} else if (!path)
 			path = argv[i];
 		else {
-			fprintf(stderr, "usage: splitcheck [-r|-j|-a|-O|-F OFF] "
+			fprintf(stderr, "usage: splitcheck [-r|-j|-a|-A|-k|-S|-O|-F OFF] "
 			        "[-s SEED] [-n ROUNDS] [-p PREFIX] FILE\n");
 			return 2;
 		}

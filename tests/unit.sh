@@ -9,8 +9,11 @@
 # independent strcheck's count of String values kept: 100% from a file,
 # at least 85% streamed, nothing else kept. --stream: split invariance,
 # and strip | restore through pipes with no room in TMPDIR equals the zeroed
-# original, sub-record for sub-record. Prints one line per check and
-# 'N passed, N failed'.
+# original, sub-record for sub-record. Strip --app-only on the Android
+# dumps: split invariance (also streamed, keeping strings, with JDK 8
+# placeholder lengths and a fallback, also in the zygote heap), and a
+# --jvm restore of it equals --app-only of the plain strip, byte for byte.
+# Prints one line per check and 'N passed, N failed'.
 set -u
 # The caller's shim settings and preloads must not reach the run
 # (HPROFSTRIP_CORPUS and HPROFSTRIP_SANITIZED configure the tests).
@@ -97,6 +100,37 @@ kept_streamed() {
 # non-seekable output), with no room in TMPDIR, gives the oracle's zeroed F
 # once both are flattened (the heap cut into other records, the same
 # sub-records)
+# app_only_jvm F STRIPPED: hprofstrip --app-only F, restored with --jvm,
+# equals hprofrestore --app-only of F's plain strip, byte for byte; and it
+# is no larger than the plain strip
+app_only_jvm() {
+	"$b/hprofstrip" --app-only -o "$tmp/ao" "$1" &&
+		"$b/hprofrestore" --jvm -o "$tmp/ao.j" "$tmp/ao" &&
+		"$b/hprofrestore" --app-only -o "$tmp/pa" "$2" &&
+		cmp "$tmp/ao.j" "$tmp/pa" &&
+		[ "$(stat -c %s "$tmp/ao")" -le "$(stat -c %s "$2")" ]
+}
+
+# zygote_tag F: the offset of the first instance dump right after a
+# zygote HEAP_DUMP_INFO that starts a heap record (nothing if none)
+zygote_tag() {
+	python3 - "$1" <<'PY'
+import struct, sys
+b = open(sys.argv[1], 'rb').read()
+i = b.index(b'\0') + 1
+ids = struct.unpack('>I', b[i:i + 4])[0]
+i += 12
+while i + 9 <= len(b):
+    n = struct.unpack('>I', b[i + 5:i + 9])[0]
+    j = i + 9
+    if b[i] == 0x1C and n > 5 + ids and b[j] == 0xFE and \
+            b[j + 1:j + 5] == b'\0\0\0Z' and b[j + 5 + ids] == 0x21:
+        print(j + 5 + ids)
+        break
+    i += 9 + n
+PY
+}
+
 streamed() {
 	TMPDIR=$tmp/none "$b/hprofstrip" "$1" | TMPDIR=$tmp/none "$b/hprofrestore" |
 		cat >"$tmp/st" || return 1
@@ -148,6 +182,24 @@ for f in $files $fresh; do
 	esac
 	# fallback: an invalid tag at the first instance dump's offset
 	off=$(( $("$b/oracle" offsets "$f" | sed -n "s/^sub-header //p") - 4 ))
+	case $(head -c 18 "$f") in
+	*1.0.3)
+		check "split invariance, strip --app-only: $n" "$b/splitcheck" -A -p "$prefix4" -n "$rounds2" -s "$seed" "$f"
+		check "split invariance, strip --app-only --stream: $n" "$b/splitcheck" -A -S -p "$prefix4" -n "$rounds2" -s "$seed" "$f"
+		check "split invariance, strip --app-only keeping strings: $n" "$b/splitcheck" -A -k -p "$prefix4" -n "$rounds2" -s "$seed" "$f"
+		check "split invariance, strip --app-only keeping strings, --stream: $n" "$b/splitcheck" -A -k -S -p "$prefix4" -n "$rounds2" -s "$seed" "$f"
+		check "JDK 8 placeholder lengths, strip --app-only: $n" "$b/splitcheck" -A -O -p "$prefix4" -n "$rounds2" -s "$seed" "$f"
+		check "fallback at offset $off, strip --app-only: $n" "$b/splitcheck" -A -F "$off" -p "$prefix4" -n "$rounds2" -s "$seed" "$f"
+		check "fallback at offset $off, strip --app-only --stream: $n" "$b/splitcheck" -A -S -F "$off" -p "$prefix4" -n "$rounds2" -s "$seed" "$f"
+		# a fallback where a zygote HEAP_DUMP_INFO is held back
+		zoff=$(zygote_tag "$f")
+		if [ -n "$zoff" ]; then
+			check "fallback in the zygote heap at $zoff, strip --app-only: $n" "$b/splitcheck" -A -F "$zoff" -p "$prefix4" -n "$rounds2" -s "$seed" "$f"
+			check "fallback in the zygote heap at $zoff, strip --app-only --stream: $n" "$b/splitcheck" -A -S -F "$zoff" -p "$prefix4" -n "$rounds2" -s "$seed" "$f"
+		fi
+		check "strip --app-only, restored with --jvm, equals --app-only of the plain strip: $n" app_only_jvm "$f" "$tmp/$n.s"
+		;;
+	esac
 	check "fallback at offset $off: $n" "$b/splitcheck" -F "$off" -p "$prefix4" -n "$rounds2" -s "$seed" "$f"
 	check "split invariance, keep strings: $n" "$b/splitcheck" -k -p "$prefix4" -n "$rounds2" -s "$seed" "$f"
 	check "JDK 8 placeholder lengths, keep strings: $n" "$b/splitcheck" -k -O -p "$prefix4" -n "$rounds2" -s "$seed" "$f"
