@@ -60,6 +60,7 @@ void policy_parse(struct policy *p,
 	const char *sniff = get(ctx, "HPROFSTRIP_SNIFF");
 	const char *quiet = get(ctx, "HPROFSTRIP_QUIET");
 	const char *log = get(ctx, "HPROFSTRIP_LOG");
+	const char *app = get(ctx, "HPROFSTRIP_APP_ONLY");
 	const char *filter;
 
 	memset(p, 0, sizeof *p);
@@ -67,6 +68,7 @@ void policy_parse(struct policy *p,
 	         pattern && *pattern ? pattern : "*.hprof");
 	p->sniff = !(sniff && !strcmp(sniff, "0"));
 	p->quiet = quiet && *quiet && strcmp(quiet, "0");
+	p->app_only = app && *app && strcmp(app, "0");
 	p->dirs = strchr(p->pattern, '/') != NULL;
 	snprintf(p->log, sizeof p->log, "%s", log ? log : "");
 	parse_keep(p, get(ctx, "HPROFSTRIP_KEEP"));

@@ -17,6 +17,7 @@ struct policy {
 	int dirs;               /* a glob names a directory ('/') */
 	char log[PATH_MAX];     /* HPROFSTRIP_LOG, or "" for stderr */
 	int keep_strings;       /* HPROFSTRIP_KEEP=strings */
+	int app_only;           /* HPROFSTRIP_APP_ONLY set and not "0" */
 	char keep_bad[64];      /* an HPROFSTRIP_KEEP word not understood */
 	char compress[8];       /* HPROFSTRIP_COMPRESS: zstd, gzip, xz, or "" */
 	int level;              /* ... its level (default 1) */

@@ -195,6 +195,10 @@ static void tracker_start(struct tracker *t, int kind, const char *path,
 
 	if (kind == T_SEGMENT)
 		cfg.flags |= HS_NO_HEADER;
+	/* a 1.0.3 dump's zygote and image objects go (the engine leaves
+	 * other versions alone) */
+	if (kind == T_MAIN && policy()->app_only)
+		cfg.flags |= HS_APP_ONLY;
 	sink.user = &t->ob;
 	t->kind = kind;
 	t->refs = 1;

@@ -68,6 +68,17 @@ static void parse_pipe(struct policy *p, const char *compress,
 	policy_parse(p, lookup, kv);
 }
 
+/* HPROFSTRIP_APP_ONLY=v (NULL: unset) gives app_only want */
+static void app_only_is(const char *v, int want)
+{
+	const char *kv[] = { "HPROFSTRIP_APP_ONLY", v, NULL };
+	struct policy p;
+
+	policy_parse(&p, lookup, kv);
+	CHECK(p.app_only == want, "app-only %s%s%s: %d", v ? "'" : "",
+	      v ? v : "unset", v ? "'" : "", p.app_only);
+}
+
 /* HPROFSTRIP_COMPRESS=v gives program prog (NULL: refused) at level */
 static void compress_is(const char *v, const char *prog, int level)
 {
@@ -106,6 +117,16 @@ int main(void)
 	CHECK(p.keep_strings && !strcmp(p.keep_bad, "bogus"), "keep: a bad word");
 	parse(&p, NULL, NULL, NULL, NULL, "string");
 	CHECK(!p.keep_strings && !strcmp(p.keep_bad, "string"), "keep=string");
+
+	/* app-only: set and not "0", like HPROFSTRIP_QUIET */
+	app_only_is(NULL, 0);
+	app_only_is("", 0);
+	app_only_is("0", 0);
+	app_only_is("1", 1);
+	app_only_is("yes", 1);
+	app_only_is("00", 1);
+	parse(&p, NULL, NULL, "1", NULL, "strings");
+	CHECK(!p.app_only, "app-only: off with other variables set");
 
 	/* compressors and filters */
 	parse_pipe(&p, NULL, NULL);
