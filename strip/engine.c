@@ -149,9 +149,10 @@ static int app_only(const struct hs_state *st)
 	       (!(st->flags & HS_RESTORE) || (st->flags & HS_JVM));
 }
 
-/* ... while stripping: the dump stays 1.0.3, HEAP_DUMP_INFO stays, but
- * one of the zygote or image heap is held back (st->info) until a
- * sub-record it governs is kept, so it never stands alone. */
+/* ... while stripping: the dump stays 1.0.3 and keeps its HEAP_DUMP_INFOs,
+ * but each is held back (st->info) until a sub-record it governs is kept:
+ * one that governs nothing left (a zygote heap's objects) goes, so no heap
+ * record is left with nothing else. */
 static int app_strip(const struct hs_state *st)
 {
 	return app_only(st) && !(st->flags & HS_RESTORE);
@@ -669,7 +670,7 @@ static void emit_rec_header(struct hs_state *st, struct cur *c)
 }
 
 /* app-only strip: the held HEAP_DUMP_INFO goes out, before a sub-record
- * of its heap that is kept (or bytes copied after a fallback). */
+ * of its heap that is kept (or the bytes copied after a fallback). */
 static void emit_info(struct hs_state *st, struct cur *c)
 {
 	if (!st->info_len)
@@ -1157,15 +1158,10 @@ static int sub_header_done(struct hs_state *st, struct cur *c,
 	case HS_SUB_HEAP_DUMP_INFO:
 		st->heap = (unsigned char)heap_index(hs_be32(h + 1));
 		if (app_strip(st)) {
-			/* one held before governs nothing: it goes */
-			st->info_len = 0;
-			if (dropped_heap(st->heap)) {
-				memcpy(st->info, h, n);
-				st->info_len = (unsigned char)n;
-			} else {
-				emit_rec_header(st, c);
-				emit(st, h, n);
-			}
+			/* held until a sub-record it governs is kept; one held
+			 * before governs nothing, and goes */
+			memcpy(st->info, h, n);
+			st->info_len = (unsigned char)n;
 		}
 		st->phase = PH_SUB_END;
 		return 1;

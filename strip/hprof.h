@@ -121,8 +121,8 @@ enum {
 	HS_JVM = 1u << 1,      /* with HS_RESTORE: Android 1.0.3 -> 1.0.2 */
 	HS_APP_ONLY = 1u << 2, /* with HS_JVM, or stripping: drop zygote and
 	                          image heap objects (1.0.3 only); stripping,
-	                          a HEAP_DUMP_INFO of those heaps is held back
-	                          until a sub-record it governs is kept */
+	                          a HEAP_DUMP_INFO is held back until a
+	                          sub-record it governs is kept */
 	HS_OPEN_LEN = 1u << 3, /* a heap record of length 0 followed by a
 	                          sub-record is a placeholder, closed when
 	                          hs_rewrite brings its length (JDK 8 seeks
@@ -281,9 +281,9 @@ struct hs_state {
 	                              dump's fixed part, 67 bytes with
 	                              8-byte ids */
 	unsigned char rec_hdr[9];
-	unsigned char info[16]; /* HS_APP_ONLY strip: a HEAP_DUMP_INFO of the
-	                           zygote or image heap held back (1 + id + 4
-	                           bytes), info_len of them; 0: none */
+	unsigned char info[16]; /* HS_APP_ONLY strip: the HEAP_DUMP_INFO held
+	                           back (1 + id + 4 bytes), info_len of them;
+	                           0: none */
 	unsigned char info_len;
 	uint64_t rec_end;       /* input offset where the record ends */
 	uint64_t rec_len;       /* the record's input length */
