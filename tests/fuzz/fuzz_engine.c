@@ -29,6 +29,11 @@
  * Streamed (HS_STREAM): never a patch, the same error as strip,
  * cut-invariant, and the same counters; with HS_FALLBACK too, never a
  * patch and cut-invariant.
+ * Stripping --app-only (HS_APP_ONLY), on 1.0.3 input: cut-invariant, the
+ * same error as strip, never larger than it, idempotent, and restore
+ * --jvm of it equals restore --app-only of the plain strip, byte for
+ * byte; streamed, with HS_FALLBACK and keeping strings, cut-invariant (the
+ * last: strip of it is the app-only strip). On other input: the strip.
  */
 #include "common.h"
 #include "oracle.h"
@@ -38,7 +43,7 @@
 
 #define RESTORE_SLACK (16u << 20)
 
-static struct fz_run A, B, R, F1, F2, K1, K2, S1, S2;
+static struct fz_run A, B, R, F1, F2, K1, K2, S1, S2, P1, P2, J1, J2;
 
 /* The oracle rejects, the engine accepts on purpose: a header string
  * other than "JAVA PROFILE 1.0.[123]" (the engine takes any it can
@@ -222,6 +227,93 @@ static void check_fallback(const unsigned char *x, size_t n, uint32_t seed)
 		fz_fail("fallback: framing %lld, the input's %lld",
 		        (long long)framing(F1.out.b, F1.out.len),
 		        (long long)framing(x, n));
+}
+
+/* --app-only while stripping (see the top). */
+static void check_app_only(const unsigned char *x, size_t n, uint32_t seed)
+{
+	static uint64_t pending[64];
+	static struct hs_class classes[16];
+	struct fz_cuts c;
+
+	fz_engine(x, n, HS_APP_ONLY, 0, NULL, n, NULL, &P1);
+	if (n < 18 || memcmp(x, HS_MAGIC "3", HS_MAGIC_LEN + 1)) {
+		/* not 1.0.3: the plain strip */
+		fz_same(&P1, &A, "app-only on a dump that is not 1.0.3");
+		return;
+	}
+	fz_cuts_init(&c, seed ^ 0x7A7A7A);
+	fz_engine(x, n, HS_APP_ONLY, 0, &c, n, NULL, &P2);
+	fz_same(&P1, &P2, "app-only, cut");
+	if (P1.err != A.err || P1.err_off != A.err_off)
+		fz_fail("app-only: %s at %llu, strip: %s at %llu",
+		        hs_strerror(P1.err), (unsigned long long)P1.err_off,
+		        hs_strerror(A.err), (unsigned long long)A.err_off);
+	if (!A.err) {
+		if (P1.out.len > A.out.len)
+			fz_fail("app-only: %zu bytes, strip %zu", P1.out.len,
+			        A.out.len);
+		fz_engine(P1.out.b, P1.out.len, HS_APP_ONLY, 0, NULL, n, NULL,
+		          &P2);
+		if (P2.err)
+			fz_fail("app-only twice: %s", hs_strerror(P2.err));
+		fz_same_bytes(P2.out.b, P2.out.len, P1.out.b, P1.out.len,
+		              "app-only twice");
+		fz_engine(P1.out.b, P1.out.len, HS_RESTORE | HS_JVM, 0, NULL,
+		          n + RESTORE_SLACK, NULL, &J1);
+		fz_engine(A.out.b, A.out.len, HS_RESTORE | HS_JVM | HS_APP_ONLY,
+		          0, NULL, n + RESTORE_SLACK, NULL, &J2);
+		if (J1.err != J2.err)
+			fz_fail("restore --jvm of app-only: %s, restore --app-only "
+			        "of strip: %s", hs_strerror(J1.err),
+			        hs_strerror(J2.err));
+		if (!J1.err)
+			fz_same_bytes(J1.out.b, J1.out.len, J2.out.b, J2.out.len,
+			              "restore --jvm of app-only vs restore "
+			              "--app-only of strip");
+	}
+	/* streamed, with fallback, both: cut-invariant */
+	fz_engine(x, n, HS_APP_ONLY | HS_STREAM, 0, NULL, 2 * n + 64, NULL,
+	          &S1);
+	fz_cuts_init(&c, seed ^ 0x7B7B7B);
+	fz_engine(x, n, HS_APP_ONLY | HS_STREAM, 0, &c, 2 * n + 64, NULL, &S2);
+	fz_same(&S1, &S2, "app-only stream, cut");
+	if (S1.err != A.err || S1.arrays != P1.arrays)
+		fz_fail("app-only stream: %s, %llu arrays; app-only: %s, %llu",
+		        hs_strerror(S1.err), (unsigned long long)S1.arrays,
+		        hs_strerror(P1.err), (unsigned long long)P1.arrays);
+	fz_engine(x, n, HS_APP_ONLY | HS_FALLBACK, 0, NULL, 2 * n + 64, NULL,
+	          &F1);
+	fz_engine(x, n, HS_APP_ONLY | HS_FALLBACK, 0, &c, 2 * n + 64, NULL,
+	          &F2);
+	fz_same(&F1, &F2, "app-only fallback, cut");
+	if (!A.err)
+		fz_same_bytes(F1.out.b, F1.out.len, P1.out.b, P1.out.len,
+		              "app-only fallback vs app-only");
+	fz_engine(x, n, HS_APP_ONLY | HS_STREAM | HS_FALLBACK, 0, NULL,
+	          2 * n + 64, NULL, &S1);
+	fz_engine(x, n, HS_APP_ONLY | HS_STREAM | HS_FALLBACK, 0, &c,
+	          2 * n + 64, NULL, &S2);
+	fz_same(&S1, &S2, "app-only stream + fallback, cut");
+	/* keeping strings, streamed with tiny tables */
+	memset(&fz_keep, 0, sizeof fz_keep);
+	fz_keep.pending = pending;
+	fz_keep.pending_slots = 64;
+	fz_keep.classes = classes;
+	fz_keep.class_slots = 16;
+	fz_engine(x, n, HS_APP_ONLY | HS_KEEP_STRINGS, 0, NULL, n, NULL, &K1);
+	fz_cuts_init(&c, seed ^ 0x7C7C7C);
+	fz_engine(x, n, HS_APP_ONLY | HS_KEEP_STRINGS, 0, &c, n, NULL, &K2);
+	memset(&fz_keep, 0, sizeof fz_keep);
+	fz_same(&K1, &K2, "app-only keep, cut");
+	if (K1.err != A.err)
+		fz_fail("app-only keep: %s, strip: %s", hs_strerror(K1.err),
+		        hs_strerror(A.err));
+	if (!A.err) {
+		fz_engine(K1.out.b, K1.out.len, 0, 0, NULL, n, NULL, &K2);
+		fz_same_bytes(K2.out.b, K2.out.len, P1.out.b, P1.out.len,
+		              "strip of app-only keep vs app-only");
+	}
 }
 
 /* HS_OPEN_LEN: heap record lengths zeroed, patched with hs_rewrite. */
@@ -415,6 +507,7 @@ int LLVMFuzzerTestOneInput(const unsigned char *data, size_t size)
 	fz_engine(x, n, HS_STREAM | HS_FALLBACK, 0, &c, 2 * n + 64, NULL, &S2);
 	fz_same(&S1, &S2, "stream + fallback, cut");
 	check_fallback(x, n, seed);
+	check_app_only(x, n, seed);
 	check_misuse(x, n, seed);
 	if (A.err)
 		return 0;
