@@ -33,7 +33,7 @@ expect_rejected() {
 			head -c "$off" "$f" >"$BATS_TEST_TMPDIR/t"
 			case $what in
 			header) msg="stream ended inside the file header" ;;
-			*) msg="stream ended inside a record" ;;
+			*) msg="stream ended inside a record \\(--salvage keeps what came before it\\)" ;;
 			esac
 			expect_rejected "$STRIP" "$BATS_TEST_TMPDIR/t" \
 				"^hprofstrip: $BATS_TEST_TMPDIR/t: offset $off: $msg\$"
@@ -101,7 +101,7 @@ expect_rejected() {
 		chmod u+w "$BATS_TEST_TMPDIR/l"
 		printf '\177\377\377\377' | dd of="$BATS_TEST_TMPDIR/l" bs=1 seek=$((last + 5)) conv=notrunc status=none
 		expect_rejected "$STRIP" "$BATS_TEST_TMPDIR/l" \
-			"offset $(size_of "$f"): stream ended inside a record\$"
+			"offset $(size_of "$f"): stream ended inside a record \\(--salvage keeps what came before it\\)\$"
 	done
 }
 

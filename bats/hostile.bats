@@ -120,7 +120,7 @@ both() {
 	case_body() {
 		base "$1" "$T/b" >/dev/null
 		{ cat "$T/b"; rec 01 4294967295; zeros 64; } >"$T/h"
-		rejected "$T/h" "$(size_of "$T/h")" 'stream ended inside a record'
+		rejected "$T/h" "$(size_of "$T/h")" 'stream ended inside a record \(--salvage keeps what came before it\)'
 	}
 	both
 }
@@ -131,7 +131,7 @@ both() {
 		id=$(base "$1" "$T/b")
 		{ cat "$T/b"; rec 1c 4294967295
 		  for i in 1 2 3; do bytes ff; zeros "$id"; done; } >"$T/h"
-		rejected "$T/h" "$(size_of "$T/h")" 'stream ended inside a record'
+		rejected "$T/h" "$(size_of "$T/h")" 'stream ended inside a record \(--salvage keeps what came before it\)'
 	}
 	both
 }
@@ -141,9 +141,9 @@ both() {
 		local id
 		id=$(base "$1" "$T/b")
 		{ cat "$T/b"; rec 01 1000000; zeros 100; } >"$T/h"
-		rejected "$T/h" "$(size_of "$T/h")" 'stream ended inside a record'
+		rejected "$T/h" "$(size_of "$T/h")" 'stream ended inside a record \(--salvage keeps what came before it\)'
 		{ cat "$T/b"; rec 0c 1073741824; bytes ff; zeros "$id"; } >"$T/h"
-		rejected "$T/h" "$(size_of "$T/h")" 'stream ended inside a record'
+		rejected "$T/h" "$(size_of "$T/h")" 'stream ended inside a record \(--salvage keeps what came before it\)'
 	}
 	both
 }
@@ -318,10 +318,10 @@ class_dump() {
 	case_body() {
 		# text: tag '1', a length of 0x0A340A35
 		{ head -c 31 "$1"; seq 1 2000; } >"$T/g"
-		rejected "$T/g" "$(size_of "$T/g")" 'stream ended inside a record'
+		rejected "$T/g" "$(size_of "$T/g")" 'stream ended inside a record \(--salvage keeps what came before it\)'
 		# 0xFF: tag 0xFF, length 2^32-1
 		{ head -c 31 "$1"; head -c 300 /dev/zero | tr '\0' '\377'; } >"$T/g"
-		rejected "$T/g" "$(size_of "$T/g")" 'stream ended inside a record'
+		rejected "$T/g" "$(size_of "$T/g")" 'stream ended inside a record \(--salvage keeps what came before it\)'
 		# a heap record full of bytes that are no sub-record tag
 		{ head -c 31 "$1"; rec 1c 300; head -c 300 /dev/zero | tr '\0' '\167'; } >"$T/g"
 		rejected "$T/g" 40 'unknown heap sub-record tag'

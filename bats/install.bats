@@ -142,6 +142,9 @@ env_of() {
 	run --separate-stderr "$RUN" --keep strings env
 	assert_success
 	assert_equal "$(env_of HPROFSTRIP_KEEP)" strings
+	run --separate-stderr "$RUN" --app-only env
+	assert_success
+	assert_equal "$(env_of HPROFSTRIP_APP_ONLY)" 1
 	run --separate-stderr "$RUN" --pattern '*.bin:heap*' --compress zstd:19 \
 		--filter 'gzip > "$HPROFSTRIP_PATH.gz"' -q -- env
 	assert_success

@@ -42,6 +42,8 @@ static const char usage[] =
 "                   the compressor; C is zstd[:1-19], gzip[:1-9] or xz[:0-9]\n"
 "  --filter CMD     HPROFSTRIP_FILTER: pipe each stripped dump to the shell\n"
 "                   command CMD (the dump's path in HPROFSTRIP_PATH)\n"
+"  --app-only       HPROFSTRIP_APP_ONLY=1: Android dumps lose the objects of\n"
+"                   the zygote and image heaps while they are written\n"
 "  -q               HPROFSTRIP_QUIET=1: the shim prints nothing\n"
 "  -h, --help       this help\n"
 "  -V, --version\n"
@@ -227,7 +229,7 @@ int main(int argc, char **argv)
 	const char *pattern = NULL, *keep = NULL, *compress = NULL;
 	const char *filter = NULL, *v;
 	char lib[PATH_MAX];
-	int i, quiet = 0, missing = 0;
+	int i, quiet = 0, app_only = 0, missing = 0;
 
 	for (i = 1; i < argc; i++) {
 		const char *s = argv[i];
@@ -247,6 +249,8 @@ int main(int argc, char **argv)
 		}
 		if (!strcmp(s, "-q")) {
 			quiet = 1;
+		} else if (!strcmp(s, "--app-only")) {
+			app_only = 1;
 		} else if ((v = value_of("--pattern", argc, argv, &i, &missing))) {
 			if (!*v)
 				return usage_error("--pattern: empty glob%s", "");
@@ -281,7 +285,8 @@ int main(int argc, char **argv)
 	    (keep && setenv("HPROFSTRIP_KEEP", keep, 1)) ||
 	    (compress && setenv("HPROFSTRIP_COMPRESS", compress, 1)) ||
 	    (filter && setenv("HPROFSTRIP_FILTER", filter, 1)) ||
-	    (quiet && setenv("HPROFSTRIP_QUIET", "1", 1))) {
+	    (quiet && setenv("HPROFSTRIP_QUIET", "1", 1)) ||
+	    (app_only && setenv("HPROFSTRIP_APP_ONLY", "1", 1))) {
 		perror(PROG ": setenv");
 		return EXIT_NOLIB;
 	}

@@ -189,7 +189,7 @@ static void tracker_start(struct tracker *t, int kind, const char *path,
 {
 	struct hs_config cfg = { .flags = HS_OPEN_LEN | HS_FALLBACK,
 	                         .idsize = idsize };
-	struct hs_sink sink = { hs_ob_write, hs_ob_patch, NULL };
+	struct hs_sink sink = { hs_ob_write, hs_ob_patch, NULL, NULL };
 	struct hs_keep keep;
 	struct pipe_mem *pm;
 

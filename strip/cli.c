@@ -187,6 +187,36 @@ static int keep_pass(void *user, struct hs_state *st)
 }
 
 /* Runs the engine over the input into the sink; 0 on success. */
+/* The engine's error: "prog: name: offset N: reason", and for a dump cut
+ * inside a record, what --salvage would do about it. */
+static void engine_error(const struct run *r, const struct hs_state *st)
+{
+	if (r->verbosity)
+		fprintf(stderr, "%s: %s: offset %llu: %s%s\n", r->tool->name,
+		        r->in_name, (unsigned long long)st->err_off,
+		        hs_strerror(st->err),
+		        st->err == HS_E_TRUNCATED && !(st->flags & HS_SALVAGE)
+		            ? " (--salvage keeps what came before it)" : "");
+}
+
+/* --salvage on a dump that was cut: what was dropped and kept, one line */
+static void salvage_note(const struct run *r, const struct hs_state *st)
+{
+	if (!st->salvaged || !r->verbosity)
+		return;
+	fprintf(stderr, "%s: %s: salvaged a dump cut at offset %llu: dropped "
+	        "%llu bytes from offset %llu (%llu sub-record%s, %llu "
+	        "record%s), kept %llu objects\n", r->tool->name, r->in_name,
+	        (unsigned long long)st->in_off,
+	        (unsigned long long)(st->in_off - st->salvage_from),
+	        (unsigned long long)st->salvage_from,
+	        (unsigned long long)st->salvage_subs,
+	        st->salvage_subs == 1 ? "" : "s",
+	        (unsigned long long)st->salvage_recs,
+	        st->salvage_recs == 1 ? "" : "s",
+	        (unsigned long long)st->objects);
+}
+
 static int pump(struct run *r, struct hs_state *st, struct out *o)
 {
 	r->t0 = now();
@@ -201,10 +231,7 @@ static int pump(struct run *r, struct hs_state *st, struct out *o)
 		return -1;
 	}
 	if (st->err) {
-		if (r->verbosity)
-			fprintf(stderr, "%s: %s: offset %llu: %s\n", r->tool->name,
-			        r->in_name, (unsigned long long)st->err_off,
-			        hs_strerror(st->err));
+		engine_error(r, st);
 		return -1;
 	}
 	return 0;
@@ -303,6 +330,8 @@ static int parse(struct run *r, struct args *a, int argc, char **argv)
 			/* the mode itself */
 		} else if (opts && a->info && !strcmp(s, "--json")) {
 			a->json = 1;
+		} else if (opts && !strcmp(s, "--salvage")) {
+			a->flags |= HS_SALVAGE;
 		} else if (opts && a->info && s[0] == '-' && s[1]) {
 			return usage_error(r, "--info: unsupported option '%s'", s);
 		} else if (opts && !a->info && !strcmp(s, "--stream")) {
@@ -347,12 +376,12 @@ static int open_input(struct run *r, const char *path)
 }
 
 /* --info: the census of IN on stdout; exit 1 unless it is well-formed. */
-static int census(struct run *r, int json)
+static int census(struct run *r, int json, unsigned flags)
 {
 	static struct info in;
 	const char *prog = r->tool->name;
 
-	info_start(&in, r->in_name, json);
+	info_start(&in, r->in_name, json, flags & HS_SALVAGE);
 	if (input_sniff(r) || input_run(r, &in.st, NULL))
 		return EXIT_BAD_INPUT;
 	if (info_print(&in)) {
@@ -362,10 +391,7 @@ static int census(struct run *r, int json)
 		return EXIT_BAD_INPUT;
 	}
 	if (in.st.err) {
-		if (r->verbosity)
-			fprintf(stderr, "%s: %s: offset %llu: %s\n", prog, r->in_name,
-			        (unsigned long long)in.st.err_off,
-			        hs_strerror(in.st.err));
+		engine_error(r, &in.st);
 		return EXIT_BAD_INPUT;
 	}
 	return EXIT_OK;
@@ -438,6 +464,7 @@ static int transform(struct run *r, const struct args *a)
 	}
 	sink.write = out_write;
 	sink.patch = out_patch;
+	sink.truncate = out_truncate;
 	sink.user = &o;
 	hs_init(&st, &cfg, &sink);
 	rc = pump(r, &st, &o);
@@ -447,6 +474,8 @@ static int transform(struct run *r, const struct args *a)
 		out_abort(&o);
 	if (!rc && r->verbosity >= 2)
 		summary(r, &st, &ks);
+	if (!rc)
+		salvage_note(r, &st);
 	keepset_free(&ks);
 	return rc ? EXIT_BAD_INPUT : EXIT_OK;
 }
@@ -473,7 +502,7 @@ int cli_main(const struct cli_tool *tool, int argc, char **argv)
 	memset(&dc, 0, sizeof dc);
 	dc.in_fd = in_fd;
 	r.dc = &dc;
-	rc = a.info ? census(&r, a.json) : transform(&r, &a);
+	rc = a.info ? census(&r, a.json, a.flags) : transform(&r, &a);
 	decomp_finish(&dc, 1);  /* a decompressor left running: reaped */
 	if (in_fd > 0)
 		close(in_fd);

@@ -225,6 +225,8 @@ static void flush_segment(struct hs_state *st)
 	segment_header(st, st->seg_len);
 	sink_write(st, st->seg, st->seg_len, 0);
 	st->seg_len = 0;
+	st->heap_written++;
+	st->sub_seg = 0;  /* the sub-record under way starts the next one */
 }
 
 /* The sub-record about to go out is len bytes long: room for it in the
@@ -242,7 +244,9 @@ static void seg_reserve(struct hs_state *st, uint64_t len)
 		st->err_off = st->sub_in;
 		return;
 	}
+	st->own_start = st->out_off;
 	segment_header(st, len);
+	st->heap_written++;
 	st->own_left = len;
 }
 
@@ -521,10 +525,53 @@ static int name_is(const struct hs_state *st, unsigned which, uint64_t id)
 
 /* A STRING or LOAD_CLASS record body, whole in h: the names and classes
  * of String and Thread. */
+/* HS_SALVAGE: the element type a primitive array class name stands for
+ * ("[I" in HotSpot dumps, "int[]" in ART's), else 0 */
+static unsigned array_class_type(const char *s, size_t n)
+{
+	static const char *const names[12][2] = {
+		[4] = { "[Z", "boolean[]" }, [5] = { "[C", "char[]" },
+		[6] = { "[F", "float[]" }, [7] = { "[D", "double[]" },
+		[8] = { "[B", "byte[]" }, [9] = { "[S", "short[]" },
+		[10] = { "[I", "int[]" }, [11] = { "[J", "long[]" } };
+	unsigned t, k;
+
+	for (t = 4; t < 12; t++)
+		for (k = 0; k < 2; k++)
+			if (strlen(names[t][k]) == n && !memcmp(s, names[t][k], n))
+				return t;
+	return 0;
+}
+
+static void read_array_names(struct hs_state *st, const unsigned char *h)
+{
+	unsigned id = st->idsize, t;
+
+	if (st->rec_tag == HS_REC_STRING) {
+		const char *s = (const char *)h + id;
+		size_t n = st->rec_len - id;
+		if ((t = array_class_type(s, n)) != 0)
+			st->arr_name[t] = rd_id(st, h) + 1;
+		else if ((n == 16 && !memcmp(s, "java/lang/Object", 16)) ||
+		         (n == 16 && !memcmp(s, "java.lang.Object", 16)))
+			st->obj_name = rd_id(st, h) + 1;
+		return;
+	}
+	for (t = 4; t < 12; t++)
+		if (st->arr_name[t] == rd_id(st, h + 8 + id) + 1) {
+			st->arr_class[t] = rd_id(st, h + 4) + 1;
+			st->arr_trace[t] = hs_be32(h + 4 + id);
+		}
+	if (st->obj_name == rd_id(st, h + 8 + id) + 1)
+		st->obj_class = rd_id(st, h + 4) + 1;
+}
+
 static void read_names(struct hs_state *st, const unsigned char *h)
 {
 	unsigned id = st->idsize;
 
+	if (st->flags & HS_SALVAGE)
+		read_array_names(st, h);
 	if (st->rec_tag == HS_REC_STRING) {
 		const char *s = (const char *)h + id;
 		size_t n = st->rec_len - id;
@@ -553,6 +600,12 @@ static int names_record(const struct hs_state *st, unsigned tag, uint32_t len)
 {
 	unsigned id = st->idsize;
 
+	/* salvage: "[B" or "byte[]" ... "boolean[]", and java.lang.Object */
+	if ((st->flags & HS_SALVAGE) && tag == HS_REC_STRING && len >= id + 2 &&
+	    (len <= id + 9 || len == id + 16))
+		return 1;
+	if ((st->flags & HS_SALVAGE) && tag == HS_REC_LOAD_CLASS)
+		return len == 8 + 2 * id;
 	if (!keep_reads(st))
 		return 0;
 	if (tag == HS_REC_STRING)
@@ -657,6 +710,7 @@ static void emit_rec_header(struct hs_state *st, struct cur *c)
 		return;
 	flush(st, c);
 	if (st->seg && is_heap_tag(st->rec_tag)) {  /* HS_STREAM: segments */
+		st->had_segments = 1;
 		memcpy(st->seg_time, st->rec_hdr + 1, 4);
 		st->need_end |= st->rec_tag == HS_REC_HEAP_DUMP;
 		st->gather = 1;
@@ -667,6 +721,7 @@ static void emit_rec_header(struct hs_state *st, struct cur *c)
 	emit(st, st->rec_hdr, 9);
 	st->rec_hdr_out = 1;
 	st->rec_body_out = st->out_off;
+	st->heap_written += is_heap_tag(st->rec_tag);
 }
 
 /* app-only strip: the held HEAP_DUMP_INFO goes out, before a sub-record
@@ -826,9 +881,11 @@ static int step_record(struct hs_state *st, struct cur *c)
 		st->census->rec_count[st->rec_tag]++;
 		st->census->rec_bytes[st->rec_tag] += 9 + (uint64_t)len;
 	}
+	if (st->rec_tag == HS_REC_HEAP_DUMP_SEGMENT)
+		st->had_segments = st->in_segments = 1;
 	if (!is_heap_tag(st->rec_tag)) {
 		if (st->rec_tag == HS_REC_HEAP_DUMP_END)
-			st->need_end = 0;
+			st->need_end = st->had_segments = st->in_segments = 0;
 		emit_rec_header(st, c);
 		st->left = len;
 		st->phase = names_record(st, st->rec_tag, len) ? PH_STR
@@ -930,6 +987,7 @@ static int step_sub(struct hs_state *st, struct cur *c)
 	st->sub_tag = (unsigned char)tag;
 	st->sub_in = st->in_off;
 	st->act = choose_act(st, tag);
+	st->sub_drop = st->act == ACT_DROP;
 	/* keep: 2 right after a String of unknown layout, 1 at the next */
 	st->expect = st->expect == 2;
 	if (st->hold_need) {
@@ -951,6 +1009,9 @@ static int step_sub(struct hs_state *st, struct cur *c)
 	}
 	if (st->act != ACT_DROP)
 		emit_info(st, c);
+	/* where it starts, should --salvage have to take it back */
+	st->sub_out = st->out_off + (uint64_t)(c->p - c->run);
+	st->sub_seg = st->seg_len;
 	st->stream_hold = st->gather && st->act == ACT_PASS &&
 	                  (tag == HS_SUB_INSTANCE_DUMP ||
 	                   tag == HS_SUB_OBJECT_ARRAY_DUMP ||
@@ -1149,6 +1210,9 @@ static int sub_header_done(struct hs_state *st, struct cur *c,
 		                PH_SUB_END, h, st->act == ACT_PASS ? 0 : n);
 	case HS_SUB_CLASS_DUMP:
 		st->cls_id = rd_id(st, h + 1);
+		for (t = 4; t < 12 && (st->flags & HS_SALVAGE); t++)
+			if (st->arr_class[t] == st->cls_id + 1)
+				st->arr_dumped |= 1u << t;
 		st->cls_super = rd_id(st, h + 1 + id + 4);
 		st->cls_bytes = 0;
 		st->cls_ref = -1;
@@ -1176,6 +1240,8 @@ static int sub_header_done(struct hs_state *st, struct cur *c,
 			     st->act == ACT_PASS ? 0 : n);
 			return 1;
 		}
+		if (st->act != ACT_DROP && ti < 12)
+			st->arr_used |= 1u << ti;
 		if (st->stream_hold)  /* a 0x23 passed whole */
 			emit_sized(st, h, n, n + bytes);
 		if (st->census) {
@@ -1346,6 +1412,8 @@ static int step_class(struct hs_state *st, struct cur *c)
 
 static int step_sub_end(struct hs_state *st)
 {
+	if (!st->sub_drop && is_instance_dump(st->sub_tag))
+		st->objects++;
 	if (st->census) {
 		uint64_t b = st->in_off - st->sub_in;
 		st->census->sub_count[st->sub_tag]++;
@@ -1411,6 +1479,9 @@ void hs_init(struct hs_state *st, const struct hs_config *cfg,
 		st->keep = *cfg->keep;
 	else
 		st->flags &= ~(unsigned)HS_KEEP_STRINGS;
+	/* a placeholder that was never patched: the writer was cut */
+	if (flags & HS_SALVAGE)
+		st->flags |= HS_OPEN_LEN;
 	/* a stream never patches, not even in a fallback (stream_fallback) */
 	if ((flags & HS_STREAM) && cfg->seg_buf) {
 		st->seg = cfg->seg_buf;
@@ -1464,6 +1535,156 @@ static int unit_passed(const struct hs_state *st)
 	}
 }
 
+/* ---- HS_SALVAGE -------------------------------------------------------- */
+
+/* Drops the output from off on. */
+static void cut_output(struct hs_state *st, uint64_t off)
+{
+	if (st->err || off >= st->out_off)
+		return;
+	if (st->sink.truncate && st->sink.truncate(st->sink.user, off)) {
+		st->err = HS_E_SALVAGE_OUT;
+		st->err_off = st->sub_in;
+		return;
+	}
+	st->out_off = off;
+}
+
+/* The unfinished sub-record's output, taken back. */
+static void drop_partial(struct hs_state *st)
+{
+	if (st->own_left) {  /* a segment of its own: header and all */
+		cut_output(st, st->own_start);
+		st->own_left = 0;
+		st->heap_written--;
+	} else if (st->gather) {
+		st->out_off -= st->seg_len - st->sub_seg;
+		st->seg_len = st->sub_seg;
+	} else {
+		cut_output(st, st->sub_out);
+	}
+	if (st->phase == PH_BODY && st->act == ACT_STASH)
+		st->hold_need = st->hold_len = 0;
+	st->look_len = 0;
+	st->have = 0;
+	st->zeros = 0;
+	st->stream_hold = 0;
+}
+
+static void put_id(const struct hs_state *st, unsigned char *p, uint64_t v)
+{
+	if (st->idsize == 8) {
+		hs_put_be32(p, (uint32_t)(v >> 32));
+		hs_put_be32(p + 4, (uint32_t)v);
+	} else {
+		hs_put_be32(p, (uint32_t)v);
+	}
+}
+
+/* Arrays went out whose class's dump the cut left out: viewers (VisualVM's
+ * heap library) refuse a primitive array without its class. Such a class
+ * is named in the dump (LOAD_CLASS) and its dump is fixed by the format:
+ * java.lang.Object's subclass, no loader, no fields, instance size 0. They
+ * go at the end of the heap record the cut fell in (a 1.0.1 dump's one
+ * HEAP_DUMP: a second one would be a second dump), else in a heap record
+ * of their own. No instance is made up. Returns how many went out. */
+static unsigned complete_array_classes(struct hs_state *st, struct cur *c,
+                                       int in_heap)
+{
+	unsigned id = st->idsize, n = 15 + 7 * id, t, k = 0;
+	unsigned missing = st->arr_used & ~st->arr_dumped;
+	unsigned char h[9], d[15 + 7 * 8];
+
+	for (t = 4; t < 12; t++)
+		k += (missing >> t & 1) && st->arr_class[t];
+	if (!k)
+		return 0;
+	if (in_heap) {
+		emit_rec_header(st, c);
+	} else {
+		h[0] = st->version == '1' && !st->seg ? HS_REC_HEAP_DUMP
+		                                      : HS_REC_HEAP_DUMP_SEGMENT;
+		memset(h + 1, 0, 4);
+		hs_put_be32(h + 5, k * n);
+		emit(st, h, 9);
+		st->heap_written++;
+		if (h[0] == HS_REC_HEAP_DUMP_SEGMENT)
+			st->had_segments = 1;
+	}
+	for (t = 4; t < 12; t++) {
+		if (!(missing >> t & 1) || !st->arr_class[t])
+			continue;
+		memset(d, 0, sizeof d);
+		d[0] = HS_SUB_CLASS_DUMP;
+		put_id(st, d + 1, st->arr_class[t] - 1);
+		hs_put_be32(d + 1 + id, st->arr_trace[t]);
+		if (st->obj_class)
+			put_id(st, d + 1 + id + 4, st->obj_class - 1);
+		emit(st, d, n);
+		st->arr_dumped |= 1u << t;
+		st->salvage_classes++;
+	}
+	return k;
+}
+
+/* The stream ended inside a record: keep what came whole before the cut,
+ * close the heap record with its exact length, and say what was dropped. */
+static void salvage(struct hs_state *st, struct cur *c)
+{
+	uint64_t from;
+
+	st->salvaged = 1;
+	switch (st->phase) {
+	case PH_REC:  /* inside a record header: nothing of it went out */
+		from = st->in_off - st->have;
+		st->have = 0;
+		st->salvage_recs = 1;
+		break;
+	case PH_REC_BODY:
+	case PH_STR:  /* inside a record outside the heap: all of it goes */
+		from = st->rec_body_in - 9;
+		cut_output(st, st->rec_body_out - 9);
+		st->records--;
+		if (st->census) {
+			st->census->rec_count[st->rec_tag]--;
+			st->census->rec_bytes[st->rec_tag] -= 9 + st->rec_len;
+		}
+		st->salvage_recs = 1;
+		st->have = 0;
+		st->rec_tag = 0;
+		st->rec_end = 0;
+		st->rec_hdr_out = 0;
+		st->phase = PH_REC;
+		break;
+	default:  /* inside a heap record: it ends after its last whole unit */
+		from = st->in_off;
+		if (st->phase != PH_SUB) {
+			from = st->sub_in;
+			st->salvage_subs = 1;
+			drop_partial(st);
+		}
+		if (st->census)
+			st->census->rec_bytes[st->rec_tag] += from - st->rec_body_in -
+			                                       st->rec_len;
+		st->rec_len = from - st->rec_body_in;
+		st->open = 0;
+		/* a record left empty goes, header and all */
+		if (!complete_array_classes(st, c, 1) && !st->gather &&
+		    st->rec_hdr_out && st->out_off == st->rec_body_out &&
+		    !st->hold_need) {
+			cut_output(st, st->rec_body_out - 9);
+			st->rec_hdr_out = 0;
+			st->heap_written--;
+		}
+		end_record(st, c);
+		break;
+	}
+	st->salvage_from = from;
+	complete_array_classes(st, c, 0);
+	if (st->had_segments)
+		st->need_end = 1;
+}
+
 enum hs_err hs_finish(struct hs_state *st)
 {
 	struct cur c = { 0, 0, 0 };
@@ -1477,6 +1698,30 @@ enum hs_err hs_finish(struct hs_state *st)
 		;
 	if (st->err)
 		return st->err;
+	if ((st->flags & HS_SALVAGE) && st->phase != PH_HDR &&
+	    st->phase != PH_HDR_TAIL && st->phase != PH_RAW &&
+	    st->phase != PH_RAW_REC && (st->phase != PH_REC || st->have)) {
+		salvage(st, &c);
+		if (!st->err && (!st->heap_written || !st->objects)) {
+			st->err = HS_E_NOHEAP;
+			st->err_off = st->in_off;
+		}
+		if (st->err)
+			return st->err;
+	} else if ((st->flags & HS_SALVAGE) && st->phase == PH_REC &&
+	           st->in_segments) {
+		/* cut after a whole segment: the HEAP_DUMP_END is missing */
+		st->salvaged = 1;
+		st->salvage_from = st->in_off;
+		complete_array_classes(st, &c, 0);
+		st->need_end = 1;
+		if (!st->err && (!st->heap_written || !st->objects)) {
+			st->err = HS_E_NOHEAP;
+			st->err_off = st->in_off;
+		}
+		if (st->err)
+			return st->err;
+	}
 	switch (st->phase) {
 	case PH_REC:
 		if (st->have) {  /* it ended inside a record header */

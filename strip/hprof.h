@@ -109,7 +109,11 @@ const char *hs_sub_name(unsigned tag);
 	X(TOOBIG, "restored heap record would exceed 4 GiB")                \
 	X(EMIT, "writing the output failed")                                \
 	X(PATCH, "length patch does not match the open heap record")         \
-	X(REWRITE, "a rewrite of bytes already stripped cannot be applied")
+	X(REWRITE, "a rewrite of bytes already stripped cannot be applied")  \
+	X(SALVAGE_OUT, "--salvage: the cut sub-record went out already, "     \
+	  "in a segment of its own; write to a file instead")                 \
+	X(NOHEAP, "--salvage: the dump was cut before its first object; "     \
+	  "nothing for a viewer to open")
 
 #define HS_ENUM_(name, msg) HS_E_##name,
 enum hs_err { HS_ERRORS(HS_ENUM_) HS_E_COUNT_ };
@@ -136,7 +140,9 @@ enum {
 	HS_KEEP_STRINGS = 1u << 6,/* strip: keep the elements of the arrays
 	                          String values point at (and JDK <= 8's char[]
 	                          Thread names); needs hs_config.keep */
-	HS_STREAM = 1u << 7    /* segmented output for a stream: see below */
+	HS_STREAM = 1u << 7,   /* segmented output for a stream: see below */
+	HS_SALVAGE = 1u << 8   /* a stream that ends inside a record keeps
+	                          what came whole before the cut: see below */
 };
 
 /* HS_STREAM: output that is never patched, for a pipe. Heap records go
@@ -159,6 +165,19 @@ enum {
  * 2.4 MiB, so it always fits after HS_SEGMENT_SOFT bytes. */
 #define HS_STREAM_BUF (4u << 20)
 #define HS_SEGMENT_SOFT (1u << 20)
+
+/* HS_SALVAGE: a dump cut short (a killed runtime, a full disk) is read up
+ * to its cut. At hs_finish, if the stream ends inside a record, the output
+ * keeps everything up to the last whole sub-record (or record, outside the
+ * heap): the open heap record is closed with its exact length, a
+ * HEAP_DUMP_END follows when the dump has segments, and st->salvaged says
+ * what was dropped. Output already written past that point is cut back
+ * with the sink's truncate(). The class dumps of primitive array classes
+ * that the cut left out are completed (see complete_array_classes). A cut
+ * inside the file header, or before the first whole instance or array
+ * dump, is still an error. A heap record of length 0 followed by a
+ * sub-record is read as a JDK 8 placeholder (as with HS_OPEN_LEN) that was
+ * never patched. */
 
 /* HS_KEEP_STRINGS: which arrays keep their elements.
  *
@@ -218,6 +237,9 @@ struct hs_sink {
 	int (*write)(void *user, const void *buf, size_t len);
 	int (*patch)(void *user, uint64_t off, const void *buf, size_t len);
 	void *user;
+	/* HS_SALVAGE: drop the output from off on (NULL: nothing to drop, as
+	 * for a census) */
+	int (*truncate)(void *user, uint64_t off);
 };
 
 /* Optional census, filled while feeding when st->census is set. */
@@ -260,6 +282,14 @@ struct hs_state {
 	uint64_t class_full;    /* class dumps not recorded: table full */
 	uint64_t late;          /* instances read before their layout was
 	                           known (not ART's Strings) */
+	uint64_t objects;       /* instance and array dumps written whole */
+	int salvaged;           /* HS_SALVAGE: the stream was cut inside a
+	                           record, and ends at the last whole unit */
+	uint64_t salvage_from;  /* ... the input dropped from here on */
+	uint64_t salvage_subs;  /* ... of which partial sub-records (0, 1) */
+	uint64_t salvage_recs;  /* ... and partial records (0, 1) */
+	uint64_t salvage_classes; /* ... primitive array classes whose class
+	                           dump the cut left out, completed */
 	enum hs_err err;        /* sticky; HS_E_OK while healthy */
 	uint64_t err_off;       /* input offset of the error */
 	enum hs_err fallback;   /* HS_FALLBACK: the error that started it */
@@ -290,6 +320,22 @@ struct hs_state {
 	uint64_t rec_body_in;   /* input offset of the record body */
 	uint64_t rec_body_out;  /* output offset of the record body */
 	uint64_t sub_in;        /* input offset of the current sub-record */
+	uint64_t sub_out;       /* ... and its output offset */
+	size_t sub_seg;         /* HS_STREAM: seg_len when it began */
+	uint64_t own_start;     /* HS_STREAM: output offset of the segment
+	                           of its own, header included */
+	/* HS_SALVAGE: the primitive array classes by element type (viewers
+	 * need their class dumps to show such arrays) */
+	uint64_t arr_name[12];  /* STRING ids of "[B", "byte[]" ... + 1 */
+	uint64_t arr_class[12]; /* LOAD_CLASS ids of those classes + 1 */
+	uint32_t arr_trace[12]; /* ... their stack trace serials */
+	uint64_t obj_name, obj_class; /* java.lang.Object's, + 1 */
+	unsigned arr_dumped;    /* bit t: the class dump of type t came */
+	unsigned arr_used;      /* bit t: an array of type t went out */
+	unsigned char had_segments; /* a 0x1C record was read or written */
+	uint64_t heap_written;      /* heap records (segments) written */
+	unsigned char sub_drop;     /* the whole sub-record is dropped */
+	unsigned char in_segments;  /* the input's segments lack their END */
 	uint64_t left;          /* bytes left in the current body */
 	uint64_t zeros;         /* restore: zeros still to emit */
 	unsigned elem_type;

@@ -33,6 +33,9 @@ static const char usage[] =
 "               primitive arrays by tag, stripped arrays, heaps) and whether\n"
 "               it is well-formed; exit 1 if not. See --info --help\n"
 "  --json       with --info: one JSON object\n"
+"  --salvage    a dump cut short: keep what came whole before the cut\n"
+"               (the open heap record closed with its exact length) and\n"
+"               exit 0, saying what was dropped; see README\n"
 "  --stream     streamed output for a file too: heap records become\n"
 "               segments written as soon as their length is known, never\n"
 "               patched (a 1.0.1 dump becomes 1.0.2). A pipe, socket or\n"
@@ -45,7 +48,7 @@ static const char usage[] =
 "Exit status: 0 success, 1 invalid input or I/O error, 2 usage error.\n";
 
 static const char info_usage[] =
-"Usage: hprofstrip --info [--json] [-q] [IN]\n"
+"Usage: hprofstrip --info [--json] [--salvage] [-q] [IN]\n"
 "Print a census of an HPROF heap dump, stripped or not: header, records and\n"
 "heap sub-records by tag (count, bytes), primitive-array bytes by element\n"
 "type, stripped arrays (0xC3) and the bytes they stand for, bytes per heap\n"
@@ -55,6 +58,7 @@ static const char info_usage[] =
 "  IN           input dump; '-' or none: stdin; zstd, gzip or xz\n"
 "               compressed, it is read through zstd/gzip/xz -dc\n"
 "  --json       one JSON object instead of text\n"
+"  --salvage    a dump cut short: report what --salvage would keep\n"
 "  -q           nothing on stderr, not even usage errors\n"
 "\n"
 "Exit status: 0 well-formed, 1 malformed or I/O error, 2 usage error.\n";

@@ -63,11 +63,12 @@ static int discard_patch(void *user, uint64_t off, const void *buf,
 	return 0;
 }
 
-const struct hs_sink info_discard = { discard_write, discard_patch, NULL };
+const struct hs_sink info_discard = { discard_write, discard_patch, NULL,
+                                      NULL };
 
-void info_start(struct info *in, const char *name, int json)
+void info_start(struct info *in, const char *name, int json, unsigned flags)
 {
-	struct hs_config cfg = { .flags = 0 };
+	struct hs_config cfg = { .flags = flags };
 
 	memset(in, 0, sizeof *in);
 	in->in_name = name;
@@ -189,6 +190,13 @@ static void text_report(const struct info *in)
 	if (st->err)
 		printf("malformed at offset %llu: %s\n",
 		       (unsigned long long)st->err_off, hs_strerror(st->err));
+	else if (st->salvaged)
+		printf("well-formed after --salvage: cut at offset %llu, %llu "
+		       "bytes from offset %llu dropped, %llu objects kept\n",
+		       (unsigned long long)st->in_off,
+		       (unsigned long long)(st->in_off - st->salvage_from),
+		       (unsigned long long)st->salvage_from,
+		       (unsigned long long)st->objects);
 	else
 		printf("well-formed\n");
 }
@@ -346,6 +354,12 @@ static void json_report(const struct info *in)
 	} else {
 		printf(",\n  \"error_offset\": null,\n  \"error\": null");
 	}
+	if (st->salvaged)
+		printf(",\n  \"salvaged\": {\"cut_offset\": %llu, "
+		       "\"dropped_from\": %llu, \"objects_kept\": %llu}",
+		       (unsigned long long)st->in_off,
+		       (unsigned long long)st->salvage_from,
+		       (unsigned long long)st->objects);
 	printf("\n}\n");
 }
 
@@ -364,7 +378,7 @@ int info_mem(const char *name, const void *buf, size_t len, int json)
 {
 	static struct info in;
 
-	info_start(&in, name, json);
+	info_start(&in, name, json, 0);
 	if (!hs_feed(&in.st, buf, len))
 		hs_finish(&in.st);
 	if (info_print(&in))

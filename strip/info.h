@@ -13,8 +13,9 @@ struct info {
 	struct hs_census census;
 };
 
-/* The engine with a census and a sink that discards its output. */
-void info_start(struct info *in, const char *name, int json);
+/* The engine with a census and a sink that discards its output; flags:
+ * HS_SALVAGE or 0. */
+void info_start(struct info *in, const char *name, int json, unsigned flags);
 /* A sink that takes everything and keeps nothing (a census, a pass that
  * only reads). */
 extern const struct hs_sink info_discard;

@@ -268,6 +268,23 @@ int out_patch(void *user, uint64_t off, const void *buf, size_t len)
 	return hs_ob_patch(&o->ob, off, buf, len) ? ob_fail(o) : 0;
 }
 
+int out_truncate(void *user, uint64_t off)
+{
+	struct out *o = user;
+
+	if (o->err)
+		return -1;
+	if (o->kind == OUT_STREAM && off < o->ob.flushed) {
+		errno = ESPIPE;
+		return -1;
+	}
+	hs_ob_truncate(&o->ob, off);
+	if ((o->kind == OUT_RENAME || o->kind == OUT_INPLACE) &&
+	    ftruncate(o->fd, (off_t)(o->base + off)))
+		return fail(o);
+	return 0;
+}
+
 /* Closes fd unless it is stdin, stdout or stderr; -1 if close failed. */
 static int close_own(int *fd)
 {

@@ -54,6 +54,9 @@ int out_open(struct out *o, const char *path, const char *prog, unsigned mode,
              int quiet);
 int out_write(void *user, const void *buf, size_t len);
 int out_patch(void *user, uint64_t off, const void *buf, size_t len);
+/* hs_sink.truncate (--salvage): drops the output from off on; a stream
+ * cannot take back what went out (-1, ESPIPE). */
+int out_truncate(void *user, uint64_t off);
 int out_flush(struct out *o);
 int out_commit(struct out *o);   /* 0 on success, message printed if not */
 void out_abort(struct out *o);

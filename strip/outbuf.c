@@ -84,6 +84,17 @@ int hs_ob_write(void *user, const void *buf, size_t len)
 	return 0;
 }
 
+void hs_ob_truncate(struct hs_outbuf *o, uint64_t off)
+{
+	if (off >= o->flushed) {
+		if (off - o->flushed < o->len)
+			o->len = (size_t)(off - o->flushed);
+		return;
+	}
+	o->len = 0;
+	o->flushed = off;
+}
+
 int hs_ob_patch(void *user, uint64_t off, const void *buf, size_t len)
 {
 	struct hs_outbuf *o = user;

@@ -35,6 +35,10 @@ void hs_ob_init(struct hs_outbuf *o, hs_pwrite_fn pwrite, int fd,
 int hs_ob_write(void *o, const void *buf, size_t len);
 /* hs_sink.patch: overwrites len output bytes at output offset off. */
 int hs_ob_patch(void *o, uint64_t off, const void *buf, size_t len);
+/* Drops the output from offset off on: what is buffered goes; what is in
+ * the file already stays there, to be written over (the caller cuts the
+ * file). Later writes go on at off. */
+void hs_ob_truncate(struct hs_outbuf *o, uint64_t off);
 /* Writes what is buffered. 0, or -1 with o->err set. */
 int hs_ob_flush(struct hs_outbuf *o);
 /* Output bytes so far, buffered or not. */

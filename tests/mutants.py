@@ -99,8 +99,8 @@ MUTANTS = [
      "\tif (e)\n\t\terrno = e;\n\t(void)saved;\n\t*ret = e ? -1 : (ssize_t)len;",
      [bats("dumps", "errno")]),
     ("shim: ART's ftruncate(fd, 0) erase is ignored", "preload/write.c",
-     "\t\tr = hst.ftruncate(fd, 0);\n\t\tif (r == 0)\n\t\t\ttracker_restart(t);",
-     "\t\tr = 0;\n\t\tif (r == 1)\n\t\t\ttracker_restart(t);",
+     "\t\tr = hst.ftruncate(fd, 0);\n\t\tif (r == 0)\n\t\t\ttracker_restart(t, fd);",
+     "\t\tr = 0;\n\t\tif (r == 1)\n\t\t\ttracker_restart(t, fd);",
      [bats("dumps", "erase")]),
     ("shim: JDK 22 .pN segments take the wrong id size", "preload/tracker.c",
      "\tunsigned i, idsize = (unsigned)sizeof(void *);",
@@ -181,6 +181,18 @@ MUTANTS = [
      [["sh", "-c", 'f=../shared/corpus/hotspot/jdk11-string.hprof; '
        'off=$(( $("$BUILD/oracle" offsets "$f" | sed -n "s/^sub-header //p") - 4 )); '
        '"$BUILD/splitcheck" -S -F "$off" -p 16 -n 2 -s 1 "$f"']]),
+    ("engine: --salvage keeps the bytes of the cut sub-record", "strip/engine.c",
+     "\t} else {\n\t\tcut_output(st, st->sub_out);\n\t}",
+     "\t} else {\n\t\t(void)0;\n\t}",
+     [["sh", "-c", 'for f in ../shared/corpus/*/*.hprof; do '
+       's=$(stat -c %s "$f"); "$BUILD/splitcheck" -V -c $((s * 97 / 100)) '
+       '-p 8 -n 1 -s 1 "$f" >/dev/null || exit 1; done'],
+      bats("salvage", "hprofrestore --salvage of every")]),
+    ("engine: --salvage leaves out the array classes the cut dropped",
+     "strip/engine.c",
+     "\t\tif (!complete_array_classes(st, c, 1) && !st->gather &&",
+     "\t\tif (!0 && !st->gather &&",
+     [bats("salvage", "hprofrestore --salvage of every")]),
     # ---- issue 8's own -----------------------------------------------------
     ("shim: numbered dumps (<path>.<digits>) are not dumps", "preload/policy.c",
      "\treturn prefix_of(path, policy_numbered_base(path, \"\"), base,",
@@ -212,7 +224,7 @@ MUTANTS = [
      "\t    0)\n\t\tgoto out;",
      [bats("dumps", "opened without O_TRUNC")]),
     ("shim: ftruncate(fd, 0) does not restart the dump", "preload/write.c",
-     "\t\tif (r == 0)\n\t\t\ttracker_restart(t);",
+     "\t\tif (r == 0)\n\t\t\ttracker_restart(t, fd);",
      "\t\tif (r == 0)\n\t\t\tt->voff = t->voff;",
      [bats("dumps", "setLength")]),
     ("shim: a write past the end feeds no zeros", "preload/write.c",

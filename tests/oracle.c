@@ -11,6 +11,12 @@
  *                        (0x0C / 0x1C) lengths reduced accordingly
  *   oracle expect IN     print "size N elems E arrays A"
  *   oracle count IN      print "p23 N c3 M"
+ *   oracle objects IN CUT  print "objects N": the instance and array dumps
+ *                        (0x21, 0x22, 0x23, 0xC3) that end at or before
+ *                        offset CUT and whose class dump does too (for a
+ *                        primitive array: whose class is named), in the
+ *                        first heap dump of the file: what a viewer shows
+ *                        of a prefix of CUT bytes that --salvage closed
  *   oracle flat IN OUT   the records other than heap records and
  *                        HEAP_DUMP_END, then the bodies of all heap records
  *                        (0x0C / 0x1C) concatenated: equal for two dumps
@@ -172,6 +178,82 @@ static uint64_t g_c3_elems; /* element bytes the 0xC3 sub-records stand for */
 static uint64_t g_sub_count[256]; /* heap sub-records by tag */
 /* offsets: a byte inside the first of each structure (0: none seen) */
 static uint64_t g_at_sub_hdr, g_at_elems, g_at_class_fields, g_hdr_len;
+static uint64_t g_at_heap_hdr;     /* inside the first heap record header */
+static uint64_t g_first_object_end; /* end of the first instance or
+                                       array dump */
+static uint64_t g_cut = UINT64_MAX; /* objects: count those ending by here */
+static uint64_t g_objects;
+
+/*
+ * objects: what a viewer can show of a prefix. VisualVM's heap library
+ * counts an instance or an array only when its class is dumped too (a
+ * primitive array's class is the one named "[I", "int[]" ...), so an
+ * object counts when it and its class dump both end by g_cut. The first
+ * walk (g_collect) learns the class dumps' ends and the array classes.
+ */
+#define CLASS_SLOTS (1u << 20)
+static int g_collect;
+static uint64_t (*g_class)[2];     /* class id + 1, end of its dump */
+static uint64_t g_prim_class[12];  /* primitive array class ids by type */
+static uint64_t g_prim_name[12];   /* their name string ids + 1 */
+
+static uint64_t *class_slot(uint64_t id)
+{
+    uint64_t h = (id * 0x9E3779B97F4A7C15ull) >> 44;
+
+    if (!g_class && !(g_class = calloc(CLASS_SLOTS, sizeof *g_class)))
+        die("out of memory");
+    while (g_class[h][0] && g_class[h][0] != id + 1)
+        h = (h + 1) & (CLASS_SLOTS - 1);
+    return g_class[h];
+}
+
+static int class_by(uint64_t id)
+{
+    uint64_t *e = class_slot(id);
+    return e[0] && e[1] <= g_cut;
+}
+
+static void class_dumped(uint64_t id, uint64_t end)
+{
+    uint64_t *e = class_slot(id);
+    if (!e[0]) {  /* the first dump of it (a file may hold two dumps) */
+        e[0] = id + 1;
+        e[1] = end;
+    }
+}
+
+/* a STRING record naming a primitive array class: its type, else 0 */
+static unsigned prim_name(const unsigned char *s, uint64_t n)
+{
+    static const char *const names[12][2] = {
+        [4] = { "[Z", "boolean[]" }, [5] = { "[C", "char[]" },
+        [6] = { "[F", "float[]" }, [7] = { "[D", "double[]" },
+        [8] = { "[B", "byte[]" }, [9] = { "[S", "short[]" },
+        [10] = { "[I", "int[]" }, [11] = { "[J", "long[]" } };
+    for (unsigned t = 4; t < 12; t++)
+        for (unsigned k = 0; k < 2; k++)
+            if (strlen(names[t][k]) == n && !memcmp(s, names[t][k], n))
+                return t;
+    return 0;
+}
+
+static int g_dump_ended;  /* a HEAP_DUMP_END came: viewers read one dump */
+
+static void object_done(uint64_t end, uint64_t class_id)
+{
+    if (!g_collect && !g_dump_ended && end <= g_cut && class_by(class_id))
+        g_objects++;
+}
+
+/* A primitive array: its class is named (LOAD_CLASS) before the cut, and
+ * --salvage completes a class dump the cut left out. */
+static void prim_done(uint64_t end, unsigned t)
+{
+    if (!g_collect && !g_dump_ended && end <= g_cut && t < 12 &&
+        g_prim_class[t])
+        g_objects++;
+}
 
 /* ------------------------------------------------------------------ */
 /* heap dump sub-records                                              */
@@ -312,6 +394,9 @@ static uint64_t walk_heap(uint64_t start, uint64_t end)
             need(q + hdr, data, end, "truncated PRIMITIVE_ARRAY_DUMP data");
             len = hdr + data;
             g_n23++;
+            prim_done(q + len, t);
+            if (!g_first_object_end)
+                g_first_object_end = q + len;
             g_elems += data;
             removed += data;
             if (g_mode == M_ZERO) {
@@ -328,12 +413,22 @@ static uint64_t walk_heap(uint64_t start, uint64_t end)
                 bad(sub, "unknown heap dump sub-record tag");
             need(q, len, end, "truncated heap dump sub-record");
             if (tag == 0xC3) {
+                unsigned t = (unsigned)rd(q + id + 4 + 4, 1);
                 g_nc3++;
+                prim_done(q + len, t);
                 g_c3_elems += rd(q + id + 4, 4) *
                               type_size((unsigned)rd(q + id + 4 + 4, 1));
             }
         }
 
+        if (!g_first_object_end && (tag == 0x21 || tag == 0x22 || tag == 0xC3))
+            g_first_object_end = q + len;
+        if (tag == 0x21)
+            object_done(q + len, rd(q + id + 4, id));
+        else if (tag == 0x22)
+            object_done(q + len, rd(q + id + 4 + 4, id));
+        else if (tag == 0x20 && g_collect)
+            class_dumped(rd(q, id), q + len);
         if (g_mode == M_STRIP)
             out_bytes(g_buf + sub, 1 + len);
         p = q + len;
@@ -376,6 +471,19 @@ static void walk_file(void)
         uint64_t len = rd(p + 5, 4);
         uint64_t body = p + 9;
         need(body, len, g_size, "record body extends past end of file");
+        if (!g_at_heap_hdr && (tag == 0x0C || tag == 0x1C))
+            g_at_heap_hdr = rec + 4;
+        if (tag == 0x2C && g_cut != UINT64_MAX && !g_collect && rec < g_cut)
+            g_dump_ended = 1;
+        if (g_collect && tag == 0x01 && len > g_idsize) {
+            unsigned t = prim_name(g_buf + body + g_idsize, len - g_idsize);
+            if (t)
+                g_prim_name[t] = rd(body, g_idsize) + 1;
+        }
+        if (g_collect && tag == 0x02 && len >= 8 + 2 * (uint64_t)g_idsize)
+            for (unsigned t = 4; t < 12; t++)
+                if (g_prim_name[t] == rd(body + 8 + g_idsize, g_idsize) + 1)
+                    g_prim_class[t] = rd(body + 4, g_idsize);
 
         if (g_mode == M_FLAT) {
             if (tag == 0x0C || tag == 0x1C) {
@@ -443,7 +551,7 @@ static void usage(void)
 {
     fprintf(stderr,
             "usage: %s zero IN OUT | strip IN OUT | expect IN | count IN | "
-            "offsets IN | flat IN OUT\n",
+            "offsets IN | flat IN OUT | objects IN CUT\n",
             g_prog);
     exit(2);
 }
@@ -465,6 +573,13 @@ int main(int argc, char **argv)
         g_mode = M_OFFSETS;
     else if (strcmp(cmd, "flat") == 0 && argc == 4)
         g_mode = M_FLAT;
+    else if (strcmp(cmd, "objects") == 0 && argc == 4) {
+        char *end;
+        g_mode = M_COUNT;
+        g_cut = strtoull(argv[3], &end, 10);
+        if (*end || end == argv[3])
+            usage();
+    }
     else
         usage();
 
@@ -479,6 +594,13 @@ int main(int argc, char **argv)
         g_outlen = g_outcap = g_size;
     }
 
+    if (g_cut != UINT64_MAX) {  /* objects: learn the classes first */
+        g_collect = 1;
+        walk_file();
+        g_collect = 0;
+        memset(g_sub_count, 0, sizeof g_sub_count);
+        g_n23 = g_nc3 = g_elems = g_c3_elems = 0;
+    }
     walk_file();
 
     switch (g_mode) {
@@ -496,19 +618,27 @@ int main(int argc, char **argv)
                (unsigned long long)g_elems, (unsigned long long)g_n23);
         break;
     case M_COUNT:
-        printf("p23 %llu c3 %llu\n", (unsigned long long)g_n23,
-               (unsigned long long)g_nc3);
+        if (g_cut != UINT64_MAX)
+            printf("objects %llu\n", (unsigned long long)g_objects);
+        else
+            printf("p23 %llu c3 %llu\n", (unsigned long long)g_n23,
+                   (unsigned long long)g_nc3);
         break;
     case M_OFFSETS:
         /* a byte inside the header, the first record header, the first
          * instance header, the first array's elements, the first class
-         * dump's field table: where truncation tests cut */
+         * dump's field table, the first heap record header: where
+         * truncation tests cut; and where the first instance or array
+         * dump ends: --salvage keeps nothing before */
         printf("header 10\nrecord-header %llu\nsub-header %llu\n"
-               "elements %llu\nclass-fields %llu\n",
+               "elements %llu\nclass-fields %llu\nheap-record-header %llu\n"
+               "first-object-end %llu\n",
                (unsigned long long)(g_hdr_len + 4),
                (unsigned long long)g_at_sub_hdr,
                (unsigned long long)g_at_elems,
-               (unsigned long long)g_at_class_fields);
+               (unsigned long long)g_at_class_fields,
+               (unsigned long long)g_at_heap_hdr,
+               (unsigned long long)g_first_object_end);
         break;
     }
     free(g_buf);

@@ -11,6 +11,8 @@
  *       -k strip keeping strings, streamed (fixed tables, hold-back),
  *       -S streamed output (HS_STREAM: segments, never a patch); with any
  *       of the others
+ *       -V --salvage (HS_SALVAGE), -c CUT: only the first CUT bytes of
+ *       FILE, a dump cut short there
  *   splitcheck -O [-s SEED] FILE
  *       JDK 8 replay at engine level: every heap record length is zeroed
  *       (the placeholder) and, once its body is fed, rewritten with
@@ -53,6 +55,19 @@ static int mem_write(void *u, const void *buf, size_t len)
 }
 
 static unsigned flags;
+
+/* --salvage takes back output past a cut */
+static int mem_truncate(void *u, uint64_t off)
+{
+	struct mem *m = u;
+	if (off > m->len) {
+		fprintf(stderr, "splitcheck: truncate past the output (%llu)\n",
+		        (unsigned long long)off);
+		exit(1);
+	}
+	m->len = (size_t)off;
+	return 0;
+}
 
 static int mem_patch(void *u, uint64_t off, const void *buf, size_t len)
 {
@@ -144,7 +159,7 @@ static void run(const unsigned char *in, size_t len, const size_t *cuts,
                 size_t ncuts, struct result *r)
 {
 	struct hs_state st;
-	struct hs_sink sink = { mem_write, mem_patch, NULL };
+	struct hs_sink sink = { mem_write, mem_patch, NULL, mem_truncate };
 	size_t i, pos = 0, next_rec = 0;
 
 	struct hs_config cfg = { .flags = flags };
@@ -322,7 +337,7 @@ static unsigned char *load(const char *path, size_t *len)
 int main(int argc, char **argv)
 {
 	unsigned long long seed = 1;
-	long rounds = 20, prefix = 2048, corrupt = -1;
+	long rounds = 20, prefix = 2048, corrupt = -1, cut_at = -1;
 	int i, open_mode = 0, fails = 0;
 	const char *path = NULL, *write_to = NULL;
 	unsigned char *in;
@@ -342,6 +357,10 @@ int main(int argc, char **argv)
 			flags |= HS_APP_ONLY;
 		else if (!strcmp(argv[i], "-S"))
 			flags |= HS_STREAM;
+		else if (!strcmp(argv[i], "-V"))
+			flags |= HS_SALVAGE;
+		else if (!strcmp(argv[i], "-c") && i + 1 < argc)
+			cut_at = atol(argv[++i]);
 		else if (!strcmp(argv[i], "-k"))
 			flags |= HS_KEEP_STRINGS;
 		else if (!strcmp(argv[i], "-O"))
@@ -370,6 +389,8 @@ int main(int argc, char **argv)
 		return 2;
 	}
 	in = load(path, &len);
+	if (cut_at >= 0 && (size_t)cut_at < len)
+		len = (size_t)cut_at;  /* a dump cut short there */
 	rng = seed ? seed : 1;
 	if (write_to) {
 		FILE *f;
@@ -400,7 +421,7 @@ int main(int argc, char **argv)
 		if (!check_cuts(in, len, NULL, 0, &want, "open whole"))
 			return 1;
 	}
-	if (want.err && corrupt < 0 && !open_mode) {
+	if (want.err && corrupt < 0 && !open_mode && !(flags & HS_SALVAGE)) {
 		fprintf(stderr, "splitcheck: %s: offset %llu: %s\n", path,
 		        (unsigned long long)want.err_off, hs_strerror(want.err));
 		return 1;

@@ -208,6 +208,14 @@ for f in $files $fresh; do
 	check "split invariance, --stream restore: $n" "$b/splitcheck" -S -r -p "$prefix4" -n "$rounds2" -s "$seed" "$tmp/$n.s"
 	check "split invariance, --stream keeping strings: $n" "$b/splitcheck" -S -k -p "$prefix4" -n "$rounds2" -s "$seed" "$f"
 	check "JDK 8 placeholder lengths, --stream: $n" "$b/splitcheck" -S -O -p "$prefix4" -n "$rounds2" -s "$seed" "$f"
+	# --salvage: a dump cut at 60% and one byte short, plain and stripped
+	sz=$(stat -c %s "$f")
+	for cut in $((sz * 60 / 100)) $((sz - 1)); do
+		check "split invariance, --salvage cut at $cut: $n" "$b/splitcheck" -V -c "$cut" -p "$prefix4" -n "$rounds2" -s "$seed" "$f"
+		check "split invariance, --salvage --stream cut at $cut: $n" "$b/splitcheck" -V -S -c "$cut" -p "$prefix4" -n "$rounds2" -s "$seed" "$f"
+	done
+	ssz=$(stat -c %s "$tmp/$n.s")
+	check "split invariance, restore --salvage cut at $((ssz * 2 / 3)): $n" "$b/splitcheck" -V -r -c $((ssz * 2 / 3)) -p "$prefix4" -n "$rounds2" -s "$seed" "$tmp/$n.s"
 	check "fallback at offset $off, --stream (the shim compressing): $n" "$b/splitcheck" -S -F "$off" -p "$prefix4" -n "$rounds2" -s "$seed" "$f"
 	check "strip | restore through pipes, no TMPDIR: the zeroed original's sub-records: $n" streamed "$f"
 	check "keep strings from a file: all String values, nothing else: $n" kept_file "$f"

@@ -108,6 +108,7 @@ void fz_engine(const unsigned char *in, size_t len, unsigned flags,
 	r->out.over = 0;
 	sink.write = fz_sink_write;
 	sink.patch = fz_sink_patch;
+	sink.truncate = NULL;
 	sink.user = &r->out;
 	if (census)
 		memset(census, 0, sizeof *census);

@@ -396,6 +396,7 @@ static void check_open_len(unsigned fl, const unsigned char *x, size_t n,
 	r->out.over = 0;
 	sink.write = fz_sink_write;
 	sink.patch = fz_sink_patch;
+	sink.truncate = NULL;
 	sink.user = &r->out;
 	hs_init(&st, &open_len, &sink);
 	fz_cuts_init(&c, seed ^ 0x3C3C3C);
@@ -445,6 +446,7 @@ static void check_misuse(const unsigned char *x, size_t n, uint32_t seed)
 
 	s.write = fz_sink_write;
 	s.patch = fz_sink_patch;
+	s.truncate = NULL;
 	B.out.len = 0;
 	B.out.limit = 2 * n + 64;
 	B.out.over = 0;
