@@ -1,5 +1,6 @@
 # hprofstrip: see README.md.
-#   make            build/hprofstrip, build/hprofrestore, build/libhprofstrip.so
+#   make            build/hprofstrip, build/hprofrestore, build/libhprofstrip.so,
+#                   build/libhprofstrip.a (dump tracking for in-process hooks)
 #   make demo       a real JVM dumps under the shim; restore, check, sizes
 #   make check      every test (installs what it needs)
 #   make bench      throughput, RSS and dump-time figures
@@ -21,9 +22,11 @@ TOOLS = $(BUILD)/hprofstrip $(BUILD)/hprofrestore
 SHIM = $(BUILD)/libhprofstrip.so
 LAUNCHER = $(BUILD)/hprofstrip-run
 TESTBIN = $(BUILD)/splitcheck $(BUILD)/oracle $(BUILD)/replay \
-	$(BUILD)/libreenter.so $(BUILD)/policytest $(BUILD)/strcheck
+	$(BUILD)/libreenter.so $(BUILD)/policytest $(BUILD)/strcheck \
+	$(BUILD)/embedtest
+ARCHIVE = $(BUILD)/libhprofstrip.a
 
-all: $(TOOLS) $(SHIM) $(LAUNCHER)
+all: $(TOOLS) $(SHIM) $(LAUNCHER) $(ARCHIVE)
 
 $(BUILD):
 	mkdir -p $@
@@ -37,11 +40,41 @@ $(BUILD)/hprofrestore: restore/hprofrestore.c $(ENGINE) $(CLI) $(HDRS) | $(BUILD
 SHIM_SRC = preload/wrappers.c preload/libc.c preload/policy.c \
 	preload/tracker.c preload/write.c preload/pipe.c $(ENGINE) strip/outbuf.c
 SHIM_HDRS = preload/libc.h preload/policy.h preload/track.h \
-	preload/tracker.h preload/pipe.h strip/hprof.h strip/outbuf.h
+	preload/tracker.h preload/pipe.h strip/hprof.h strip/outbuf.h \
+	preload/hprofstrip.h
 
+# the hst_* API stays hidden in the shim (HPROFSTRIP_API empty): it
+# exports the wrappers only
 $(SHIM): $(SHIM_SRC) $(SHIM_HDRS) | $(BUILD)
 	$(CC) $(ALL_CFLAGS) -fPIC -shared -fvisibility=hidden -pthread \
-		-o $@ $(SHIM_SRC) -ldl $(LDFLAGS)
+		-DHPROFSTRIP_API= -o $@ $(SHIM_SRC) -ldl $(LDFLAGS)
+
+# Dump tracking without the wrappers, for an app's own hooks
+# (preload/hprofstrip.h): one relocatable object whose only global
+# definitions are the hst_* API; the engine's names are made local.
+# Link with -pthread -ldl.
+ARCHIVE_SRC = $(filter-out preload/wrappers.c,$(SHIM_SRC))
+ARCHIVE_OBJ = $(patsubst %.c,$(BUILD)/archive/%.o,$(notdir $(ARCHIVE_SRC)))
+OBJCOPY ?= objcopy
+
+$(ARCHIVE): $(ARCHIVE_SRC) $(SHIM_HDRS) | $(BUILD)
+	mkdir -p $(BUILD)/archive
+	for s in $(ARCHIVE_SRC); do \
+		o=$(BUILD)/archive/$$(basename $$s .c).o; \
+		$(CC) $(ALL_CFLAGS) -fPIC -fvisibility=hidden -pthread \
+			-c -o $$o $$s || exit 1; \
+	done
+	$(CC) -r -nostdlib -o $(BUILD)/archive/hprofstrip.o $(ARCHIVE_OBJ)
+	$(OBJCOPY) --localize-hidden $(BUILD)/archive/hprofstrip.o
+	rm -f $@
+	$(AR) rcs $@ $(BUILD)/archive/hprofstrip.o
+
+# the archive from C, as an app's PLT hook uses it: the hook example,
+# driven by a stand-in for bytehook (bats/embed.bats)
+$(BUILD)/embedtest: tests/embedtest.c examples/android/hook-example.c \
+		preload/hprofstrip.h $(ARCHIVE) | $(BUILD)
+	$(CC) $(ALL_CFLAGS) -Ipreload -pthread -o $@ tests/embedtest.c \
+		$(ARCHIVE) -ldl $(LDFLAGS)
 
 # sets LD_PRELOAD and the shim's variables, then execs a command
 $(LAUNCHER): preload/hprofstrip-run.c strip/hprof.h | $(BUILD)
@@ -110,14 +143,18 @@ MAN1 = strip/hprofstrip.1 restore/hprofrestore.1 preload/hprofstrip-run.1
 MAN7 = preload/libhprofstrip.7
 INSTALLED = $(addprefix $(PREFIX)/bin/,hprofstrip hprofrestore hprofstrip-run) \
 	$(PREFIX)/lib/hprofstrip/libhprofstrip.so \
+	$(PREFIX)/include/hprofstrip.h $(PREFIX)/lib/libhprofstrip.a \
 	$(addprefix $(PREFIX)/share/man/man1/,$(notdir $(MAN1))) \
 	$(addprefix $(PREFIX)/share/man/man7/,$(notdir $(MAN7)))
 
-install: $(TOOLS) $(SHIM) $(LAUNCHER) $(MAN1) $(MAN7)
+install: $(TOOLS) $(SHIM) $(LAUNCHER) $(ARCHIVE) $(MAN1) $(MAN7)
 	$(INSTALL) -d $(DESTDIR)$(PREFIX)/bin $(DESTDIR)$(PREFIX)/lib/hprofstrip \
+		$(DESTDIR)$(PREFIX)/include \
 		$(DESTDIR)$(PREFIX)/share/man/man1 $(DESTDIR)$(PREFIX)/share/man/man7
 	$(INSTALL) -m 755 $(TOOLS) $(LAUNCHER) $(DESTDIR)$(PREFIX)/bin/
 	$(INSTALL) -m 644 $(SHIM) $(DESTDIR)$(PREFIX)/lib/hprofstrip/
+	$(INSTALL) -m 644 $(ARCHIVE) $(DESTDIR)$(PREFIX)/lib/
+	$(INSTALL) -m 644 preload/hprofstrip.h $(DESTDIR)$(PREFIX)/include/
 	$(INSTALL) -m 644 $(MAN1) $(DESTDIR)$(PREFIX)/share/man/man1/
 	$(INSTALL) -m 644 $(MAN7) $(DESTDIR)$(PREFIX)/share/man/man7/
 

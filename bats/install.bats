@@ -11,7 +11,9 @@ bats_require_minimum_version 1.5.0
 INSTALLED="usr/bin/hprofrestore
 usr/bin/hprofstrip
 usr/bin/hprofstrip-run
+usr/include/hprofstrip.h
 usr/lib/hprofstrip/libhprofstrip.so
+usr/lib/libhprofstrip.a
 usr/share/man/man1/hprofrestore.1
 usr/share/man/man1/hprofstrip-run.1
 usr/share/man/man1/hprofstrip.1

@@ -364,8 +364,9 @@ static int kind_of(int dirfd, const char *path, char *base, size_t size)
 	return kind;
 }
 
-/* After a successful open: start tracking fd if its path is a dump. */
-static void maybe_track(int fd, int dirfd, const char *path, int flags)
+/* After a successful open: start tracking fd if its path is a dump, or
+ * (force: hst_begin) whatever its path, as a main dump. */
+static void track(int fd, int dirfd, const char *path, int flags, int force)
 {
 	struct stat sb;
 	struct tracker *t, *main = NULL;
@@ -375,7 +376,12 @@ static void maybe_track(int fd, int dirfd, const char *path, int flags)
 
 	if (!path || (flags & O_ACCMODE) == O_RDONLY || (flags & O_APPEND))
 		return;
-	kind = kind_of(dirfd, path, base, sizeof base);
+	if (force) {
+		kind = DUMP_MAIN;
+		snprintf(base, sizeof base, "%s", path);
+	} else {
+		kind = kind_of(dirfd, path, base, sizeof base);
+	}
 	errno = saved;
 	if (kind == DUMP_NONE)
 		return;
@@ -457,9 +463,25 @@ void hst_opened(int fd, int dirfd, const char *path, int flags)
 	if (fd < 0)
 		return;
 	fresh_fd(fd);
-	maybe_track(fd, dirfd, path, flags);
+	track(fd, dirfd, path, flags, 0);
 	if (!tracker_of(fd))
 		set_fd_state(fd, fresh ? FD_FRESH : FD_SEEN);
+}
+
+int hst_begin(int fd, const char *path)
+{
+	if (fd < 0 || !path)
+		return 0;
+	fresh_fd(fd);
+	track(fd, AT_FDCWD, path, O_WRONLY | O_CREAT | O_TRUNC, 1);
+	if (!tracker_of(fd))
+		set_fd_state(fd, FD_FRESH);
+	return tracker_of(fd) != NULL;
+}
+
+int hst_api_version(void)
+{
+	return HPROFSTRIP_API_VERSION;
 }
 
 /* ---- sniffing ---------------------------------------------------------- */

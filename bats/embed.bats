@@ -1,0 +1,93 @@
+#!/usr/bin/env bats
+# libhprofstrip.a, the dump tracking an app's own PLT hook calls
+# (preload/hprofstrip.h): tests/embedtest runs examples/android/hook-example.c
+# over a stand-in for bytehook, with no LD_PRELOAD, in ART's and JDK 17's
+# write patterns, and its output must equal hprofstrip's.
+
+load common
+
+EMBED=$B/embedtest
+ARCHIVE=$B/libhprofstrip.a
+
+setup_file() {
+	export FRESH
+	FRESH=$(jdk17_fixture)
+}
+
+all_dumps() {
+	corpus_files
+	echo "$FRESH"
+}
+
+# embed MODE IN OUT: embedtest with no preload whatever the suite's
+embed() {
+	env -u LD_PRELOAD "$EMBED" "$@"
+}
+
+@test "embed: ART's pattern through the hooks (hst_begin, dup) equals hprofstrip" {
+	local t=$BATS_TEST_TMPDIR
+	for f in $(all_dumps); do
+		"$STRIP" -o "$t/want" "$f"
+		# not *.hprof: only hst_begin makes it a dump
+		embed art "$f" "$t/art.bin" 2>"$t/err" || fail "embedtest art $f: $(cat "$t/err")"
+		cmp "$t/want" "$t/art.bin" || fail "differs: $f"
+		grep -q "arrays stripped" "$t/err" || fail "no summary line for $f"
+	done
+}
+
+@test "embed: JDK 17's pattern through the hooks (hst_opened, *.hprof) equals hprofstrip" {
+	local t=$BATS_TEST_TMPDIR
+	for f in $(all_dumps); do
+		"$STRIP" -o "$t/want" "$f"
+		embed jdk17 "$f" "$t/jdk17.hprof" 2>"$t/err" || fail "embedtest jdk17 $f: $(cat "$t/err")"
+		cmp "$t/want" "$t/jdk17.hprof" || fail "differs: $f"
+	done
+}
+
+@test "embed: a file the hooks do not take for a dump is written as it comes" {
+	local t=$BATS_TEST_TMPDIR f
+	f=$(corpus_files | head -n 1)
+	run embed jdk17 "$f" "$t/plain.bin"
+	assert_success
+	assert_output ""
+	cmp "$f" "$t/plain.bin"
+}
+
+@test "embed: hst_api_version() is HPROFSTRIP_API_VERSION" {
+	run embed version
+	assert_success
+	want=$(sed -n 's/^#define HPROFSTRIP_API_VERSION \([0-9][0-9]*\)$/\1/p' "$ROOT/preload/hprofstrip.h")
+	[ -n "$want" ]
+	assert_output "$want"
+}
+
+@test "embed: libhprofstrip.a defines only the hst_* API globally" {
+	run nm -g --defined-only "$ARCHIVE"
+	assert_success
+	syms=$(printf '%s\n' "$output" | awk 'NF == 3 { print $3 }' | LC_ALL=C sort)
+	[ -n "$syms" ]
+	run grep -v '^hst_' <<<"$syms"
+	assert_failure  # nothing else, no hs_* engine name in particular
+	for f in hst_api_version hst_setup hst_opened hst_begin hst_write \
+		hst_writev hst_lseek hst_ftruncate hst_copy hst_close hst_dup \
+		hst_replace hst_fork_prepare hst_fork_parent hst_fork_child; do
+		grep -qx "$f" <<<"$syms" || fail "$f is not exported"
+	done
+}
+
+@test "embed: the shim does not export the hst_* API" {
+	run nm -D --defined-only "$SHIM"
+	assert_success
+	refute_output --partial " hst_"
+}
+
+@test "embed: the README's hook code is the example's, which embedtest runs" {
+	local readme=$ROOT/examples/android/README.md ex=$ROOT/examples/android/hook-example.c
+	# each indented C line of the README's section 3 is a line of the example
+	sed -n '/^## 3\. /,/^## [^3]/p' "$readme" | sed -n 's/^    //p' |
+		grep -E '^(static|	|\{|\}|#)' >"$BATS_TEST_TMPDIR/readme.c"
+	[ "$(wc -l <"$BATS_TEST_TMPDIR/readme.c")" -gt 20 ]
+	while IFS= read -r line; do
+		grep -qxF -- "$line" "$ex" || fail "not in hook-example.c: $line"
+	done <"$BATS_TEST_TMPDIR/readme.c"
+}
