@@ -171,8 +171,10 @@ json_ok() {
 		run --separate-stderr "$HS" --info "$t"
 		assert_failure 1
 		assert_output --regexp "malformed at offset $n: stream ended inside (a record|the file header)$"
+		hint=""
+		[[ ${lines[-1]} != *"a record" ]] || hint=" (--salvage keeps what came before it)"
 		assert_equal "$stderr" \
-			"hprofstrip: $t: offset $n: ${lines[${#lines[@]} - 1]#*: }"
+			"hprofstrip: $t: offset $n: ${lines[${#lines[@]} - 1]#*: }$hint"
 	done
 	# whole records only: well-formed
 	head -c "$rec" "$f" > "$t"
