@@ -52,11 +52,11 @@ fake_compressor() {
 	mkdir "$T/d"
 	run env HPROFSTRIP_COMPRESS=zstd LD_PRELOAD="$SHIM" timeout 120 java -Xmx64m \
 		-XX:+HeapDumpOnOutOfMemoryError -XX:HeapDumpPath="$T/d/oom.hprof" \
-		-cp "$B/java" HeapBuilder oom 2>"$T/err"
+		-cp "$B/java" HeapBuilder oom
 	[ "$status" -ne 124 ] || fail "the JVM hung"
 	only_file "$T/d" oom.hprof.zst
-	grep -q "^hprofstrip: .*oom.hprof: zstd -1 wrote $T/d/oom.hprof.zst\$" "$T/err" ||
-		fail "no success line: $(cat "$T/err")"
+	grep -q "^hprofstrip: .*oom.hprof: zstd -1 wrote $T/d/oom.hprof.zst\$" <<<"$output" ||
+		fail "no success line: $output"
 	"$RESTORE" -o "$T/r.hprof" "$T/d/oom.hprof.zst"
 	run "$STRIP" --info "$T/r.hprof"
 	assert_success
