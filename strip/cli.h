@@ -29,6 +29,30 @@ int cli_quiet(int argc, char **argv);
  * census), returns the exit code. */
 int cli_main(const struct cli_tool *tool, int argc, char **argv);
 
+/* --help text both tools share: IN and -o, then the options after their
+ * own, and the exit status. */
+#define CLI_HELP_IN_OUT \
+"  IN           input dump; '-' or none: stdin. A zstd, gzip or xz\n" \
+"               compressed one (known by its magic bytes, from a file or a\n" \
+"               pipe) is read through zstd -dc, gzip -dc or xz -dc on PATH\n" \
+"  -o FILE      write FILE (through a temporary file, renamed on success,\n" \
+"               with IN's permissions); a symlink is followed, a device or\n" \
+"               FIFO written into; '-' or none: stdout\n"
+#define CLI_HELP_COMMON \
+"  --salvage    a dump cut short: keep what came whole before the cut\n" \
+"               (the open heap record closed with its exact length) and\n" \
+"               exit 0, saying what was dropped; see README\n" \
+"  --stream     streamed output for a file too: heap records become\n" \
+"               segments written as soon as their length is known, never\n" \
+"               patched (a 1.0.1 dump becomes 1.0.2). A pipe, socket or\n" \
+"               other non-seekable output always gets this form\n" \
+"  -v           print a summary line on stderr\n" \
+"  -q           print nothing, not even errors\n" \
+"  -h, --help   this help\n" \
+"  -V, --version\n" \
+"\n" \
+"Exit status: 0 success, 1 invalid input or I/O error, 2 usage error.\n"
+
 /* Exit codes. */
 enum { EXIT_OK = 0, EXIT_BAD_INPUT = 1, EXIT_USAGE = 2 };
 

@@ -10,12 +10,7 @@ static const char usage[] =
 "keeping its id, length and type; record lengths are fixed up.\n"
 "hprofrestore turns the result back into a dump that viewers open.\n"
 "\n"
-"  IN           input dump; '-' or none: stdin. A zstd, gzip or xz\n"
-"               compressed one (known by its magic bytes, from a file or a\n"
-"               pipe) is read through zstd -dc, gzip -dc or xz -dc on PATH\n"
-"  -o FILE      write FILE (through a temporary file, renamed on success,\n"
-"               with IN's permissions); a symlink is followed, a device or\n"
-"               FIFO written into; '-' or none: stdout\n"
+CLI_HELP_IN_OUT
 "  --keep-strings\n"
 "               keep the elements of the arrays that String values point at\n"
 "               (and JDK <= 8 Thread names), so strings stay readable; a\n"
@@ -33,19 +28,7 @@ static const char usage[] =
 "               primitive arrays by tag, stripped arrays, heaps) and whether\n"
 "               it is well-formed; exit 1 if not. See --info --help\n"
 "  --json       with --info: one JSON object\n"
-"  --salvage    a dump cut short: keep what came whole before the cut\n"
-"               (the open heap record closed with its exact length) and\n"
-"               exit 0, saying what was dropped; see README\n"
-"  --stream     streamed output for a file too: heap records become\n"
-"               segments written as soon as their length is known, never\n"
-"               patched (a 1.0.1 dump becomes 1.0.2). A pipe, socket or\n"
-"               other non-seekable output always gets this form\n"
-"  -v           print a summary line on stderr\n"
-"  -q           print nothing, not even errors\n"
-"  -h, --help   this help\n"
-"  -V, --version\n"
-"\n"
-"Exit status: 0 success, 1 invalid input or I/O error, 2 usage error.\n";
+CLI_HELP_COMMON;
 
 static const char info_usage[] =
 "Usage: hprofstrip --info [--json] [--salvage] [-q] [IN]\n"
