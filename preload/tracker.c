@@ -227,14 +227,13 @@ static void tracker_start(struct tracker *t, int kind, const char *path,
 	hs_init(&t->st, &cfg, &sink);
 }
 
-void tracker_restart(struct tracker *t, int fd)
+void tracker_restart(struct tracker *t)
 {
 	int refs = t->refs;
 	uint64_t voff = t->voff;
 	struct tracker *main = t->main;
 	char path[sizeof t->path], base[sizeof t->base], dump[PATH_MAX];
 
-	(void)fd;
 	memcpy(path, t->path, sizeof path);
 	memcpy(base, t->base, sizeof base);
 	/* a child started over: the first child's output goes */

@@ -66,8 +66,8 @@ struct tracker *tracker_sniff(int fd, const void *buf, size_t len, int64_t at);
 /* A write that is not a dump's went to fd (sendfile, copy_file_range):
  * the first write decides, so fd is not sniffed any more. */
 void tracker_untracked_write(int fd);
-/* Start over: ftruncate(fd, 0) of the dump open as fd. */
-void tracker_restart(struct tracker *t, int fd);
+/* Start over: ftruncate(fd, 0). */
+void tracker_restart(struct tracker *t);
 /* Writes the tracker's buffered output to fd; 0, or -1 (t->ob.err). */
 int tracker_flush(struct tracker *t, int fd);
 /* The dump's first write, to fd: its child starts (pipe_pending). */

@@ -176,7 +176,7 @@ int hst_ftruncate(int fd, int64_t len, int *ret)
 	if (len == 0) {
 		r = hst.ftruncate(fd, 0);
 		if (r == 0)
-			tracker_restart(t, fd);
+			tracker_restart(t);
 	} else if ((uint64_t)len == t->st.in_off) {
 		t->ext = 0;
 		if (tracker_flush(t, fd))

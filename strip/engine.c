@@ -1627,18 +1627,20 @@ static unsigned complete_array_classes(struct hs_state *st, struct cur *c,
 	return k;
 }
 
-/* The stream ended inside a record: keep what came whole before the cut,
- * close the heap record with its exact length, and say what was dropped. */
+/* The stream ended inside a record, or after a segment with no END: keep
+ * what came whole before the cut, close the heap record with its exact
+ * length, and say what was dropped. */
 static void salvage(struct hs_state *st, struct cur *c)
 {
 	uint64_t from;
 
 	st->salvaged = 1;
 	switch (st->phase) {
-	case PH_REC:  /* inside a record header: nothing of it went out */
+	case PH_REC:  /* inside a record header: nothing of it went out; or
+	               * after a whole segment, with no HEAP_DUMP_END */
 		from = st->in_off - st->have;
+		st->salvage_recs = st->have != 0;
 		st->have = 0;
-		st->salvage_recs = 1;
 		break;
 	case PH_REC_BODY:
 	case PH_STR:  /* inside a record outside the heap: all of it goes */
@@ -1698,24 +1700,13 @@ enum hs_err hs_finish(struct hs_state *st)
 		;
 	if (st->err)
 		return st->err;
-	if ((st->flags & HS_SALVAGE) && st->phase != PH_HDR &&
-	    st->phase != PH_HDR_TAIL && st->phase != PH_RAW &&
-	    st->phase != PH_RAW_REC && (st->phase != PH_REC || st->have)) {
-		salvage(st, &c);
-		if (!st->err && (!st->heap_written || !st->objects)) {
-			st->err = HS_E_NOHEAP;
-			st->err_off = st->in_off;
-		}
-		if (st->err)
-			return st->err;
-	} else if ((st->flags & HS_SALVAGE) && st->phase == PH_REC &&
-	           st->in_segments) {
-		/* cut after a whole segment: the HEAP_DUMP_END is missing */
-		st->salvaged = 1;
-		st->salvage_from = st->in_off;
-		complete_array_classes(st, &c, 0);
-		st->need_end = 1;
-		if (!st->err && (!st->heap_written || !st->objects)) {
+	if (st->flags & HS_SALVAGE) {
+		if (st->phase != PH_HDR && st->phase != PH_HDR_TAIL &&
+		    st->phase != PH_RAW && st->phase != PH_RAW_REC &&
+		    (st->phase != PH_REC || st->have || st->in_segments))
+			salvage(st, &c);
+		if (st->salvaged && !st->err &&
+		    (!st->heap_written || !st->objects)) {
 			st->err = HS_E_NOHEAP;
 			st->err_off = st->in_off;
 		}
