@@ -27,15 +27,8 @@
 # the bench starts.
 # Installs GNU time if missing (as root, through apt-get).
 set -euo pipefail
-# The caller's shim settings and preloads must not reach the run
-# (HPROFSTRIP_CORPUS and HPROFSTRIP_SANITIZED configure the tests).
-for v in ${!HPROFSTRIP_*}; do
-	case $v in HPROFSTRIP_CORPUS | HPROFSTRIP_SANITIZED) ;; *) unset "$v" ;; esac
-done
-unset LD_PRELOAD
-export LC_ALL=C
-
 here=$(cd "$(dirname "$0")" && pwd)
+. "$here/lib.sh"
 root=$(cd "$here/../.." && pwd)
 cd "$root"
 BUILD=${BUILD:-build}
@@ -89,8 +82,6 @@ apt_install() {
 
 # ---- helpers -----------------------------------------------------------
 
-calc() { awk "BEGIN { printf \"$1\", $2 }"; }   # calc FORMAT EXPR
-size_of() { stat -c %s "$1"; }
 mbytes() { calc %.1f "$1 / 1e6"; }
 rule() { printf '%s\n' "------------------------------------------------------------------------------------------"; }
 

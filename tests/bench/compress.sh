@@ -17,13 +17,8 @@
 # Prints a table and the ratios the issue set targets for; asserts
 # nothing.
 set -u
-for v in ${!HPROFSTRIP_*}; do
-	case $v in HPROFSTRIP_CORPUS | HPROFSTRIP_SANITIZED) ;; *) unset "$v" ;; esac
-done
-unset LD_PRELOAD
-export LC_ALL=C
-
 here=$(cd "$(dirname "$0")" && pwd)
+. "$here/lib.sh"
 root=$(cd "$here/../.." && pwd)
 BUILD=${BUILD:-build}
 case $BUILD in /*) B=$BUILD ;; *) B=$root/$BUILD ;; esac
@@ -33,8 +28,6 @@ RUNS=${BENCH_COMPRESS_RUNS:-2}
 SHIM=$B/libhprofstrip.so
 
 die() { echo "compress bench: $*" >&2; exit 1; }
-calc() { awk "BEGIN { printf \"$1\", $2 }"; }
-size_of() { stat -c %s "$1"; }
 
 [ -e "$SHIM" ] || die "$SHIM missing: run make first"
 command -v zstd >/dev/null || die "zstd is needed (apt-get install zstd)"
