@@ -17,22 +17,6 @@
 
 static unsigned char out_buf[OUT_BUF];
 
-int write_full(int fd, const void *buf, size_t len)
-{
-	const char *p = buf;
-
-	while (len) {
-		ssize_t n = write(fd, p, len);
-		if (n < 0 && errno == EINTR)
-			continue;
-		if (n <= 0)
-			return n < 0 ? -1 : (errno = EIO, -1);
-		p += n;
-		len -= (size_t)n;
-	}
-	return 0;
-}
-
 static ssize_t out_pwrite(int fd, const void *buf, size_t len, int64_t off)
 {
 	return pwrite(fd, buf, len, (off_t)off);
@@ -362,7 +346,7 @@ void out_abort(struct out *o)
 		if (o->ob.flushed) {
 			static const unsigned char cut[9] = { 0x1C, 0, 0, 0, 0,
 			                                      0xFF, 0xFF, 0xFF, 0xFF };
-			if (write_full(o->fd, cut, sizeof cut)) {
+			if (hs_pwrite_full(out_append, o->fd, cut, sizeof cut, 0)) {
 				/* the reader sees a cut stream all the same */
 			}
 		}

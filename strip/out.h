@@ -63,7 +63,4 @@ void out_abort(struct out *o);
 /* The one message for a failed write (o->err), unless quiet. */
 void out_report(const struct out *o);
 
-/* write() until done, retrying short writes and EINTR. */
-int write_full(int fd, const void *buf, size_t len);
-
 #endif
