@@ -170,13 +170,6 @@ MUTANTS = [
      "\tif (pipe_finish(p, why, sizeof why)) {",
      "\tif (pipe_finish(p, why, sizeof why) && 0) {",
      [bats("compress", "missing, exits 1")]),
-    ("engine: a stream fallback sends the rest of the record unframed",
-     "strip/engine.c",
-     "\t\tstream_fallback(st, nheld);",
-     "\t\tif (0)\n\t\t\tstream_fallback(st, nheld);",
-     [["sh", "-c", 'f=../shared/corpus/hotspot/jdk11-string.hprof; '
-       'off=$(( $("$BUILD/oracle" offsets "$f" | sed -n "s/^sub-header //p") - 4 )); '
-       '"$BUILD/splitcheck" -S -F "$off" -p 16 -n 2 -s 1 "$f"']]),
     ("engine: --salvage keeps the bytes of the cut sub-record", "strip/engine.c",
      "\t} else {\n\t\tcut_output(st, st->sub_out);\n\t}",
      "\t} else {\n\t\t(void)0;\n\t}",
