@@ -769,6 +769,16 @@ static void end_record(struct hs_state *st, struct cur *c)
 			}
 		}
 	}
+	/* HS_STREAM: a HEAP_DUMP that became segments is a dump of its own
+	 * (the hprof agent writes one per dump): its END follows its segments
+	 * at once. A record cut short (salvage, a fallback at the end) gets
+	 * none here, nor one after a fallback (what follows it is verbatim). */
+	if (st->need_end && st->rec_tag == HS_REC_HEAP_DUMP &&
+	    st->in_off == st->rec_end && !st->fallback) {
+		static const unsigned char end[9] = { HS_REC_HEAP_DUMP_END };
+		emit(st, end, sizeof end);
+		st->need_end = st->had_segments = 0;
+	}
 	st->rec_hdr_out = 0;
 	st->open = 0;
 	st->rec_tag = 0;
@@ -1720,7 +1730,7 @@ enum hs_err hs_finish(struct hs_state *st)
 		} else if (!st->records && !(st->flags & HS_NO_HEADER)) {
 			e = HS_E_NORECORDS;
 		} else {
-			if (st->need_end) {  /* HS_STREAM: after a 1.0.1 heap */
+			if (st->need_end) {  /* --salvage: segments cut short */
 				static const unsigned char end[9] = {
 					HS_REC_HEAP_DUMP_END };
 				emit(st, end, sizeof end);

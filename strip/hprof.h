@@ -152,8 +152,10 @@ enum {
  * closed when they pass HS_SEGMENT_SOFT bytes, at a sub-record boundary,
  * and at the end of every input heap record. A sub-record whose output
  * length is known from its fixed part and does not fit gets a segment of
- * its own, written straight through. A 1.0.1 dump becomes 1.0.2, with a
- * HEAP_DUMP_END after its heap. The sink's patch is never called; rewrites
+ * its own, written straight through. A 1.0.1 dump becomes 1.0.2, and
+ * the segments of each HEAP_DUMP (0x0C) record are followed at once by a
+ * HEAP_DUMP_END: a file of two such dumps (the hprof agent's) stays two
+ * dumps. The sink's patch is never called; rewrites
  * of bytes already out (hs_rewrite) are refused, except JDK 8's length
  * patches (HS_OPEN_LEN), which only close records. With HS_FALLBACK, a
  * parse error inside a heap record closes the segment gathered so far and
