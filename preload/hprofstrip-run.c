@@ -44,9 +44,18 @@ static const char usage[] =
 "                   command CMD (the dump's path in HPROFSTRIP_PATH)\n"
 "  --app-only       HPROFSTRIP_APP_ONLY=1: Android dumps lose the objects of\n"
 "                   the zygote and image heaps while they are written\n"
+"  --programs LIST  the programs (colon-separated names or globs) that strip\n"
+"                   every dump they write, copies too, instead of COMMAND\n"
+"                   (added to HPROFSTRIP_PROGRAMS)\n"
 "  -q               HPROFSTRIP_QUIET=1: the shim prints nothing\n"
 "  -h, --help       this help\n"
 "  -V, --version\n"
+"\n"
+"A process that hosts a Java runtime strips that runtime's own dumps, never\n"
+"a copy of an older one. A wrapped COMMAND that hosts none, such as\n"
+"'adb pull', strips every dump it writes: COMMAND's name is added to\n"
+"HPROFSTRIP_PROGRAMS (--programs names others). Its child processes are\n"
+"not named, so a cp or tar they run is left alone.\n"
 "\n"
 "LD_PRELOAD gets the library's absolute path before any value it has (not\n"
 "twice). The library: $HPROFSTRIP_LIB if set, else, from the directory DIR\n"
@@ -202,6 +211,31 @@ static int set_preload(const char *lib)
 	return !rc;
 }
 
+/* HPROFSTRIP_PROGRAMS gets list added; 0 on failure (said). */
+static int add_programs(const char *list)
+{
+	const char *old = getenv("HPROFSTRIP_PROGRAMS");
+	char *v;
+	size_t n;
+	int rc;
+
+	if (!old || !*old)
+		return !setenv("HPROFSTRIP_PROGRAMS", list, 1) ||
+		       (perror(PROG ": setenv"), 0);
+	n = strlen(old) + 1 + strlen(list) + 1;
+	v = malloc(n);
+	if (!v) {
+		perror(PROG);
+		return 0;
+	}
+	snprintf(v, n, "%s:%s", old, list);
+	rc = setenv("HPROFSTRIP_PROGRAMS", v, 1);
+	free(v);
+	if (rc)
+		perror(PROG ": setenv");
+	return !rc;
+}
+
 /* The value of option argv[*i] (as "--name VALUE" or "--name=VALUE"), or
  * NULL if argv[*i] is not that option. *missing is set when it is, without
  * a value. */
@@ -227,7 +261,7 @@ static const char *value_of(const char *name, int argc, char **argv, int *i,
 int main(int argc, char **argv)
 {
 	const char *pattern = NULL, *keep = NULL, *compress = NULL;
-	const char *filter = NULL, *v;
+	const char *filter = NULL, *programs = NULL, *v;
 	char lib[PATH_MAX];
 	int i, quiet = 0, app_only = 0, missing = 0;
 
@@ -268,6 +302,10 @@ int main(int argc, char **argv)
 			if (!*v)
 				return usage_error("--filter: empty command%s", "");
 			filter = v;
+		} else if ((v = value_of("--programs", argc, argv, &i, &missing))) {
+			if (!*v)
+				return usage_error("--programs: empty list%s", "");
+			programs = v;
 		} else if (missing) {
 			return usage_error("%s needs a value", s);
 		} else {
@@ -280,6 +318,13 @@ int main(int argc, char **argv)
 	if (!find_lib(lib))
 		return EXIT_NOLIB;
 	if (!set_preload(lib))
+		return EXIT_NOLIB;
+	if (!programs) {
+		/* the wrapped command itself, by its name as it will run */
+		const char *slash = strrchr(argv[i], '/');
+		programs = slash ? slash + 1 : argv[i];
+	}
+	if (*programs && !add_programs(programs))
 		return EXIT_NOLIB;
 	if ((pattern && setenv("HPROFSTRIP_PATTERN", pattern, 1)) ||
 	    (keep && setenv("HPROFSTRIP_KEEP", keep, 1)) ||

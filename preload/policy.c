@@ -1,6 +1,7 @@
 /* The shim's policy: see policy.h. */
 #include "policy.h"
 #include "libc.h"
+#include "../strip/hprof.h"
 
 #include <errno.h>
 #include <fnmatch.h>
@@ -9,6 +10,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
+#include <unistd.h>
 
 /* HPROFSTRIP_KEEP: comma-separated words; "strings" is the one there is */
 static void parse_keep(struct policy *p, const char *v)
@@ -53,6 +56,36 @@ static void parse_compress(struct policy *p, const char *v)
 	snprintf(p->compress_bad, sizeof p->compress_bad, "%s", v);
 }
 
+int policy_yes(const char *v, int dflt)
+{
+	static const char *const words[][2] = {
+		{ "0", "1" }, { "no", "yes" }, { "false", "true" },
+		{ "off", "on" },
+	};
+	unsigned i, j;
+
+	if (!v || !*v)
+		return dflt;
+	for (i = 0; i < sizeof words / sizeof words[0]; i++)
+		for (j = 0; j < 2; j++)
+			if (!strcasecmp(v, words[i][j]))
+				return (int)j;
+	return -1;
+}
+
+/* A yes/no variable: its value, or dflt and the first value not
+ * understood noted in p->bool_bad. */
+static int yes_no(struct policy *p, const char *name, const char *v, int dflt)
+{
+	int r = policy_yes(v, dflt);
+
+	if (r >= 0)
+		return r;
+	if (!p->bool_bad[0])
+		snprintf(p->bool_bad, sizeof p->bool_bad, "%s=%.48s", name, v);
+	return dflt;
+}
+
 void policy_parse(struct policy *p,
                   const char *(*get)(void *ctx, const char *name), void *ctx)
 {
@@ -61,14 +94,16 @@ void policy_parse(struct policy *p,
 	const char *quiet = get(ctx, "HPROFSTRIP_QUIET");
 	const char *log = get(ctx, "HPROFSTRIP_LOG");
 	const char *app = get(ctx, "HPROFSTRIP_APP_ONLY");
+	const char *programs = get(ctx, "HPROFSTRIP_PROGRAMS");
 	const char *filter;
 
 	memset(p, 0, sizeof *p);
 	snprintf(p->pattern, sizeof p->pattern, "%s",
 	         pattern && *pattern ? pattern : "*.hprof");
-	p->sniff = !(sniff && !strcmp(sniff, "0"));
-	p->quiet = quiet && *quiet && strcmp(quiet, "0");
-	p->app_only = app && *app && strcmp(app, "0");
+	p->sniff = yes_no(p, "HPROFSTRIP_SNIFF", sniff, 1);
+	p->quiet = yes_no(p, "HPROFSTRIP_QUIET", quiet, 0);
+	p->app_only = yes_no(p, "HPROFSTRIP_APP_ONLY", app, 0);
+	snprintf(p->programs, sizeof p->programs, "%s", programs ? programs : "");
 	p->dirs = strchr(p->pattern, '/') != NULL;
 	snprintf(p->log, sizeof p->log, "%s", log ? log : "");
 	parse_keep(p, get(ctx, "HPROFSTRIP_KEEP"));
@@ -98,26 +133,64 @@ const struct policy *policy(void)
 	return &p;
 }
 
-int policy_matches(const struct policy *p, const char *path)
+/* Does a glob of the colon-separated list match a or b (b may be NULL)? */
+static int globs_match(const char *list, const char *a, const char *b)
 {
-	const char *g, *colon, *slash = strrchr(path, '/');
-	const char *base = slash ? slash + 1 : path;
-	char one[sizeof p->pattern];
+	const char *g, *colon;
+	char one[1024];
 
-	for (g = p->pattern; *g; g = *colon ? colon + 1 : colon) {
+	for (g = list; *g; g = *colon ? colon + 1 : colon) {
 		size_t n;
 		colon = strchr(g, ':');
 		if (!colon)
 			colon = g + strlen(g);
 		n = (size_t)(colon - g);
-		if (!n)
+		if (!n || n >= sizeof one)
 			continue;
 		memcpy(one, g, n);
 		one[n] = 0;
-		if (!fnmatch(one, path, 0) || !fnmatch(one, base, 0))
+		if (!fnmatch(one, a, 0) || (b && !fnmatch(one, b, 0)))
 			return 1;
 	}
 	return 0;
+}
+
+int policy_matches(const struct policy *p, const char *path)
+{
+	const char *slash = strrchr(path, '/');
+
+	return globs_match(p->pattern, path, slash ? slash + 1 : path);
+}
+
+int policy_program_listed(const struct policy *p, const char *name)
+{
+	return *name && globs_match(p->programs, name, NULL);
+}
+
+int policy_header(const unsigned char *h, size_t n, uint64_t born_ms,
+                  uint64_t *stamp)
+{
+	size_t i, end;
+	uint64_t t = 0;
+
+	if (n >= 1 && h[0] == 0x1f && (n < 2 || h[1] == 0x8b))
+		return n < 2 ? HDR_MORE : HDR_GZIP;
+	for (i = 0; i < n && i < HS_MAGIC_LEN; i++)
+		if (h[i] != (unsigned char)HS_MAGIC[i])
+			return HDR_OTHER;
+	/* the header string ends with a NUL within 32 bytes (the engine's
+	 * limit), then a 4-byte id size and the 8-byte stamp */
+	for (end = HS_MAGIC_LEN; end < n && end < 32 && h[end]; end++)
+		;
+	if (end >= 32)
+		return HDR_OTHER;
+	if (n < end + 13)
+		return HDR_MORE;
+	for (i = end + 5; i < end + 13; i++)
+		t = t << 8 | h[i];
+	if (stamp)
+		*stamp = t;
+	return born_ms && t + HDR_SLACK_MS < born_ms ? HDR_COPY : HDR_DUMP;
 }
 
 size_t policy_numbered_base(const char *path, const char *prefix)
@@ -218,6 +291,32 @@ int policy_hosts_runtime(void)
 		return 0;
 	__atomic_store_n(&yes, 1, __ATOMIC_RELAXED);
 	return 1;
+}
+
+/* argv[0]'s basename and the executable's, matched once */
+int policy_opted_in(void)
+{
+	static int state;  /* 0 not known, 1 no, 2 yes */
+	const struct policy *p = policy();
+	char exe[PATH_MAX], *slash;
+	ssize_t k;
+	int yes, saved = errno;
+
+	if ((yes = __atomic_load_n(&state, __ATOMIC_RELAXED)) != 0)
+		return yes == 2;
+	yes = 0;
+	if (p->programs[0]) {
+		yes = policy_program_listed(p, program_invocation_short_name);
+		k = readlink("/proc/self/exe", exe, sizeof exe - 1);
+		if (!yes && k > 0) {
+			exe[k] = 0;
+			slash = strrchr(exe, '/');
+			yes = policy_program_listed(p, slash ? slash + 1 : exe);
+		}
+	}
+	__atomic_store_n(&state, yes ? 2 : 1, __ATOMIC_RELAXED);
+	errno = saved;
+	return yes;
 }
 
 void say(const char *fmt, ...)

@@ -9,15 +9,22 @@
 
 #include <limits.h>
 #include <stddef.h>
+#include <stdint.h>
 
 struct policy {
 	char pattern[1024];     /* colon-separated fnmatch globs */
-	int sniff;              /* HPROFSTRIP_SNIFF != "0" */
-	int quiet;              /* HPROFSTRIP_QUIET set and not "0" */
+	int sniff;              /* HPROFSTRIP_SNIFF (yes/no, default yes) */
+	int quiet;              /* HPROFSTRIP_QUIET (yes/no, default no) */
 	int dirs;               /* a glob names a directory ('/') */
 	char log[PATH_MAX];     /* HPROFSTRIP_LOG, or "" for stderr */
 	int keep_strings;       /* HPROFSTRIP_KEEP=strings */
-	int app_only;           /* HPROFSTRIP_APP_ONLY set and not "0" */
+	int app_only;           /* HPROFSTRIP_APP_ONLY (yes/no, default no) */
+	char bool_bad[96];      /* "HPROFSTRIP_X=value": the first yes/no
+	                           variable whose value is not understood
+	                           (its default is used) */
+	char programs[1024];    /* HPROFSTRIP_PROGRAMS: colon-separated globs
+	                           of the programs that strip every dump they
+	                           write (adb): "" none */
 	char keep_bad[64];      /* an HPROFSTRIP_KEEP word not understood */
 	char compress[8];       /* HPROFSTRIP_COMPRESS: zstd, gzip, xz, or "" */
 	int level;              /* ... its level (default 1) */
@@ -25,6 +32,32 @@ struct policy {
 	char filter[1024];      /* HPROFSTRIP_FILTER: a command for sh -c */
 	int filter_long;        /* HPROFSTRIP_FILTER was too long: unused */
 };
+
+/* A yes/no value: 1 or 0 for 1/0, yes/no, true/false, on/off (any
+ * case); dflt when unset or empty; -1 when not understood. */
+int policy_yes(const char *v, int dflt);
+
+/* Is name (a program's, no directory) in HPROFSTRIP_PROGRAMS? */
+int policy_program_listed(const struct policy *p, const char *name);
+
+/* What a file's first bytes say, for a process that may strip it. */
+enum {
+	HDR_MORE,    /* too few bytes to tell yet */
+	HDR_DUMP,    /* an HPROF header, stamped at or after the process
+	                began (or the stamp is not asked about) */
+	HDR_COPY,    /* an HPROF header stamped before the process began:
+	                a copy of an older dump, not this runtime's */
+	HDR_GZIP,    /* a gzip stream (HotSpot's -gz dumps) */
+	HDR_OTHER,   /* not HPROF */
+};
+/* Bytes an HPROF header can take, up to the end of its time stamp. */
+#define HDR_MAX 44
+/* The first n bytes of a file (n <= HDR_MAX) judged; born_ms: when this
+ * process began (ms since the epoch), 0 to accept any stamp. A stamp up
+ * to HDR_SLACK_MS before born_ms counts as after it (clock steps). */
+#define HDR_SLACK_MS 1000
+int policy_header(const unsigned char *h, size_t n, uint64_t born_ms,
+                  uint64_t *stamp);
 
 /* What a path is. */
 enum { DUMP_NONE, DUMP_MAIN, DUMP_SEGMENT };
@@ -56,6 +89,9 @@ int policy_runtime_name(const char *name);
 int policy_absolute(int dirfd, const char *path, char *out, size_t size);
 /* Is a runtime loaded in this process? (Once one is, it stays.) */
 int policy_hosts_runtime(void);
+/* Is this program named by HPROFSTRIP_PROGRAMS (by argv[0]'s or its
+ * executable's basename)? Read once. */
+int policy_opted_in(void);
 /* One line to stderr or HPROFSTRIP_LOG, in one write; errno kept. */
 void say(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 

@@ -19,6 +19,7 @@
 #include <string.h>
 #include <sys/mman.h>
 #include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
 
 struct hst_io hst;
@@ -34,10 +35,18 @@ static unsigned char fdmap[MAX_FD];
 #define FD_FRESH 0xFE
 static pthread_mutex_t table_lock = PTHREAD_MUTEX_INITIALIZER;
 
+/* When this process began to be tracked (ms since the epoch): a dump
+ * stamped before it is a copy, not its runtime's (policy_header). */
+uint64_t hst_born_ms;
+
 void hst_setup(const struct hst_io *io)
 {
+	struct timespec now;
 	unsigned i;
 
+	if (!clock_gettime(CLOCK_REALTIME, &now))
+		hst_born_ms = (uint64_t)now.tv_sec * 1000 +
+		          (uint64_t)now.tv_nsec / 1000000;
 	hst = *io;
 	for (i = 0; i < MAX_TRACKERS; i++)
 		pthread_mutex_init(&pool[i].lock, NULL);
@@ -71,6 +80,31 @@ static void map_fd(int fd, struct tracker *t)
 {
 	__atomic_store_n(&fdmap[fd], (unsigned char)(t ? t - pool + 1 : 0),
 	                 __ATOMIC_RELEASE);
+}
+
+/* ---- who strips -------------------------------------------------------- */
+
+/* How a tracker judges the dump's first bytes before anything of it is
+ * written (t->vet): not at all (a JDK 22 .pN file has no header), for
+ * an HPROF header (not gzip, not something else), or also for its stamp:
+ * a process that hosts a runtime strips that runtime's dumps only, and a
+ * runtime stamps its dump's header with the time the dump began, so a
+ * header stamped before the process began is a copy of an older dump
+ * (Files.copy, an uploader). */
+enum { VET_NONE, VET_MAGIC, VET_STAMP };
+
+/* Whether this process strips dumps at all, and how it vets them: a
+ * process that hosts a runtime (libjvm.so, libart.so) strips that
+ * runtime's dumps; a program named by HPROFSTRIP_PROGRAMS that hosts none
+ * (adb pulling a device's dump) strips every dump it writes; any other
+ * process strips nothing and is never looked at (cp, tar, gzip -d of a
+ * dump under an inherited LD_PRELOAD). Returns VET_STAMP, VET_MAGIC or
+ * -1 (nothing). */
+static int scope(void)
+{
+	if (policy_hosts_runtime())
+		return VET_STAMP;
+	return policy_opted_in() ? VET_MAGIC : -1;
 }
 
 /* ---- trackers ---------------------------------------------------------- */
@@ -185,14 +219,20 @@ void tracker_first_write(struct tracker *t, int fd)
 /* dump: the path as opened (relative to dirfd), for a child's output. */
 static void tracker_start(struct tracker *t, int kind, const char *path,
                           const char *base, unsigned idsize, int dirfd,
-                          const char *dump)
+                          const char *dump, int vet)
 {
 	struct hs_config cfg = { .flags = HS_OPEN_LEN | HS_FALLBACK,
 	                         .idsize = idsize };
 	struct hs_sink sink = { hs_ob_write, hs_ob_patch, NULL, NULL };
 	struct hs_keep keep;
 	struct pipe_mem *pm;
+	static int told_bool;
 
+	if (policy()->bool_bad[0] &&
+	    !__atomic_exchange_n(&told_bool, 1, __ATOMIC_RELAXED))
+		say("hprofstrip: %s: not a yes/no value (1/0, yes/no, "
+		    "true/false, on/off); its default is used",
+		    policy()->bool_bad);
 	if (kind == T_SEGMENT)
 		cfg.flags |= HS_NO_HEADER;
 	/* a 1.0.3 dump's zygote and image objects go (the engine leaves
@@ -209,6 +249,9 @@ static void tracker_start(struct tracker *t, int kind, const char *path,
 	t->warned = t->trunc_at_end = 0;
 	t->seg_in = t->seg_out = t->seg_arrays = 0;
 	t->main = NULL;
+	t->vet = kind == T_MAIN && vet != VET_NONE;
+	t->vet_stamp = vet == VET_STAMP;
+	t->hdr_len = 0;
 	hs_ob_init(&t->ob, hst.pwrite, -1, 0, t->buf, sizeof t->buf);
 	if (keep_tables(t, kind, &keep)) {
 		cfg.flags |= HS_KEEP_STRINGS;
@@ -233,6 +276,8 @@ void tracker_restart(struct tracker *t)
 	uint64_t voff = t->voff;
 	struct tracker *main = t->main;
 	char path[sizeof t->path], base[sizeof t->base], dump[PATH_MAX];
+	int vet = t->vet_stamp ? VET_STAMP : t->kind == T_MAIN ? VET_MAGIC
+	                                                      : VET_NONE;
 
 	memcpy(path, t->path, sizeof path);
 	memcpy(base, t->base, sizeof base);
@@ -243,7 +288,8 @@ void tracker_restart(struct tracker *t)
 		memcpy(dump, t->pm->pipe.dump, sizeof dump);
 	else
 		snprintf(dump, sizeof dump, "%s", path);
-	tracker_start(t, t->kind, path, base, t->st.idsize, AT_FDCWD, dump);
+	tracker_start(t, t->kind, path, base, t->st.idsize, AT_FDCWD, dump,
+	              vet);
 	t->refs = refs;
 	t->voff = voff;  /* ftruncate leaves the file position alone */
 	t->main = main;
@@ -318,9 +364,53 @@ static void end_child(struct tracker *t, int fd)
 	}
 }
 
+/* The bytes held while vetting go to the file as written (at 0), and
+ * fd's position where the program left it. */
+static void put_held(struct tracker *t, int fd)
+{
+	int saved = errno;
+
+	if (t->hdr_len && hs_pwrite_full(hst.pwrite, fd, t->hdr, t->hdr_len, 0))
+		t->warned = 1;  /* as the real write would have, quietly */
+	if (t->voff && hst.lseek(fd, (int64_t)t->voff, SEEK_SET) < 0) {
+		/* a file that cannot seek was not tracked */
+	}
+	t->hdr_len = 0;
+	errno = saved;
+}
+
+void tracker_let_go(struct tracker *t, int fd, const char *why)
+{
+	char path[sizeof t->path];
+	int i;
+
+	put_held(t, fd);
+	t->vet = 0;
+	memcpy(path, t->path, sizeof path);
+	pthread_mutex_unlock(&t->lock);
+	/* lock order: the table, then a tracker */
+	pthread_mutex_lock(&table_lock);
+	for (i = 0; i < MAX_FD; i++)
+		if (tracker_of(i) == t)
+			set_fd_state(i, FD_SEEN);
+	pthread_mutex_lock(&t->lock);
+	t->kind = T_FREE;
+	pthread_mutex_unlock(&t->lock);
+	pthread_mutex_unlock(&table_lock);
+	if (why)
+		say("hprofstrip: %s: %s", path, why);
+}
+
 /* The dump's last fd is being closed (fd: that fd, still open). */
 static void tracker_finish(struct tracker *t, int fd)
 {
+	if (t->vet) {
+		/* closed before its header was whole: what was held is
+		 * written as it came */
+		put_held(t, fd);
+		t->kind = T_FREE;
+		return;
+	}
 	if (!t->st.in_off && !t->seg_in && !t->ob.len && !t->ext) {
 		/* nothing was written (touch, an open to check a name): the
 		 * file stays as it was, old content and all */
@@ -370,7 +460,7 @@ static void track(int fd, int dirfd, const char *path, int flags, int force)
 	struct stat sb;
 	struct tracker *t, *main = NULL;
 	char base[PATH_MAX];
-	int kind, saved = errno;
+	int kind, vet = VET_MAGIC, saved = errno;
 	unsigned i, idsize = (unsigned)sizeof(void *);
 
 	if (!path || (flags & O_ACCMODE) == O_RDONLY || (flags & O_APPEND))
@@ -380,9 +470,11 @@ static void track(int fd, int dirfd, const char *path, int flags, int force)
 		snprintf(base, sizeof base, "%s", path);
 	} else {
 		kind = kind_of(dirfd, path, base, sizeof base);
+		if (kind != DUMP_NONE)
+			vet = scope();
 	}
 	errno = saved;
-	if (kind == DUMP_NONE)
+	if (kind == DUMP_NONE || vet < 0)
 		return;
 	if (fd >= MAX_FD) {
 		say("hprofstrip: %s: fd %d is past the shim's table; written "
@@ -411,7 +503,7 @@ static void track(int fd, int dirfd, const char *path, int flags, int force)
 				idsize = main->st.idsize;
 		}
 	tracker_start(t, kind == DUMP_SEGMENT ? T_SEGMENT : T_MAIN, path, base,
-	              idsize, dirfd, path);
+	              idsize, dirfd, path, vet);
 	t->main = main;
 	map_fd(fd, t);
 	pthread_mutex_unlock(&table_lock);
@@ -501,7 +593,7 @@ void tracker_untracked_write(int fd)
 	first_write(fd);
 }
 
-/* In a process that hosts a runtime (HPROFSTRIP_SNIFF unless 0), a write
+/* In a process that strips (scope(); HPROFSTRIP_SNIFF unless no), a write
  * of "JAVA PROFILE 1.0." at offset 0 of a regular file starts a dump when
  * the file is new (the first write to a file this process created or
  * truncated, whatever its name: jmap's heap.bin) or was opened where the
@@ -513,7 +605,7 @@ struct tracker *tracker_sniff(int fd, const void *buf, size_t len, int64_t at)
 	struct tracker *t = NULL;
 	char path[PATH_MAX], link[64];
 	unsigned char was = fd_state(fd);
-	int fl, saved;
+	int fl, vet, saved;
 	ssize_t k;
 
 	if (was == FD_SEEN || fd < 0 || fd >= MAX_FD)
@@ -521,7 +613,7 @@ struct tracker *tracker_sniff(int fd, const void *buf, size_t len, int64_t at)
 	if (was == FD_FRESH && !first_write(fd))
 		return NULL;
 	if (!policy()->sniff || !buf || len < HS_MAGIC_LEN ||
-	    memcmp(buf, HS_MAGIC, HS_MAGIC_LEN) || !policy_hosts_runtime())
+	    memcmp(buf, HS_MAGIC, HS_MAGIC_LEN) || (vet = scope()) < 0)
 		return NULL;
 	saved = errno;
 	if (fstat(fd, &sb) || !S_ISREG(sb.st_mode) ||
@@ -541,7 +633,7 @@ struct tracker *tracker_sniff(int fd, const void *buf, size_t len, int64_t at)
 	pthread_mutex_lock(&table_lock);
 	if (fd_state(fd) == (was == FD_FRESH ? FD_SEEN : 0) &&
 	    (t = tracker_alloc()) != NULL) {
-		tracker_start(t, T_MAIN, path, "", 0, AT_FDCWD, path);
+		tracker_start(t, T_MAIN, path, "", 0, AT_FDCWD, path, vet);
 		t->trunc_at_end = sb.st_size > 0;
 		map_fd(fd, t);
 	} else if (!t) {

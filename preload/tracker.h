@@ -9,6 +9,7 @@
 #include "../strip/hprof.h"
 #include "../strip/outbuf.h"
 #include "pipe.h"
+#include "policy.h"
 #include "track.h"
 
 #include <limits.h>
@@ -42,6 +43,12 @@ struct tracker {
 	                            mapped at its first dump, then reused */
 	struct pipe_mem *pm;     /* HPROFSTRIP_COMPRESS or _FILTER: the
 	                            segment buffer and the child, likewise */
+	int vet;                 /* the header is held until judged (the
+	                            dump's first bytes, hdr_len of them) */
+	int vet_stamp;           /* ... and a stamp before the process began
+	                            makes it a copy, not this runtime's */
+	unsigned hdr_len;
+	unsigned char hdr[HDR_MAX];
 	int piped;               /* this dump streams to pm->pipe */
 	int pipe_pending;        /* ... from its first write on */
 	unsigned char buf[OUT_BUF];
@@ -57,6 +64,7 @@ struct pipe_mem {
 };
 
 extern struct hst_io hst;  /* the real I/O functions (hst_setup) */
+extern uint64_t hst_born_ms; /* when the process began (hst_setup) */
 
 /* fd's tracker, or NULL. */
 struct tracker *tracker_of(int fd);
@@ -66,6 +74,12 @@ struct tracker *tracker_sniff(int fd, const void *buf, size_t len, int64_t at);
 /* A write that is not a dump's went to fd (sendfile, copy_file_range):
  * the first write decides, so fd is not sniffed any more. */
 void tracker_untracked_write(int fd);
+/* t, judged no dump of this runtime's (vetting), lets go of fd and
+ * every other fd that refers to it: each is written as it comes from now
+ * on. The bytes held so far go to the file first (at 0), and fd's
+ * position is set where the program thinks it is. why: the rest of a
+ * line to say after the path, or NULL. Called with t->lock held; returns with it released. */
+void tracker_let_go(struct tracker *t, int fd, const char *why);
 /* Start over: ftruncate(fd, 0). */
 void tracker_restart(struct tracker *t);
 /* Writes the tracker's buffered output to fd; 0, or -1 (t->ob.err). */

@@ -12,6 +12,8 @@
 #include <errno.h>
 #include <limits.h>
 #include <stdio.h>
+#include <string.h>
+#include <time.h>
 #include <unistd.h>
 
 /* A rewrite of bytes fed already: the engine applies what it can (JDK 8's
@@ -62,32 +64,146 @@ static int track_write(struct tracker *t, int fd, const void *buf, size_t len,
 	return 0;
 }
 
-/* The tracker a write to fd goes through, if fd is a dump or becomes one
- * with this write (buf at at, -1: at fd's position). */
-static struct tracker *dump_of(int fd, const void *buf, size_t len, int64_t at)
+/* fd's tracker, locked; NULL (nothing locked) if fd has none by now (a
+ * tracker let go of in another thread). */
+static struct tracker *lock_dump(int fd, struct tracker *t)
 {
-	struct tracker *t = tracker_of(fd);
+	if (!t)
+		return NULL;
+	pthread_mutex_lock(&t->lock);
+	if (tracker_of(fd) == t)
+		return t;
+	pthread_mutex_unlock(&t->lock);
+	return NULL;
+}
 
-	return t ? t : tracker_sniff(fd, buf, len, at);
+/* ---- vetting: is this the runtime's own dump? ------------------------- */
+
+enum { VET_HELD, VET_GO, VET_LET_GO };
+
+/* Why a file is let go of, for its one line (NULL: nothing to say). */
+static const char *why_not(int judged, uint64_t stamp, char *buf, size_t size)
+{
+	struct tm tm;
+	time_t sec = (time_t)(stamp / 1000);
+
+	switch (judged) {
+	case HDR_GZIP:
+		return "gzip-compressed dump, written unchanged";
+	case HDR_COPY:
+		if (!gmtime_r(&sec, &tm) ||
+		    !strftime(buf, size, "a copy of a dump made %Y-%m-%d "
+		              "%H:%M:%S UTC, before this process began: "
+		              "written unchanged", &tm))
+			snprintf(buf, size, "a copy of a dump made before this "
+			         "process began: written unchanged");
+		return buf;
+	case HDR_OTHER:
+		return "not an HPROF dump: written unchanged";
+	default:
+		return "not written from its start: written unchanged";
+	}
+}
+
+/* t (locked) holds the first bytes of its file until they show whether it
+ * is a dump to strip (policy_header): a call writes the n bytes of iov at
+ * pos. VET_HELD: the call's bytes are all held (it succeeds); VET_GO: a
+ * dump: t->hdr (took of the call's bytes among them) is to be fed first;
+ * VET_LET_GO: not one: fd is untracked (t unlocked), and the caller makes
+ * the real call. */
+static int vet(struct tracker *t, int fd, const struct iovec *iov, int cnt,
+               uint64_t pos, size_t *took)
+{
+	unsigned held = t->hdr_len;
+	uint64_t stamp = 0;
+	char why[160];
+	int i, judged = -1;
+
+	*took = 0;
+	if (pos == held) {
+		for (i = 0; i < cnt && t->hdr_len < HDR_MAX; i++) {
+			size_t n = HDR_MAX - t->hdr_len;
+			if (n > iov[i].iov_len)
+				n = iov[i].iov_len;
+			memcpy(t->hdr + t->hdr_len, iov[i].iov_base, n);
+			t->hdr_len += (unsigned)n;
+			*took += n;
+		}
+		judged = policy_header(t->hdr, t->hdr_len,
+		                       t->vet_stamp ? hst_born_ms : 0, &stamp);
+		if (judged == HDR_MORE)
+			return VET_HELD;
+		if (judged == HDR_DUMP) {
+			t->vet = 0;
+			return VET_GO;
+		}
+	}
+	/* the call's own bytes go out with the real call */
+	t->hdr_len = held;
+	*took = 0;
+	tracker_let_go(t, fd, why_not(judged, stamp, why, sizeof why));
+	return VET_LET_GO;
+}
+
+/* A write of iov at at (-1: at fd's position, which moves) to fd: 1 and
+ * *ret if fd is a dump (or becomes one with it), else 0. */
+static int write_iov(int fd, const struct iovec *iov, int cnt, int64_t at,
+                     ssize_t *ret)
+{
+	struct tracker *t;
+	int i, e = 0, saved = errno;
+	uint64_t pos, start;
+	size_t total = 0, skip = 0;
+
+	for (i = 0; i < cnt && !iov[i].iov_len; i++)
+		;
+	t = tracker_of(fd);
+	if (!t && i < cnt)
+		t = tracker_sniff(fd, iov[i].iov_base, iov[i].iov_len, at);
+	if (!(t = lock_dump(fd, t)))
+		return 0;
+	start = pos = at < 0 ? t->voff : (uint64_t)at;
+	for (i = 0; i < cnt; i++)
+		total += iov[i].iov_len;
+	if (t->vet && total) {
+		switch (vet(t, fd, iov, cnt, pos, &skip)) {
+		case VET_LET_GO:
+			errno = saved;
+			return 0;
+		case VET_HELD:
+			skip = total;
+			break;
+		default:
+			e = track_write(t, fd, t->hdr, t->hdr_len, 0);
+			t->hdr_len = 0;
+		}
+	}
+	for (i = 0; i < cnt && !e && skip < total; i++) {
+		const unsigned char *b = iov[i].iov_base;
+		size_t n = iov[i].iov_len, k = skip < n ? skip : n;
+
+		skip -= k;
+		pos += k;
+		e = track_write(t, fd, b + k, n - k, pos);
+		pos += n - k;
+	}
+	if (!e && at < 0)
+		t->voff = start + total;
+	pthread_mutex_unlock(&t->lock);
+	errno = e ? e : saved;
+	*ret = e ? -1 : (ssize_t)total;
+	return 1;
 }
 
 int hst_write(int fd, const void *buf, size_t len, int64_t at, ssize_t *ret)
 {
-	struct tracker *t;
-	int e, saved = errno;
+	struct iovec v = { (void *)buf, len };
 
 	/* a NULL buffer gets the kernel's EFAULT, not a crash in here; a
 	 * negative offset its EINVAL */
-	if ((!buf && len) || at < -1 || !(t = dump_of(fd, buf, len, at)))
+	if ((!buf && len) || at < -1)
 		return 0;
-	pthread_mutex_lock(&t->lock);
-	e = track_write(t, fd, buf, len, at < 0 ? t->voff : (uint64_t)at);
-	if (!e && at < 0)
-		t->voff += len;
-	pthread_mutex_unlock(&t->lock);
-	errno = e ? e : saved;
-	*ret = e ? -1 : (ssize_t)len;
-	return 1;
+	return write_iov(fd, &v, 1, at, ret);
 }
 
 /* A vector the kernel would refuse with EFAULT or EINVAL. */
@@ -106,33 +222,9 @@ static int bad_vector(const struct iovec *iov, int cnt)
 int hst_writev(int fd, const struct iovec *iov, int cnt, int64_t at,
                ssize_t *ret)
 {
-	struct tracker *t;
-	int i, e = 0, saved = errno;
-	uint64_t pos;
-	size_t total = 0;
-
 	if (at < -1 || bad_vector(iov, cnt))
 		return 0;
-	for (i = 0; i < cnt && !iov[i].iov_len; i++)
-		;
-	t = tracker_of(fd);
-	if (!t && i < cnt)
-		t = tracker_sniff(fd, iov[i].iov_base, iov[i].iov_len, at);
-	if (!t)
-		return 0;
-	pthread_mutex_lock(&t->lock);
-	pos = at < 0 ? t->voff : (uint64_t)at;
-	for (i = 0; i < cnt && !e; i++) {
-		e = track_write(t, fd, iov[i].iov_base, iov[i].iov_len, pos);
-		pos += iov[i].iov_len;
-		total += iov[i].iov_len;
-	}
-	if (!e && at < 0)
-		t->voff = pos;
-	pthread_mutex_unlock(&t->lock);
-	errno = e ? e : saved;
-	*ret = e ? -1 : (ssize_t)total;
-	return 1;
+	return write_iov(fd, iov, cnt, at, ret);
 }
 
 int hst_lseek(int fd, int64_t off, int whence, int64_t *ret)
@@ -142,10 +234,11 @@ int hst_lseek(int fd, int64_t off, int whence, int64_t *ret)
 	int64_t pos;
 
 	if (!t || (whence != SEEK_SET && whence != SEEK_CUR &&
-	           whence != SEEK_END))
+	           whence != SEEK_END) || !(t = lock_dump(fd, t)))
 		return 0;
-	pthread_mutex_lock(&t->lock);
 	end = t->ext > t->st.in_off ? t->ext : t->st.in_off;
+	if (end < t->hdr_len)
+		end = t->hdr_len;
 	pos = whence == SEEK_SET ? off
 	    : whence == SEEK_CUR ? (int64_t)t->voff + off : (int64_t)end + off;
 	if (pos < 0) {
@@ -170,9 +263,13 @@ int hst_ftruncate(int fd, int64_t len, int *ret)
 	struct tracker *t = tracker_of(fd);
 	int r = 0, saved = errno;
 
-	if (!t || len < 0)
+	if (!t || len < 0 || !(t = lock_dump(fd, t)))
 		return 0;
-	pthread_mutex_lock(&t->lock);
+	if (t->vet && len) {
+		/* no runtime sizes its dump before writing the header */
+		tracker_let_go(t, fd, NULL);
+		return 0;
+	}
 	if (len == 0) {
 		r = hst.ftruncate(fd, 0);
 		if (r == 0)
@@ -206,7 +303,6 @@ static ssize_t pump_into(struct tracker *t, int out_fd, int in_fd,
 	size_t done = 0;
 	int e = 0, saved = errno;
 
-	pthread_mutex_lock(&t->lock);
 	while (done < count) {
 		size_t want = count - done < IN_BUF ? count - done : IN_BUF;
 		ssize_t n = off ? hst.pread(in_fd, t->in, want, *off)
@@ -227,13 +323,47 @@ static ssize_t pump_into(struct tracker *t, int out_fd, int in_fd,
 		if (off)
 			*off += n;
 	}
-	pthread_mutex_unlock(&t->lock);
 	if (e && !done) {
 		errno = e;
 		return -1;
 	}
 	errno = saved;
 	return (ssize_t)done;
+}
+
+/* A copy into t (locked) while it vets its header: the first bytes of
+ * in_fd (at *off, or its position) are looked at, not read. Returns
+ * VET_GO (t->hdr fed, the copy goes on) or VET_LET_GO (t unlocked). */
+static int vet_copy(struct tracker *t, int out_fd, int in_fd,
+                    const int64_t *off)
+{
+	unsigned char peek[HDR_MAX];
+	unsigned held = t->hdr_len;
+	int64_t at = off ? *off : hst.lseek(in_fd, 0, SEEK_CUR);
+	ssize_t n = at < 0 ? -1 : hst.pread(in_fd, peek, HDR_MAX - held, at);
+	struct iovec v = { peek, n > 0 ? (size_t)n : 0 };
+	size_t took;
+	int e;
+
+	switch (n > 0 ? vet(t, out_fd, &v, 1, t->voff, &took) : -1) {
+	case VET_LET_GO:
+		return VET_LET_GO;
+	case VET_GO:
+		/* the peeked bytes come with the copy */
+		t->hdr_len = held;
+		e = held ? track_write(t, out_fd, t->hdr, held, 0) : 0;
+		t->hdr_len = 0;
+		if (!e)
+			return VET_GO;
+		/* the file failed: the real call says so */
+		__attribute__((fallthrough));
+	default:
+		/* a copy too short to tell (or unreadable): as it comes */
+		t->hdr_len = held;
+		t->vet = 1;
+		tracker_let_go(t, out_fd, NULL);
+		return VET_LET_GO;
+	}
 }
 
 int hst_copy(int out_fd, int in_fd, int64_t *in_off, int64_t *out_off,
@@ -245,19 +375,23 @@ int hst_copy(int out_fd, int in_fd, int64_t *in_off, int64_t *out_off,
 		tracker_untracked_write(out_fd);
 		return 0;
 	}
+	if (!(t = lock_dump(out_fd, t)))
+		return 0;
 	if (out_off && (uint64_t)*out_off != t->voff) {
 		/* positional writes elsewhere than the end are not dumps */
+		pthread_mutex_unlock(&t->lock);
 		errno = EINVAL;
 		*ret = -1;
 		return 1;
 	}
+	if (t->vet && len && vet_copy(t, out_fd, in_fd, in_off) == VET_LET_GO)
+		return 0;
 	*ret = pump_into(t, out_fd, in_fd, in_off, len);
 	if (*ret > 0 && out_off) {
 		/* positional output leaves the file position where it was */
-		pthread_mutex_lock(&t->lock);
 		t->voff -= (uint64_t)*ret;
-		pthread_mutex_unlock(&t->lock);
 		*out_off += *ret;
 	}
+	pthread_mutex_unlock(&t->lock);
 	return 1;
 }

@@ -8,6 +8,7 @@
 #include "../preload/policy.h"
 
 #include <fcntl.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <string.h>
 #include <unistd.h>
@@ -124,9 +125,112 @@ int main(void)
 	app_only_is("0", 0);
 	app_only_is("1", 1);
 	app_only_is("yes", 1);
-	app_only_is("00", 1);
+	app_only_is("00", 0);  /* not understood: the default, said */
 	parse(&p, NULL, NULL, "1", NULL, "strings");
 	CHECK(!p.app_only, "app-only: off with other variables set");
+
+	/* yes/no words, for every yes/no variable */
+	{
+		static const char *const yes[] = { "1", "yes", "YES", "true",
+		                                   "True", "on", "ON" };
+		static const char *const no[] = { "0", "no", "No", "false",
+		                                  "FALSE", "off", "Off" };
+		unsigned i;
+
+		for (i = 0; i < sizeof yes / sizeof yes[0]; i++) {
+			parse(&p, NULL, yes[i], yes[i], NULL, NULL);
+			CHECK(p.sniff && p.quiet && !p.bool_bad[0], "yes: %s",
+			      yes[i]);
+			app_only_is(yes[i], 1);
+			CHECK(policy_yes(yes[i], 0) == 1, "policy_yes %s", yes[i]);
+		}
+		for (i = 0; i < sizeof no / sizeof no[0]; i++) {
+			parse(&p, NULL, no[i], no[i], NULL, NULL);
+			CHECK(!p.sniff && !p.quiet && !p.bool_bad[0], "no: %s",
+			      no[i]);
+			app_only_is(no[i], 0);
+			CHECK(policy_yes(no[i], 1) == 0, "policy_yes %s", no[i]);
+		}
+		CHECK(policy_yes(NULL, 1) == 1 && policy_yes("", 0) == 0 &&
+		      policy_yes("maybe", 1) == -1 && policy_yes("2", 0) == -1 &&
+		      policy_yes("yess", 0) == -1, "policy_yes: defaults, bad");
+		parse(&p, NULL, "maybe", "sure", NULL, NULL);
+		CHECK(p.sniff && !p.quiet &&
+		      !strcmp(p.bool_bad, "HPROFSTRIP_SNIFF=maybe"),
+		      "bad yes/no: defaults kept, the first said: '%s'",
+		      p.bool_bad);
+		parse(&p, NULL, "1", "sure", NULL, NULL);
+		CHECK(p.sniff && !p.quiet &&
+		      !strcmp(p.bool_bad, "HPROFSTRIP_QUIET=sure"),
+		      "bad quiet: '%s'", p.bool_bad);
+	}
+
+	/* programs that strip every dump they write */
+	{
+		const char *kv[] = { "HPROFSTRIP_PROGRAMS", "adb::my-*:x", NULL };
+
+		policy_parse(&p, lookup, kv);
+		CHECK(policy_program_listed(&p, "adb") &&
+		      policy_program_listed(&p, "my-puller") &&
+		      policy_program_listed(&p, "x"), "programs listed");
+		CHECK(!policy_program_listed(&p, "cp") &&
+		      !policy_program_listed(&p, "") &&
+		      !policy_program_listed(&p, "adbd") &&
+		      !policy_program_listed(&p, "xy"), "programs not listed");
+		parse(&p, NULL, NULL, NULL, NULL, NULL);
+		CHECK(!policy_program_listed(&p, "adb") &&
+		      !policy_program_listed(&p, "java"), "none by default");
+	}
+
+	/* headers: whose dump is it? */
+	{
+		unsigned char h[HDR_MAX + 8];
+		const uint64_t born = 1700000000000ull;  /* ms */
+		uint64_t stamp = 0;
+		size_t n;
+		int i;
+
+		/* "JAVA PROFILE 1.0.2\0", id size 8, stamp */
+		memset(h, 0, sizeof h);
+		memcpy(h, "JAVA PROFILE 1.0.2", 18);
+		h[22] = 8;
+		for (i = 0; i < 8; i++)
+			h[23 + i] = (unsigned char)(born >> (56 - 8 * i));
+		for (n = 0; n < 31; n++)
+			CHECK(policy_header(h, n, born, NULL) == HDR_MORE,
+			      "header cut at %zu: more", n);
+		CHECK(policy_header(h, 31, born, &stamp) == HDR_DUMP &&
+		      stamp == born, "stamped when the process began: a dump");
+		CHECK(policy_header(h, 31, born + 5000, NULL) == HDR_COPY,
+		      "stamped 5 s before: a copy");
+		CHECK(policy_header(h, 31, born + HDR_SLACK_MS, NULL) == HDR_DUMP,
+		      "within the slack: a dump");
+		CHECK(policy_header(h, 31, born + HDR_SLACK_MS + 1, NULL) ==
+		      HDR_COPY, "past the slack: a copy");
+		CHECK(policy_header(h, 31, 0, NULL) == HDR_DUMP,
+		      "stamp not asked about");
+		h[30] = 0xff;  /* later than born */
+		CHECK(policy_header(h, 40, born, NULL) == HDR_DUMP, "later");
+		/* ART's 1.0.3 */
+		h[17] = '3';
+		CHECK(policy_header(h, 31, born + 100000, NULL) == HDR_COPY,
+		      "1.0.3 copy");
+		/* others */
+		CHECK(policy_header((const unsigned char *)"\x1f\x8b\x08", 3, born,
+		                    NULL) == HDR_GZIP, "gzip");
+		CHECK(policy_header((const unsigned char *)"\x1f", 1, born, NULL) ==
+		      HDR_MORE, "gzip's first byte");
+		CHECK(policy_header((const unsigned char *)"\x1f\x8c", 2, born,
+		                    NULL) == HDR_OTHER, "not gzip");
+		CHECK(policy_header((const unsigned char *)"JAVA PROFILX", 12, born,
+		                    NULL) == HDR_OTHER, "not HPROF");
+		CHECK(policy_header((const unsigned char *)"JAVA", 4, born, NULL) ==
+		      HDR_MORE, "a prefix of the magic");
+		memset(h, 'x', sizeof h);
+		memcpy(h, "JAVA PROFILE 1.0.", 17);
+		CHECK(policy_header(h, HDR_MAX, born, NULL) == HDR_OTHER,
+		      "no NUL in 32 bytes");
+	}
 
 	/* compressors and filters */
 	parse_pipe(&p, NULL, NULL);

@@ -5,8 +5,8 @@
  *
  *   replay MODE IN OUT [SEED]
  *
- * Without the shim every mode leaves OUT byte-identical to IN (and no
- * OUT.pN file behind). SEED (default 1) makes the random modes
+ * Without the shim every mode leaves OUT byte-identical to IN, but for the
+ * header's time stamp (see below), and no OUT.pN file behind. SEED (default 1) makes the random modes
  * reproducible. Nothing is printed on success; a failing call prints
  * "replay: MODE: <call>: <strerror>" and exits 1.
  *
@@ -47,10 +47,14 @@
  *   setlength  RandomAccessFile: open O_RDWR|O_CREAT (no O_TRUNC) 0644,
  *              ftruncate(fd, 0) (setLength(0)), then 64 KiB writes.
  *
- * The modes that replay a runtime (threads, jdk8, jdk22, art*, setlength)
- * first dlopen the runtime's stand-in, stub/libjvm.so or stub/libart.so
- * beside this executable (tests/runtime-stub.c): the process then hosts
- * a runtime, as the real one does, which is where the shim sniffs.
+ * Every mode first dlopens a runtime's stand-in, stub/libart.so for the
+ * art* modes, else stub/libjvm.so, beside this executable
+ * (tests/runtime-stub.c): the process then hosts a runtime, as the real
+ * one does, which is where the shim strips (REPLAY_RUNTIME=none: it hosts
+ * none, as cp or tar). And as a runtime stamps its dump's header with the
+ * time the dump began, the replay writes IN with the header's time stamp
+ * made the time of the replay (REPLAY_STAMP=keep: IN's own, a copy of an
+ * older dump). So OUT is IN but for those 8 bytes.
  *
  * Environment: REPLAY_PN_KEEP=DIR: jdk22 hard-links each OUT.pN as
  * DIR/pN after its writer closed it and before the merge reads it, so a
@@ -85,6 +89,7 @@
 #include <sys/types.h>
 #include <sys/uio.h>
 #include <sys/wait.h>
+#include <time.h>
 #include <unistd.h>
 
 #define MIB (1024u * 1024u)
@@ -1039,6 +1044,30 @@ static void host_runtime(const char *lib)
 	}
 }
 
+/* A runtime stamps its dump's header with the time the dump began (ms
+ * since the epoch, after the header string and the id size): so does the
+ * replay, unless REPLAY_STAMP=keep (a copy of an older dump). */
+static void stamp_header(unsigned char *d, size_t len)
+{
+	const char *how = getenv("REPLAY_STAMP");
+	struct timespec now;
+	size_t end;
+	uint64_t ms;
+
+	if (how && !strcmp(how, "keep"))
+		return;
+	if (len < 18 || memcmp(d, "JAVA PROFILE 1.0.", 17))
+		return;
+	end = strnlen((const char *)d, len < 32 ? len : 32);
+	if (end >= 32 || end + 13 > len)
+		return;
+	if (clock_gettime(CLOCK_REALTIME, &now))
+		die("clock_gettime");
+	ms = (uint64_t)now.tv_sec * 1000 + (uint64_t)now.tv_nsec / 1000000;
+	for (int i = 0; i < 8; i++)
+		d[end + 5 + i] = (unsigned char)(ms >> (56 - 8 * i));
+}
+
 static void usage(void)
 {
 	fprintf(stderr,
@@ -1103,11 +1132,13 @@ int main(int argc, char **argv)
 	}
 	g_rng = seed;
 
-	if (!strcmp(mode, "threads") || !strncmp(mode, "jdk", 3) ||
-	    !strcmp(mode, "setlength"))
-		host_runtime("libjvm.so");
+	const char *rt = getenv("REPLAY_RUNTIME");
+	if (rt && !strcmp(rt, "none"))
+		;  /* a program that hosts no runtime (cp, tar, gzip -d) */
 	else if (!strncmp(mode, "art", 3))
 		host_runtime("libart.so");
+	else
+		host_runtime("libjvm.so");
 
 	int fds_at_start = count_fds();
 	struct hprof h;
@@ -1116,6 +1147,7 @@ int main(int argc, char **argv)
 	unsigned char *d = read_input(in, &len);
 	h.d = d;
 	h.len = len;
+	stamp_header(d, len);
 
 	if (strcmp(mode, "random") == 0) {
 		mode_random(d, len, out);
