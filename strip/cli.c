@@ -397,6 +397,30 @@ static int census(struct run *r, int json, unsigned flags)
 	return EXIT_OK;
 }
 
+/* An output that is the input itself (same st_dev and st_ino: -o naming
+ * it, through symlinks or not, or stdout redirected into it with 1<> or
+ * >>) would overwrite what is still to be read, or replace it: refused as
+ * cat does, before anything is opened for writing. A compressed input is
+ * its file, not the decompressor's pipe. 1 if refused (said). */
+static int same_file(const struct run *r, const char *out_path)
+{
+	struct stat in, out;
+	const char *name;
+
+	if (fstat(r->dc->in_fd, &in) ||
+	    !(S_ISREG(in.st_mode) || S_ISBLK(in.st_mode)))
+		return 0;
+	if (out_path ? stat(out_path, &out) : fstat(1, &out))
+		return 0;
+	if (in.st_dev != out.st_dev || in.st_ino != out.st_ino)
+		return 0;
+	name = strcmp(r->in_name, "stdin") || !out_path ? r->in_name : out_path;
+	if (r->verbosity)
+		fprintf(stderr, "%s: %s: input file is output file\n",
+		        r->tool->name, name);
+	return 1;
+}
+
 /* The engine from in_fd into OUT; the exit code. */
 static int transform(struct run *r, const struct args *a)
 {
@@ -420,6 +444,8 @@ static int transform(struct run *r, const struct args *a)
 			        tool->name);
 		return EXIT_USAGE;
 	}
+	if (same_file(r, out_path))
+		return EXIT_USAGE;
 	if (input_sniff(r))
 		return EXIT_BAD_INPUT;
 	if (fstat(in_fd, &sb))
