@@ -6,10 +6,12 @@
 #include <dlfcn.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <poll.h>
 #include <signal.h>
 #include <spawn.h>
 #include <stdio.h>
 #include <string.h>
+#include <sys/ioctl.h>
 #include <sys/mman.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
@@ -146,7 +148,8 @@ void pipe_prepare(struct pipe_out *p, int dirfd, const char *path)
 	int saved = errno;
 
 	p->pid = 0;
-	p->sock = -1;
+	p->sock = p->peer = -1;
+	p->reaped = p->status = 0;
 	p->err = 0;
 	p->sent = 0;
 	p->len = 0;
@@ -206,14 +209,15 @@ int pipe_start(struct pipe_out *p, int fd)
 		setsockopt(sv[0], SOL_SOCKET, SO_SNDBUF, &size, sizeof size);
 	}
 	rc = spawn(p, pol, sv[1], out);
-	hst.close(sv[1]);
 	if (rc) {
 		hst.close(sv[0]);
+		hst.close(sv[1]);
 		goto fail;
 	}
 	if (out >= 0)
 		hst.close(out);
 	p->sock = sv[0];
+	p->peer = sv[1];
 	errno = saved;
 	return 1;
 fail:
@@ -228,13 +232,42 @@ fail:
 	return -1;
 }
 
-/* buf's bytes to the child, whole; a failure is kept in p->err. */
+/* Has the child exited (reaped now, its status kept)? */
+static int child_gone(struct pipe_out *p)
+{
+	pid_t r;
+
+	if (p->reaped)
+		return 1;
+	do
+		r = waitpid(p->pid, &p->status, WNOHANG);
+	while (r < 0 && errno == EINTR);
+	if (r == 0)
+		return 0;
+	if (r < 0)
+		p->status = -1;  /* not ours to wait for (SIGCHLD ignored) */
+	p->reaped = 1;
+	return 1;
+}
+
+/* buf's bytes to the child, whole, waiting for room as it reads; a child
+ * that exited is noted in p->err and sent no more. */
 static void send_all(struct pipe_out *p, const unsigned char *buf, size_t len)
 {
 	while (len && !p->err) {
-		ssize_t n = send(p->sock, buf, len, MSG_NOSIGNAL);
+		ssize_t n = send(p->sock, buf, len, MSG_NOSIGNAL | MSG_DONTWAIT);
 		if (n < 0 && errno == EINTR)
 			continue;
+		if (n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK)) {
+			struct pollfd pf = { p->sock, POLLOUT, 0 };
+			/* no room: wait for the child to read, and look
+			 * whether it died each tenth of a second */
+			if (poll(&pf, 1, 100) < 0 && errno != EINTR)
+				p->err = errno;
+			else if (!(pf.revents & POLLOUT) && child_gone(p))
+				p->err = EPIPE;
+			continue;
+		}
 		if (n <= 0) {
 			p->err = n < 0 ? errno : EPIPE;
 			return;
@@ -271,43 +304,71 @@ void pipe_send(struct pipe_out *p, const void *buf, size_t len)
 /* Waits for the child; its status, or -1 (errno) if it cannot be had. */
 static int reap(struct pipe_out *p, int *status)
 {
-	pid_t r;
+	int was = p->reaped;
+	pid_t r = 0;
 
-	do
-		r = waitpid(p->pid, status, 0);
-	while (r < 0 && errno == EINTR);
+	if (was)
+		*status = p->status;
+	else
+		do
+			r = waitpid(p->pid, status, 0);
+		while (r < 0 && errno == EINTR);
 	p->pid = 0;
+	p->reaped = 0;
+	if (was && *status == -1) {
+		errno = ECHILD;
+		return -1;
+	}
 	return r < 0 ? -1 : 0;
+}
+
+/* Bytes the child left unread in its stdin (its end closed here). */
+static int unread(struct pipe_out *p)
+{
+	int n = 0;
+
+	if (p->peer < 0)
+		return 0;
+	if (ioctl(p->peer, FIONREAD, &n) < 0)
+		n = -1;  /* cannot tell: not taken */
+	hst.close(p->peer);
+	p->peer = -1;
+	return n;
 }
 
 int pipe_finish(struct pipe_out *p, char *msg, size_t size)
 {
-	int status, saved = errno, ok;
+	int status, saved = errno, ok = 0, left, gone;
 
 	if (!p->pid)
 		return -1;
 	send_buffered(p);
 	hst.close(p->sock);
 	p->sock = -1;
-	if (reap(p, &status)) {
+	gone = reap(p, &status);
+	if (gone)
 		snprintf(msg, size, "%s: its exit status is unknown (%s)",
 		         p->what, strerror(errno));
-		ok = 0;
-	} else if (WIFSIGNALED(status)) {
+	left = unread(p);
+	if (gone)
+		;
+	else if (WIFSIGNALED(status))
 		snprintf(msg, size, "%s was killed by signal %d", p->what,
 		         WTERMSIG(status));
-		ok = 0;
-	} else if (WEXITSTATUS(status)) {
+	else if (WEXITSTATUS(status))
 		snprintf(msg, size, "%s exited with status %d", p->what,
 		         WEXITSTATUS(status));
-		ok = 0;
-	} else if (p->err) {
+	else if (left < 0)
+		snprintf(msg, size, "%s exited, and whether it read every byte "
+		         "cannot be told", p->what);
+	else if (left)
+		snprintf(msg, size, "%s exited without reading the last %d of "
+		         "%llu bytes", p->what, left, (unsigned long long)p->sent);
+	else if (p->err)
 		snprintf(msg, size, "%s stopped reading after %llu bytes (%s)",
 		         p->what, (unsigned long long)p->sent, strerror(p->err));
-		ok = 0;
-	} else {
+	else
 		ok = 1;
-	}
 	if (!ok && p->out[0])
 		unlink(p->out);
 	errno = saved;
@@ -322,7 +383,8 @@ void pipe_abort(struct pipe_out *p)
 		return;
 	kill(p->pid, SIGKILL);
 	hst.close(p->sock);
-	p->sock = -1;
+	hst.close(p->peer);
+	p->sock = p->peer = -1;
 	reap(p, &status);
 	if (p->out[0])
 		unlink(p->out);
@@ -331,10 +393,12 @@ void pipe_abort(struct pipe_out *p)
 
 void pipe_forget(struct pipe_out *p)
 {
-	if (p->pid)
+	if (p->pid) {
 		hst.close(p->sock);
+		hst.close(p->peer);
+	}
 	p->pid = 0;
-	p->sock = -1;
+	p->sock = p->peer = -1;
 }
 
 void pipe_remove_dump(struct pipe_out *p, int fd)

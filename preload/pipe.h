@@ -5,8 +5,12 @@
  * tracking (tracker.c): it reaches the C library through hst (track.h)
  * for the calls the shim wraps.
  *
- * The child's stdin is a socket, so a send to a child that died returns
- * EPIPE (MSG_NOSIGNAL) and never raises SIGPIPE in the runtime. Its stdin
+ * The child's stdin is a socket, so a send never raises SIGPIPE in the
+ * runtime. The shim keeps the child's end open too: when the child has
+ * exited, the bytes it never read are still there to count, and only a
+ * child that read every byte and exited 0 has taken the dump (a filter
+ * that exits 0 without reading, `sleep 2`, has not). Sends wait for room
+ * with poll and see a child that died with waitpid. Its stdin
  * and output file are close-on-exec in the runtime and closed there once
  * the child has them, so the runtime's fd table is as it was; the child
  * gets default signal dispositions and an empty signal mask, and its own
@@ -25,6 +29,12 @@
 struct pipe_out {
 	pid_t pid;              /* the child, 0 when none */
 	int sock;               /* our end of its stdin */
+	int peer;               /* its end, kept open here, so that what it
+	                           left unread can be counted when it is
+	                           gone (a send to it then never fails: its
+	                           death is seen with waitpid) */
+	int status;             /* its wait status, once reaped */
+	int reaped;             /* ... reaped already (it died early) */
 	int err;                /* the first send that failed: its errno */
 	uint64_t sent;          /* bytes it took */
 	char dump[PATH_MAX];    /* the dump's path, absolute */
@@ -48,7 +58,7 @@ int pipe_start(struct pipe_out *p, int fd);
 /* The next bytes of the stripped stream. A child that stopped taking
  * them is noted (p->err) and sent no more. */
 void pipe_send(struct pipe_out *p, const void *buf, size_t len);
-/* End of stream: closes its stdin and waits. 0 if the child took every
+/* End of stream: closes its stdin and waits. 0 if the child read every
  * byte and exited 0; else -1, its output file removed, and why in msg. */
 int pipe_finish(struct pipe_out *p, char *msg, size_t size);
 /* Start over (the runtime truncated the dump to 0): the child is killed

@@ -19,6 +19,7 @@
 #include <string.h>
 #include <sys/mman.h>
 #include <sys/stat.h>
+#include <sys/syscall.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -174,14 +175,15 @@ static int keep_tables(struct tracker *t, int kind, struct hs_keep *k)
 	return 1;
 }
 
-/* HPROFSTRIP_COMPRESS or _FILTER: the segment buffer and the child's
- * state for t's next dump; NULL if not wanted or not to be had (said). */
-static struct pipe_mem *pipe_tables(struct tracker *t, int kind)
+/* HPROFSTRIP_COMPRESS or _FILTER, or a FIFO: the segment buffer and the
+ * child's state for t's next dump; NULL if not wanted or not to be had
+ * (said). */
+static struct pipe_mem *pipe_tables(struct tracker *t, int kind, int fifo)
 {
 	static int told_mem;
 	int saved = errno;
 
-	if (kind != T_MAIN || !pipe_wanted())
+	if (kind != T_MAIN || (!fifo && !pipe_wanted()))
 		return NULL;
 	if (!t->pm) {
 		void *m = mmap(NULL, sizeof *t->pm, PROT_READ | PROT_WRITE,
@@ -210,6 +212,35 @@ static int tee_write(void *user, const void *buf, size_t len)
 	return hs_ob_write(&t->ob, buf, len);
 }
 
+/* A FIFO's writer: no offsets, the bytes in order (a raw write: the
+ * shim's own write() would come back here). */
+static ssize_t fifo_write(int fd, const void *buf, size_t len, int64_t off)
+{
+	(void)off;
+	return syscall(SYS_write, fd, buf, len);
+}
+
+/* The dump's writer: the real pwrite, except that a full disk while a
+ * child compresses gives the child up first (its output removed, so its
+ * room is freed) and tries again: compressing never makes a dump that
+ * fits on the disk fail. */
+static ssize_t dump_pwrite(int fd, const void *buf, size_t len, int64_t off)
+{
+	ssize_t n = hst.pwrite(fd, buf, len, off);
+	struct tracker *t;
+	int e = errno;
+
+	if (n >= 0 || (e != ENOSPC && e != EDQUOT) ||
+	    !(t = tracker_of(fd)) || !t->piped)
+		return n;
+	t->piped = 0;
+	pipe_abort(&t->pm->pipe);
+	say("hprofstrip: %s: %s while %s also wrote: %s given up, the "
+	    "stripped dump is written to %s uncompressed", t->path,
+	    strerror(e), t->pm->pipe.what, t->pm->pipe.what, t->pm->pipe.dump);
+	return hst.pwrite(fd, buf, len, off);
+}
+
 void tracker_first_write(struct tracker *t, int fd)
 {
 	t->pipe_pending = 0;
@@ -219,7 +250,7 @@ void tracker_first_write(struct tracker *t, int fd)
 /* dump: the path as opened (relative to dirfd), for a child's output. */
 static void tracker_start(struct tracker *t, int kind, const char *path,
                           const char *base, unsigned idsize, int dirfd,
-                          const char *dump, int vet)
+                          const char *dump, int vet, int fifo)
 {
 	struct hs_config cfg = { .flags = HS_OPEN_LEN | HS_FALLBACK,
 	                         .idsize = idsize };
@@ -252,13 +283,19 @@ static void tracker_start(struct tracker *t, int kind, const char *path,
 	t->vet = kind == T_MAIN && vet != VET_NONE;
 	t->vet_stamp = vet == VET_STAMP;
 	t->hdr_len = 0;
-	hs_ob_init(&t->ob, hst.pwrite, -1, 0, t->buf, sizeof t->buf);
+	t->fifo = fifo;
+	hs_ob_init(&t->ob, fifo ? fifo_write : dump_pwrite, -1, 0, t->buf,
+	           sizeof t->buf);
 	if (keep_tables(t, kind, &keep)) {
 		cfg.flags |= HS_KEEP_STRINGS;
 		cfg.keep = &keep;
 	}
 	t->piped = t->pipe_pending = 0;
-	if ((pm = pipe_tables(t, kind)) != NULL) {
+	if ((pm = pipe_tables(t, kind, fifo)) != NULL && fifo) {
+		/* a FIFO is a stream: segments, never patched */
+		cfg.flags |= HS_STREAM;
+		cfg.seg_buf = pm->seg;
+	} else if (pm) {
 		/* nothing is ever patched: the child reads it as it comes */
 		pipe_prepare(&pm->pipe, dirfd, dump);
 		cfg.flags |= HS_STREAM;
@@ -289,7 +326,7 @@ void tracker_restart(struct tracker *t)
 	else
 		snprintf(dump, sizeof dump, "%s", path);
 	tracker_start(t, t->kind, path, base, t->st.idsize, AT_FDCWD, dump,
-	              vet);
+	              vet, t->fifo);
 	t->refs = refs;
 	t->voff = voff;  /* ftruncate leaves the file position alone */
 	t->main = main;
@@ -350,8 +387,13 @@ static void end_child(struct tracker *t, int fd)
 
 	t->piped = 0;
 	if (pipe_finish(p, why, sizeof why)) {
-		say("hprofstrip: %s: %s; the stripped dump is in %s, "
-		    "uncompressed", t->path, why, p->dump);
+		if (t->ob.err || fd < 0)
+			say("hprofstrip: %s: %s; %s holds what was written "
+			    "of the stripped dump, not all of it", t->path,
+			    why, p->dump);
+		else
+			say("hprofstrip: %s: %s; the stripped dump is in %s, "
+			    "uncompressed", t->path, why, p->dump);
 	} else if (t->ob.err || t->st.err) {
 		/* the copy is as damaged as what the child got: keep both */
 	} else if (fd >= 0) {
@@ -370,9 +412,11 @@ static void put_held(struct tracker *t, int fd)
 {
 	int saved = errno;
 
-	if (t->hdr_len && hs_pwrite_full(hst.pwrite, fd, t->hdr, t->hdr_len, 0))
+	if (t->hdr_len && hs_pwrite_full(t->fifo ? fifo_write : hst.pwrite, fd,
+	                                 t->hdr, t->hdr_len, 0))
 		t->warned = 1;  /* as the real write would have, quietly */
-	if (t->voff && hst.lseek(fd, (int64_t)t->voff, SEEK_SET) < 0) {
+	if (!t->fifo && t->voff &&
+	    hst.lseek(fd, (int64_t)t->voff, SEEK_SET) < 0) {
 		/* a file that cannot seek was not tracked */
 	}
 	t->hdr_len = 0;
@@ -483,7 +527,7 @@ static void track(int fd, int dirfd, const char *path, int flags, int force)
 	}
 	/* a file with content opened without O_TRUNC is being changed, not
 	 * written afresh: not a dump being taken, so left alone */
-	if (fstat(fd, &sb) || !S_ISREG(sb.st_mode) ||
+	if (fstat(fd, &sb) || (!S_ISREG(sb.st_mode) && !S_ISFIFO(sb.st_mode)) ||
 	    (!(flags & O_TRUNC) && sb.st_size > 0))
 		goto out;
 	pthread_mutex_lock(&table_lock);
@@ -503,7 +547,7 @@ static void track(int fd, int dirfd, const char *path, int flags, int force)
 				idsize = main->st.idsize;
 		}
 	tracker_start(t, kind == DUMP_SEGMENT ? T_SEGMENT : T_MAIN, path, base,
-	              idsize, dirfd, path, vet);
+	              idsize, dirfd, path, vet, S_ISFIFO(sb.st_mode));
 	t->main = main;
 	map_fd(fd, t);
 	pthread_mutex_unlock(&table_lock);
@@ -633,7 +677,7 @@ struct tracker *tracker_sniff(int fd, const void *buf, size_t len, int64_t at)
 	pthread_mutex_lock(&table_lock);
 	if (fd_state(fd) == (was == FD_FRESH ? FD_SEEN : 0) &&
 	    (t = tracker_alloc()) != NULL) {
-		tracker_start(t, T_MAIN, path, "", 0, AT_FDCWD, path, vet);
+		tracker_start(t, T_MAIN, path, "", 0, AT_FDCWD, path, vet, 0);
 		t->trunc_at_end = sb.st_size > 0;
 		map_fd(fd, t);
 	} else if (!t) {

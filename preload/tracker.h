@@ -43,6 +43,7 @@ struct tracker {
 	                            mapped at its first dump, then reused */
 	struct pipe_mem *pm;     /* HPROFSTRIP_COMPRESS or _FILTER: the
 	                            segment buffer and the child, likewise */
+	int fifo;                /* a FIFO: streamed, written in order */
 	int vet;                 /* the header is held until judged (the
 	                            dump's first bytes, hdr_len of them) */
 	int vet_stamp;           /* ... and a stamp before the process began

@@ -162,6 +162,11 @@ static int write_iov(int fd, const struct iovec *iov, int cnt, int64_t at,
 		t = tracker_sniff(fd, iov[i].iov_base, iov[i].iov_len, at);
 	if (!(t = lock_dump(fd, t)))
 		return 0;
+	if (t->fifo && at >= 0) {
+		/* the real pwrite's ESPIPE */
+		pthread_mutex_unlock(&t->lock);
+		return 0;
+	}
 	start = pos = at < 0 ? t->voff : (uint64_t)at;
 	for (i = 0; i < cnt; i++)
 		total += iov[i].iov_len;
@@ -236,6 +241,11 @@ int hst_lseek(int fd, int64_t off, int whence, int64_t *ret)
 	if (!t || (whence != SEEK_SET && whence != SEEK_CUR &&
 	           whence != SEEK_END) || !(t = lock_dump(fd, t)))
 		return 0;
+	if (t->fifo) {
+		/* the real lseek's ESPIPE */
+		pthread_mutex_unlock(&t->lock);
+		return 0;
+	}
 	end = t->ext > t->st.in_off ? t->ext : t->st.in_off;
 	if (end < t->hdr_len)
 		end = t->hdr_len;
@@ -265,6 +275,11 @@ int hst_ftruncate(int fd, int64_t len, int *ret)
 
 	if (!t || len < 0 || !(t = lock_dump(fd, t)))
 		return 0;
+	if (t->fifo) {
+		/* the real ftruncate's EINVAL */
+		pthread_mutex_unlock(&t->lock);
+		return 0;
+	}
 	if (t->vet && len) {
 		/* no runtime sizes its dump before writing the header */
 		tracker_let_go(t, fd, NULL);
