@@ -56,6 +56,23 @@ size_of() {
 	stat -c %s "$1"
 }
 
+# cmp_dump A B: A and B are the same bytes, but for the HPROF header's time
+# stamp (offsets 23..30, 0-based) when both start "JAVA PROFILE 1.0.";
+# else cmp A B. A runtime stamps its dump with the time it began, and so
+# does the replay driver, so the shim's output of a replay is hprofstrip's
+# of the replay's input but for those 8 bytes. Fails with cmp's message;
+# A or B may be a pipe (<(zstd -dc x.zst)), read once.
+cmp_dump() {
+	"$ROOT/tests/cmp-dump" "$1" "$2"
+}
+
+# cmp_replayed IN OUT: a replay (not stripped) left OUT as its input IN,
+# but for the time stamp it wrote, which must be a time of the last hour:
+# cmp_dump, and the 8 bytes it skips are a stamp, not garbage
+cmp_replayed() {
+	"$ROOT/tests/cmp-dump" --restamped "$1" "$2"
+}
+
 # Fails unless the file has no 0x23 left and walks cleanly (independent
 # parser), and its size plus its arrays' element bytes is the restored size.
 assert_stripped_dump() {
