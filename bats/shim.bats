@@ -82,13 +82,13 @@ check_jvm_dump() {
 			rm -f "$out"
 			HPROFSTRIP_QUIET=1 LD_PRELOAD=$SHIM timeout 60 "$REPLAY" "$mode" "$f" "$out" 7 ||
 				fail "$mode: replay failed on $f"
-			cmp "$out" "$BATS_TEST_TMPDIR/want" || fail "$mode: $f"
+			cmp_dump "$out" "$BATS_TEST_TMPDIR/want" || fail "$mode: $f"
 			[ -z "$(ls "$out".p* 2>/dev/null)" ] || fail "$mode left $(ls "$out".p*)"
 		done
 		# JDK 8 with a small buffer: records larger than it go unbuffered
 		rm -f "$BATS_TEST_TMPDIR/j8.hprof"
 		HPROFSTRIP_QUIET=1 REPLAY_JDK8_BUF=4096 LD_PRELOAD=$SHIM "$REPLAY" jdk8 "$f" "$BATS_TEST_TMPDIR/j8.hprof"
-		cmp "$BATS_TEST_TMPDIR/j8.hprof" "$BATS_TEST_TMPDIR/want" || fail "jdk8 4096: $f"
+		cmp_dump "$BATS_TEST_TMPDIR/j8.hprof" "$BATS_TEST_TMPDIR/want" || fail "jdk8 4096: $f"
 	done
 }
 
@@ -96,7 +96,7 @@ check_jvm_dump() {
 	f=$CORPUS/hotspot/jdk6-client-id4-small.hprof
 	"$STRIP" -o "$BATS_TEST_TMPDIR/want" "$f"
 	HPROFSTRIP_QUIET=1 LD_PRELOAD=$SHIM "$REPLAY" bytes "$f" "$BATS_TEST_TMPDIR/b.hprof"
-	cmp "$BATS_TEST_TMPDIR/b.hprof" "$BATS_TEST_TMPDIR/want"
+	cmp_dump "$BATS_TEST_TMPDIR/b.hprof" "$BATS_TEST_TMPDIR/want"
 }
 
 @test "sniffing: an fd the shim never saw opened, written from offset 0 with a dump" {
@@ -104,27 +104,32 @@ check_jvm_dump() {
 	"$STRIP" -o "$BATS_TEST_TMPDIR/want" "$f"
 	# artpipe - writes to a dup of stdout, which the shell opened
 	HPROFSTRIP_QUIET=1 LD_PRELOAD=$SHIM "$REPLAY" artpipe "$f" - >"$BATS_TEST_TMPDIR/x.bin"
-	cmp "$BATS_TEST_TMPDIR/x.bin" "$BATS_TEST_TMPDIR/want"
+	cmp_dump "$BATS_TEST_TMPDIR/x.bin" "$BATS_TEST_TMPDIR/want"
 	# with sniffing off it is written whole
 	HPROFSTRIP_SNIFF=0 LD_PRELOAD=$SHIM "$REPLAY" artpipe "$f" - >"$BATS_TEST_TMPDIR/y.bin"
-	cmp "$BATS_TEST_TMPDIR/y.bin" "$f"
+	cmp_replayed "$f" "$BATS_TEST_TMPDIR/y.bin"
 	# a pipe is never a dump file: written whole
 	HPROFSTRIP_QUIET=1 LD_PRELOAD=$SHIM "$REPLAY" artpipe "$f" - | cat >"$BATS_TEST_TMPDIR/z.bin"
-	cmp "$BATS_TEST_TMPDIR/z.bin" "$f"
+	cmp_replayed "$f" "$BATS_TEST_TMPDIR/z.bin"
 }
 
 @test "files that do not match are written byte for byte, whatever they hold" {
 	f=$CORPUS/hotspot/jdk21-demo.hprof
-	# not a runtime: never sniffed
+	# not a runtime (REPLAY_RUNTIME=none; the dump's own stamp, as a copy
+	# has it): never sniffed, byte for byte
 	for mode in random writev pwrite; do
 		rm -f "$BATS_TEST_TMPDIR/o.bin"
-		LD_PRELOAD=$SHIM "$REPLAY" "$mode" "$f" "$BATS_TEST_TMPDIR/o.bin" 3
+		REPLAY_RUNTIME=none REPLAY_STAMP=keep LD_PRELOAD=$SHIM \
+			"$REPLAY" "$mode" "$f" "$BATS_TEST_TMPDIR/o.bin" 3
 		cmp "$BATS_TEST_TMPDIR/o.bin" "$f" || fail "$mode"
 	done
-	# a runtime (jdk8 loads the libjvm.so stub) with sniffing off
-	rm -f "$BATS_TEST_TMPDIR/o.bin"
-	HPROFSTRIP_SNIFF=0 LD_PRELOAD=$SHIM "$REPLAY" jdk8 "$f" "$BATS_TEST_TMPDIR/o.bin" 3
-	cmp "$BATS_TEST_TMPDIR/o.bin" "$f" || fail "jdk8, HPROFSTRIP_SNIFF=0"
+	# a runtime (the replay loads the libjvm.so stub) with sniffing off:
+	# its own fresh dump, but for the stamp it wrote, the input
+	for mode in jdk8 random writev pwrite; do
+		rm -f "$BATS_TEST_TMPDIR/o.bin"
+		HPROFSTRIP_SNIFF=0 LD_PRELOAD=$SHIM "$REPLAY" "$mode" "$f" "$BATS_TEST_TMPDIR/o.bin" 3
+		cmp_replayed "$f" "$BATS_TEST_TMPDIR/o.bin" || fail "$mode, HPROFSTRIP_SNIFF=0"
+	done
 	LD_PRELOAD=$SHIM cp "$f" "$BATS_TEST_TMPDIR/copy.bin"
 	cmp "$BATS_TEST_TMPDIR/copy.bin" "$f"
 	LD_PRELOAD=$SHIM cat "$f" >"$BATS_TEST_TMPDIR/cat.bin"
@@ -137,13 +142,13 @@ check_jvm_dump() {
 	mkdir -p "$BATS_TEST_TMPDIR/dumps"
 	HPROFSTRIP_QUIET=1 HPROFSTRIP_SNIFF=0 HPROFSTRIP_PATTERN='*.nothing:heap-*.bin' \
 		LD_PRELOAD=$SHIM "$REPLAY" random "$f" "$BATS_TEST_TMPDIR/heap-1.bin"
-	cmp "$BATS_TEST_TMPDIR/heap-1.bin" "$BATS_TEST_TMPDIR/want"
+	cmp_dump "$BATS_TEST_TMPDIR/heap-1.bin" "$BATS_TEST_TMPDIR/want"
 	HPROFSTRIP_QUIET=1 HPROFSTRIP_SNIFF=0 HPROFSTRIP_PATTERN="$BATS_TEST_TMPDIR/dumps/*" \
 		LD_PRELOAD=$SHIM "$REPLAY" random "$f" "$BATS_TEST_TMPDIR/dumps/any"
-	cmp "$BATS_TEST_TMPDIR/dumps/any" "$BATS_TEST_TMPDIR/want"
+	cmp_dump "$BATS_TEST_TMPDIR/dumps/any" "$BATS_TEST_TMPDIR/want"
 	HPROFSTRIP_SNIFF=0 HPROFSTRIP_PATTERN='*.nothing' \
 		LD_PRELOAD=$SHIM "$REPLAY" random "$f" "$BATS_TEST_TMPDIR/plain.hprof"
-	cmp "$BATS_TEST_TMPDIR/plain.hprof" "$f"
+	cmp_replayed "$f" "$BATS_TEST_TMPDIR/plain.hprof"
 }
 
 @test "summary line: stderr by default, HPROFSTRIP_LOG, HPROFSTRIP_QUIET" {
