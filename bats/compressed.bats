@@ -221,6 +221,90 @@ fake_zstd() {
 	no_output_left
 }
 
+@test "--salvage: a compressed dump cut at 60% is a dump cut where its decompressor stopped; VisualVM opens what is kept" {
+	local c f n=0 cut kept want got jvm
+	W=$BATS_TEST_TMPDIR
+	"$JUDGE" build >&2
+	for f in "$CORPUS/hotspot/jdk6-client-id4-small.hprof" "$CORPUS/art/art-host-2025.hprof"; do
+		jvm=()
+		case $f in */art/*) jvm=(--jvm) ;; esac
+		for c in $COMPRESSORS; do
+			n=$((n + 1))
+			"$c" -c "$f" >"$W/full.$n"
+			head -c $(( $(size_of "$W/full.$n") * 60 / 100 )) "$W/full.$n" >"$W/cut.$n"
+			# what the decompressor makes of the cut file (it fails),
+			# salvaged
+			run sh -c '"$1" -dc <"$2" >"$3"' _ "$c" "$W/cut.$n" "$W/prefix.$n"
+			assert_failure 1
+			cut=$(size_of "$W/prefix.$n")
+			"$STRIP" --salvage -q -o "$W/want.$n" "$W/prefix.$n"
+			run --separate-stderr "$STRIP" --salvage -o "$O/x.$n" "$W/cut.$n"
+			assert_success
+			[ "${#stderr_lines[@]}" -eq 1 ] || fail "not one line: $stderr"
+			kept=$(sed -n "s|^hprofstrip: $W/cut.$n: salvaged a dump cut at offset $cut (the $c input was cut short): dropped [0-9]* bytes from offset [0-9]* (.*), kept \([0-9]*\) objects\$|\1|p" <<<"$stderr")
+			[ -n "$kept" ] || fail "$c: $stderr"
+			cmp "$W/want.$n" "$O/x.$n"
+			# from a pipe: the same
+			run --separate-stderr sh -c 'cat "$1" | "$2" --salvage -o "$3"' _ "$W/cut.$n" "$STRIP" "$O/p.$n"
+			assert_success
+			[[ $stderr == "hprofstrip: stdin: salvaged a dump cut at offset $cut (the $c input was cut short): "* ]] ||
+				fail "$c, pipe: $stderr"
+			cmp "$W/want.$n" "$O/p.$n"
+			# restored, VisualVM counts the objects the oracle counts
+			"$RESTORE" "${jvm[@]}" -o "$W/r.$n" "$O/x.$n"
+			want=$("$ORACLE" objects "$f" "$cut" | sed 's/^objects //')
+			[ "$want" -gt 0 ]
+			got=$("$JUDGE" histo "$W/r.$n" | sed -n 's/^total-instances \([0-9]*\) .*/\1/p')
+			[ "$got" = "$want" ] || fail "$c, $(basename "$f") cut at $cut: VisualVM '$got', oracle $want"
+		done
+	done
+	# hprofrestore and --info too; without --salvage the decompressor's
+	# failure stays, and nothing is written
+	"$STRIP" -o "$W/s" "$CORPUS/art/art-host-2025.hprof"
+	gzip -c "$W/s" >"$W/s.gzip"
+	head -c $(( $(size_of "$W/s.gzip") * 60 / 100 )) "$W/s.gzip" >"$W/s.cut"
+	run sh -c 'gzip -dc <"$1" >"$2"' _ "$W/s.cut" "$W/s.prefix"
+	assert_failure 1
+	"$RESTORE" --salvage -q -o "$W/s.want" "$W/s.prefix"
+	"$RESTORE" --salvage -q -o "$O/s.r" "$W/s.cut"
+	cmp "$W/s.want" "$O/s.r"
+	run --separate-stderr "$STRIP" --info --salvage "$W/s.cut"
+	assert_success
+	assert_line --regexp "^well-formed after --salvage: cut at offset $(size_of "$W/s.prefix"), "
+	# the gzip trailer cut off: the dump came whole, and the line says so
+	f=$CORPUS/hotspot/jdk8-u05-x64.hprof
+	gzip -c "$f" >"$W/w.gzip"
+	head -c $(( $(size_of "$W/w.gzip") - 4 )) "$W/w.gzip" >"$W/w.cut"
+	"$STRIP" -o "$W/w.want" "$f"
+	run --separate-stderr "$STRIP" --salvage -o "$O/w" "$W/w.cut"
+	assert_success
+	assert_equal "$stderr" "hprofstrip: $W/w.cut: salvaged a dump cut at offset $(size_of "$f") (the gzip input was cut short): dropped 0 bytes from offset $(size_of "$f") (0 sub-records, 0 records), kept $("$ORACLE" objects "$f" "$(size_of "$f")" | sed 's/^objects //') objects"
+	cmp "$W/w.want" "$O/w"
+	rm "$O"/*
+	run --separate-stderr "$STRIP" -o "$O/x" "$W/cut.1"
+	assert_failure 1
+	assert_equal "$stderr" "hprofstrip: $W/cut.1: zstd -dc failed (exit status 1): /*stdin*\\ : Read error (39) : premature end"
+	no_output_left
+}
+
+@test "--salvage: a decompressor killed, failing otherwise, or missing is still an error" {
+	fake_zstd '"$REAL" "$@" | head -c 1000000; kill -9 $$'
+	run env PATH="$T/fake:$PATH" "$RESTORE" --salvage -o "$O/x" "$T/s.zstd"
+	assert_failure 1
+	assert_output "hprofrestore: $T/s.zstd: zstd -dc failed (killed by signal 9)"
+	no_output_left
+	# exit 1 without saying its input was cut short
+	fake_zstd '"$REAL" "$@" | head -c 1000000; echo "zstd: out of memory" >&2; exit 1'
+	run env PATH="$T/fake:$PATH" "$RESTORE" --salvage -o "$O/x" "$T/s.zstd"
+	assert_failure 1
+	assert_output "hprofrestore: $T/s.zstd: zstd -dc failed (exit status 1): zstd: out of memory"
+	no_output_left
+	run env PATH="$T/empty" "$RESTORE" --salvage -o "$O/x" "$T/s.zstd"
+	assert_failure 1
+	assert_output "hprofrestore: $T/s.zstd: zstd-compressed input, but zstd cannot be run: No such file or directory"
+	no_output_left
+}
+
 @test "a compressed stream that is not a dump: the engine's offset, the decompressor stopped" {
 	gzip -c /etc/passwd >"$T/pw"
 	run "$STRIP" -o "$T/pw.out" "$T/pw"

@@ -31,6 +31,8 @@ struct run {
 	double t0, last;
 	struct decomp *dc;     /* the input, decompressed if need be */
 	int said;              /* a message about the input was printed */
+	const char *cut;       /* --salvage: the decompressor ("gzip") whose
+	                          input was cut short */
 };
 
 static double now(void)
@@ -149,7 +151,7 @@ static int input_start(struct run *r)
  * decompressor started and reaped, its status checked): 0, or -1 with the
  * message said. An offset the engine names is one of the decompressed
  * input; a failed decompressor speaks before what the engine made of a cut
- * stream. */
+ * stream, unless --salvage takes its cut input for a cut dump (r->cut). */
 static int input_run(struct run *r, struct hs_state *st,
                      void (*tick)(void *user, uint64_t done))
 {
@@ -166,8 +168,13 @@ static int input_run(struct run *r, struct hs_state *st,
 	}
 	err = errno;
 	if (d->prog && decomp_finish(d, rc != 0) && rc == 0) {
-		input_error(r, d->msg, NULL);
-		return -1;
+		/* --salvage: what it made of a compressed input cut short is
+		 * a dump cut short; not when it made nothing, or was killed */
+		if (!(st->flags & HS_SALVAGE) || !d->cut || !st->in_off) {
+			input_error(r, d->msg, NULL);
+			return -1;
+		}
+		r->cut = d->prog;
 	}
 	if (rc < 0) {
 		input_error(r, "read", strerror(err));
@@ -192,24 +199,31 @@ static int keep_pass(void *user, struct hs_state *st)
 static void engine_error(const struct run *r, const struct hs_state *st)
 {
 	if (r->verbosity)
-		fprintf(stderr, "%s: %s: offset %llu: %s%s\n", r->tool->name,
+		fprintf(stderr, "%s: %s: offset %llu: %s%s%s%s%s\n", r->tool->name,
 		        r->in_name, (unsigned long long)st->err_off,
 		        hs_strerror(st->err),
 		        st->err == HS_E_TRUNCATED && !(st->flags & HS_SALVAGE)
-		            ? " (--salvage keeps what came before it)" : "");
+		            ? " (--salvage keeps what came before it)" : "",
+		        r->cut ? " (the " : "", r->cut ? r->cut : "",
+		        r->cut ? " input was cut short)" : "");
 }
 
-/* --salvage on a dump that was cut: what was dropped and kept, one line */
+/* --salvage on a dump that was cut (or whose compressed input was): what
+ * was dropped and kept, one line */
 static void salvage_note(const struct run *r, const struct hs_state *st)
 {
-	if (!st->salvaged || !r->verbosity)
+	/* a compressed input cut where a record ended: nothing dropped */
+	uint64_t from = st->salvaged ? st->salvage_from : st->in_off;
+
+	if (!(st->salvaged || r->cut) || !r->verbosity)
 		return;
-	fprintf(stderr, "%s: %s: salvaged a dump cut at offset %llu: dropped "
-	        "%llu bytes from offset %llu (%llu sub-record%s, %llu "
+	fprintf(stderr, "%s: %s: salvaged a dump cut at offset %llu%s%s%s: "
+	        "dropped %llu bytes from offset %llu (%llu sub-record%s, %llu "
 	        "record%s), kept %llu objects\n", r->tool->name, r->in_name,
-	        (unsigned long long)st->in_off,
-	        (unsigned long long)(st->in_off - st->salvage_from),
-	        (unsigned long long)st->salvage_from,
+	        (unsigned long long)st->in_off, r->cut ? " (the " : "",
+	        r->cut ? r->cut : "", r->cut ? " input was cut short)" : "",
+	        (unsigned long long)(st->in_off - from),
+	        (unsigned long long)from,
 	        (unsigned long long)st->salvage_subs,
 	        st->salvage_subs == 1 ? "" : "s",
 	        (unsigned long long)st->salvage_recs,

@@ -110,6 +110,14 @@ static void feed(int in_fd, int to, const unsigned char *head, size_t n)
 	}
 }
 
+/* What gzip ("unexpected end of file"), xz ("Unexpected end of input") and
+ * zstd ("premature end") say when their input was cut short. */
+static int says_cut(const char *said)
+{
+	return strcasestr(said, "unexpected end of") ||
+	       strcasestr(said, "premature end");
+}
+
 /* -1 if the status cannot be had (errno) */
 static int reap(pid_t pid, int *status)
 {
@@ -258,6 +266,7 @@ int decomp_finish(struct decomp *d, int stop)
 
 	if (!d->pid)
 		return 0;
+	d->cut = 0;
 	if (d->fd >= 0)
 		close(d->fd);
 	d->fd = -1;
@@ -298,6 +307,7 @@ int decomp_finish(struct decomp *d, int stop)
 		                                     : WEXITSTATUS(status));
 		if (said[0] && n > 0 && (size_t)n < sizeof d->msg)
 			snprintf(d->msg + n, sizeof d->msg - (size_t)n, ": %s", said);
+		d->cut = WIFEXITED(status) && says_cut(said);
 		rc = -1;
 	}
 	return rc;

@@ -30,6 +30,9 @@ struct decomp {
 	pid_t feeder;          /* the feeder child, 0 if none */
 	int err_fd;            /* the read end of its stderr, or -1 */
 	char msg[512];         /* why decomp_start or decomp_finish failed */
+	int cut;               /* decomp_finish failed because the input was
+	                        * cut short: the decompressor exited non-zero
+	                        * saying its input ended early */
 };
 
 /* Looks at the first bytes of in_fd and sets d->prog. -1: a read error
@@ -42,7 +45,8 @@ int decomp_start(struct decomp *d);
 /* Closes d->fd and reaps the children (stop: kill them first, as the
  * reader gave up before the end). Without stop: -1 if the decompressor did
  * not exit with status 0 or the feeder could not read the input (d->msg
- * says). Nothing running: 0. */
+ * says; d->cut: it exited saying its input was cut short, as gzip, zstd and
+ * xz do for a truncated stream). Nothing running: 0. */
 int decomp_finish(struct decomp *d, int stop);
 /* The decompressor's file offset in a seekable input (progress), or -1. */
 off_t decomp_pos(const struct decomp *d);
