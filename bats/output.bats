@@ -192,6 +192,38 @@ with open(sys.argv[2], "wb") as f:
 	[ "$(ls -A "$T/out")" = real.hprof ]
 }
 
+@test "-o where no temporary file can be made beside the target: the message says so, and where" {
+	want=$(expected "$STRIP" "$SMALL")
+	# /proc/version is a regular file (so not written into) in a
+	# directory where nothing can be created
+	run --separate-stderr "$STRIP" -o /proc/version "$SMALL"
+	assert_failure 1
+	assert_equal "$output" ""
+	assert_regex "$stderr" '^hprofstrip: /proc/version: cannot create a temporary file in /proc: [^:]+$'
+	# through a symlink: the target's directory
+	ln -s /proc/version "$T/pv"
+	run --separate-stderr "$STRIP" -o "$T/pv" "$SMALL"
+	assert_failure 1
+	assert_regex "$stderr" "^hprofstrip: $T/pv: cannot create a temporary file in /proc: [^:]+\$"
+	[ "$(readlink "$T/pv")" = /proc/version ]
+	# a file on a read-only file system stays as it was
+	mount_tmpfs "$T/ro" 1m
+	echo old >"$T/ro/out.hprof"
+	mount -o remount,ro "$T/ro"
+	run --separate-stderr "$RESTORE" -o "$T/ro/out.hprof" "$want"
+	assert_failure 1
+	assert_equal "$stderr" "hprofrestore: $T/ro/out.hprof: cannot create a temporary file in $T/ro: Read-only file system"
+	[ "$(cat "$T/ro/out.hprof")" = old ]
+	# a missing directory; in the current directory, "."
+	run --separate-stderr "$STRIP" -o "$T/no/such/x.hprof" "$SMALL"
+	assert_failure 1
+	assert_equal "$stderr" "hprofstrip: $T/no/such/x.hprof: cannot create a temporary file in $T/no/such: No such file or directory"
+	run --separate-stderr sh -c 'cd "$1" && "$2" -o x.hprof "$3"' _ "$T/ro" "$STRIP" "$SMALL"
+	assert_failure 1
+	assert_equal "$stderr" "hprofstrip: x.hprof: cannot create a temporary file in .: Read-only file system"
+	[ "$(ls -A "$T/ro")" = out.hprof ]
+}
+
 # ---- 2: permissions ----------------------------------------------------
 
 @test "outputs take the input's permission bits less the umask, 0600 from a pipe" {

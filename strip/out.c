@@ -111,8 +111,18 @@ static int open_temp(struct out *o, const char *path)
 	                     t, t + dirlen) >= sizeof o->tmp)
 		return errno = ENAMETOOLONG, -1;
 	o->fd = mkstemp(o->tmp);
-	if (o->fd < 0)
-		return -1;
+	if (o->fd < 0) {
+		/* what failed is the temporary file, maybe in another
+		 * directory (a symlink's target's): say so, and where */
+		int e = errno;
+		if (!o->quiet)
+			fprintf(stderr, "%s: %s: cannot create a temporary file "
+			        "in %.*s: %s\n", o->prog, o->name,
+			        dirlen > 1 ? dirlen - 1 : 1,
+			        dirlen ? t : ".", strerror(e));
+		o->said = 1;
+		return errno = e, -1;
+	}
 	o->kind = OUT_RENAME;
 	return 0;
 }
@@ -211,7 +221,8 @@ int out_open(struct out *o, const char *path, const char *prog, unsigned mode,
 	else
 		rc = open_temp(o, path);
 	if (rc) {
-		say(o, "", errno);
+		if (!o->said)
+			say(o, "", errno);
 		out_abort(o);
 		return rc;
 	}
@@ -303,8 +314,16 @@ static int finish(struct out *o)
 		return close_own(&o->fd) ? (say(o, "", errno), -1) : 0;
 	case OUT_RENAME:
 		if (fchmod(o->fd, o->mode & ~current_umask()) ||
-		    close_own(&o->fd) || rename(o->tmp, o->target))
+		    close_own(&o->fd))
 			return say(o, "", errno), -1;
+		if (rename(o->tmp, o->target)) {
+			if (!o->quiet)
+				fprintf(stderr, "%s: %s: cannot rename the "
+				        "temporary file %s over %s: %s\n", o->prog,
+				        o->name, o->tmp, o->target,
+				        strerror(errno));
+			return -1;
+		}
 		return 0;
 	}
 	return 0;

@@ -45,6 +45,7 @@ struct out {
 	uint64_t base;     /* file offset of output byte 0 */
 	struct hs_outbuf ob;  /* the buffer in front of fd */
 	int err;           /* errno of the first failure */
+	int said;          /* out_open's failure was told already */
 };
 
 /* path NULL: stdout. mode: the permission bits of the input (0600 when it
