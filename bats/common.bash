@@ -66,6 +66,24 @@ cmp_dump() {
 	"$ROOT/tests/cmp-dump" "$1" "$2"
 }
 
+# fresh_dump IN OUT: OUT is the dump IN stamped 10 minutes from now: the
+# dump of its own runtime for any process the test starts in that time (a
+# runtime stamps its dump with the time the dump began, after the process
+# began), where IN, the corpus's, is a copy of an older dump
+fresh_dump() {
+	local ms
+	case $(head -c 17 "$1") in
+	"JAVA PROFILE 1.0.") ;;
+	*) echo "fresh_dump: $1 is not an HPROF dump" >&2; return 1 ;;
+	esac
+	[ "$(head -c 19 "$1" | tail -c 1 | od -An -tx1)" = " 00" ] ||
+		{ echo "fresh_dump: $1: the stamp is not at offset 23" >&2; return 1; }
+	ms=$(( $(date +%s%3N) + 600000 ))
+	cp "$1" "$2" && chmod u+w "$2" &&
+		perl -e 'print pack("Q>", $ARGV[0])' "$ms" |
+		dd of="$2" bs=1 seek=23 count=8 conv=notrunc status=none
+}
+
 # cmp_replayed IN OUT: a replay (not stripped) left OUT as its input IN,
 # but for the time stamp it wrote, which must be a time of the last hour:
 # cmp_dump, and the 8 bytes it skips are a stamp, not garbage

@@ -139,18 +139,22 @@ jvm_wait() {
 }
 
 @test "replay: numbered names (<path>.<digits>) are dumps in every runtime's pattern, and their .pN segments" {
-	local want
+	local want sniff
 	want=$(expected "$J8")
-	for mode in threads jdk8 jdk22 art random; do
-		rm -f "$T"/o.hprof.*
-		LD_PRELOAD=$SHIM "$REPLAY" "$mode" "$J8" "$T/o.hprof.12" 3 2>"$T/err"
-		cmp "$want" "$T/o.hprof.12" || fail "$mode: $(cat "$T/err")"
+	# sniffing off too: the name alone makes it a dump
+	for sniff in 1 0; do
+		for mode in threads jdk8 jdk22 art random; do
+			rm -f "$T"/o.hprof.*
+			HPROFSTRIP_SNIFF=$sniff LD_PRELOAD=$SHIM "$REPLAY" "$mode" "$J8" "$T/o.hprof.12" 3 2>"$T/err"
+			cmp_dump "$want" "$T/o.hprof.12" || fail "$mode, sniff $sniff: $(cat "$T/err")"
+		done
 	done
-	# not a number: not a dump (in a process that is not a runtime)
-	LD_PRELOAD=$SHIM "$REPLAY" random "$J8" "$T/o.hprof.12a" 3
-	cmp "$J8" "$T/o.hprof.12a"
-	LD_PRELOAD=$SHIM "$REPLAY" random "$J8" "$T/o.hprof." 3
-	cmp "$J8" "$T/o.hprof."
+	# not a number: not a dump by its name (a runtime's process, where
+	# only sniffing, off here, would make it one)
+	HPROFSTRIP_SNIFF=0 LD_PRELOAD=$SHIM "$REPLAY" random "$J8" "$T/o.hprof.12a" 3
+	cmp_replayed "$J8" "$T/o.hprof.12a"
+	HPROFSTRIP_SNIFF=0 LD_PRELOAD=$SHIM "$REPLAY" random "$J8" "$T/o.hprof." 3
+	cmp_replayed "$J8" "$T/o.hprof."
 }
 
 @test "replay: JDK 22's .pN segment files are stripped on disk before the merge" {
@@ -159,7 +163,7 @@ jvm_wait() {
 	for out in o.hprof o.hprof.3; do
 		rm -rf "$T/keep" "$T/$out"* && mkdir "$T/keep"
 		REPLAY_PN_KEEP=$T/keep LD_PRELOAD=$SHIM "$REPLAY" jdk22 "$J8" "$T/$out" 7 2>"$T/err"
-		cmp "$want" "$T/$out"
+		cmp_dump "$want" "$T/$out"
 		[ -z "$(ls "$T/$out".p* 2>/dev/null)" ] || fail "segment files left"
 		# the file header, then the segment files as they were on disk:
 		# a dump of its own, with no array contents left
@@ -185,20 +189,21 @@ jvm_wait() {
 		for mode in threads jdk8 jdk22; do
 			rm -f "$T/$name"*
 			LD_PRELOAD=$SHIM "$REPLAY" "$mode" "$J8" "$T/$name" 5 2>"$T/err"
-			cmp "$want" "$T/$name" || fail "$mode $name: $(cat "$T/err")"
+			cmp_dump "$want" "$T/$name" || fail "$mode $name: $(cat "$T/err")"
 		done
 		rm -f "$T/$name"
 		LD_PRELOAD=$SHIM "$REPLAY" art "$ART" "$T/$name" 2>"$T/err"
-		cmp "$wantart" "$T/$name" || fail "art $name"
+		cmp_dump "$wantart" "$T/$name" || fail "art $name"
 		# sniffing off: whole
 		rm -f "$T/$name"
 		HPROFSTRIP_SNIFF=0 LD_PRELOAD=$SHIM "$REPLAY" threads "$J8" "$T/$name" 5
-		cmp "$J8" "$T/$name"
-		# not a runtime (random, pwrite, writev load no stub): whole
-		for mode in random pwrite writev; do
+		cmp_replayed "$J8" "$T/$name"
+		# not a runtime (REPLAY_RUNTIME=none: the replay loads no stub):
+		# whole, and nothing said
+		for mode in random pwrite writev threads jdk8; do
 			rm -f "$T/$name"
-			LD_PRELOAD=$SHIM "$REPLAY" "$mode" "$J8" "$T/$name" 5 2>"$T/err"
-			cmp "$J8" "$T/$name" || fail "$mode $name"
+			REPLAY_RUNTIME=none LD_PRELOAD=$SHIM "$REPLAY" "$mode" "$J8" "$T/$name" 5 2>"$T/err"
+			cmp_replayed "$J8" "$T/$name" || fail "$mode $name"
 			[ ! -s "$T/err" ]
 		done
 	done
@@ -208,10 +213,15 @@ jvm_wait() {
 	command -v strace >/dev/null || fail "strace not installed"
 	command -v python3 >/dev/null || fail "python3 not installed"
 	local who
-	for who in none shim; do
+	# shim: they host no runtime, so the shim never looks at what they
+	# write; named: named in HPROFSTRIP_PROGRAMS, sniffing off, it looks
+	# at the names only, and these do not match
+	for who in none shim named; do
 		rm -rf "$T/$who" && mkdir "$T/$who"
 		local pre=()
 		[ "$who" = shim ] && pre=(-E "LD_PRELOAD=$SHIM")
+		[ "$who" = named ] && pre=(-E "LD_PRELOAD=$SHIM" -E HPROFSTRIP_SNIFF=0
+			-E HPROFSTRIP_PROGRAMS=cp:cat:python3)
 		strace -qq -f -e signal=none -o "$T/cp.$who" -e trace=%desc,%file -P "$T/$who/cp.bin" \
 			"${pre[@]}" cp "$J8" "$T/$who/cp.bin"
 		strace -qq -f -e signal=none -o "$T/cat.$who" -e trace=%desc,%file -P "$T/$who/cat.bin" \
@@ -230,6 +240,7 @@ with open(sys.argv[2], "wb") as f:
 	done
 	for f in cp cat py; do
 		diff "$T/$f.none" "$T/$f.shim" || fail "$f: different syscalls"
+		diff "$T/$f.none" "$T/$f.named" || fail "$f, named: different syscalls"
 		grep -q 'write' "$T/$f.none" || grep -q 'copy_file_range\|sendfile' "$T/$f.none"
 	done
 }
@@ -253,28 +264,45 @@ tool_modes() {
 	"$STRIP" --info --json <"$d/r-o.hprof" >"$d/info.json"
 }
 
+# the tools' outputs that can be dumps, from IN, S and ART, into DIR
+tool_dumps() {
+	local d=$1 in=$2 s=$3 art=$4
+	mkdir -p "$d"
+	"$STRIP" -o "$d/s-o.hprof" "$in"
+	"$STRIP" "$in" >"$d/s-redir.hprof"
+	"$RESTORE" -o "$d/r-o.hprof" "$s"
+	"$RESTORE" "$s" >"$d/r-redir.hprof"
+	"$RESTORE" --jvm -o "$d/r-jvm.hprof" "$art"
+	"$RESTORE" --app-only "$art" >"$d/r-app.hprof"
+}
+
 @test "tools: an exported LD_PRELOAD changes none of their outputs" {
-	local s art
-	s=$(expected "$J8")
-	art=$(expected "$ART")
-	tool_modes "$T/plain" "$J8" "$s" "$art"
+	local in s art
+	# the inputs stamped after the tools begin, as their own runtime's
+	# dumps would be (a stripped dump keeps its stamp): were the shim to
+	# take the tools' outputs for dumps, nothing would make it let go
+	in=$T/in.hprof s=$T/in.stripped art=$T/art.stripped
+	fresh_dump "$J8" "$in"
+	fresh_dump "$(expected "$J8")" "$s"
+	fresh_dump "$(expected "$ART")" "$art"
+	tool_modes "$T/plain" "$in" "$s" "$art"
 	# as a Dockerfile ENV or a shell profile would have it: every process
 	# of the pipelines, the shell's redirections included, has the shim
 	(
 		export LD_PRELOAD=$SHIM
-		tool_modes "$T/shim" "$J8" "$s" "$art"
+		tool_modes "$T/shim" "$in" "$s" "$art"
 	)
 	# every name is a dump, and the tools look like a runtime: only the
 	# tools' standing aside keeps their output whole
 	(
 		export HPROFSTRIP_PATTERN='*' LD_PRELOAD="$SHIM $B/stub/libjvm.so"
-		mkdir -p "$T/worst"
-		"$STRIP" -o "$T/worst/s-o.hprof" "$J8"
-		"$STRIP" "$J8" >"$T/worst/s-redir.hprof"
-		"$RESTORE" -o "$T/worst/r-o.hprof" "$s"
-		"$RESTORE" "$s" >"$T/worst/r-redir.hprof"
-		"$RESTORE" --jvm -o "$T/worst/r-jvm.hprof" "$art"
-		"$RESTORE" --app-only "$art" >"$T/worst/r-app.hprof"
+		tool_dumps "$T/worst" "$in" "$s" "$art"
+	)
+	# ... or are named as programs that strip every dump they write
+	(
+		export HPROFSTRIP_PATTERN='*' HPROFSTRIP_PROGRAMS='hprofstrip:hprofrestore' \
+			LD_PRELOAD=$SHIM
+		tool_dumps "$T/named" "$in" "$s" "$art"
 	)
 	for f in $(ls "$T/plain"); do
 		cmp "$T/plain/$f" "$T/shim/$f" || fail "$f differs under LD_PRELOAD"
@@ -282,16 +310,24 @@ tool_modes() {
 	for f in $(ls "$T/worst"); do
 		cmp "$T/plain/$f" "$T/worst/$f" || fail "$f differs with every name a dump"
 	done
+	for f in $(ls "$T/named"); do
+		cmp "$T/plain/$f" "$T/named/$f" || fail "$f differs with the tools in HPROFSTRIP_PROGRAMS"
+	done
 	run "$ORACLE" expect "$T/plain/r-o.hprof"
 	assert_success
 }
 
 # ---- no write lost -----------------------------------------------------
 
+# The python3 programs below write dumps as a runtime would, but host no
+# runtime and write the corpus's dumps with their old stamps: they strip
+# as a program named in HPROFSTRIP_PROGRAMS (as adb pulling a dump)
+# strips every dump it writes. (Unnamed, the shim never looks at them.)
+
 @test "a file with content opened without O_TRUNC is left alone: a 4-byte patch at offset 23 lands" {
 	cp "$J8" "$T/old.hprof"
 	chmod u+w "$T/old.hprof"
-	run -0 --separate-stderr env LD_PRELOAD="$SHIM" python3 -c 'import os, sys
+	run -0 --separate-stderr env HPROFSTRIP_PROGRAMS=python3 LD_PRELOAD="$SHIM" python3 -c 'import os, sys
 fd = os.open(sys.argv[1], os.O_RDWR)
 os.lseek(fd, 23, 0)
 assert os.write(fd, b"\x01\x02\x03\x04") == 4
@@ -313,17 +349,17 @@ os.close(fd)' "$T/old2.hprof"
 	local want
 	want=$(expected "$J8")
 	LD_PRELOAD=$SHIM "$REPLAY" setlength "$J8" "$T/raf.hprof"
-	cmp "$want" "$T/raf.hprof"
+	cmp_dump "$want" "$T/raf.hprof"
 	# over an existing, longer file: emptied first, so a new dump
 	cat "$J8" "$J8" >"$T/raf2.hprof"
 	LD_PRELOAD=$SHIM "$REPLAY" setlength "$J8" "$T/raf2.hprof"
-	cmp "$want" "$T/raf2.hprof"
+	cmp_dump "$want" "$T/raf2.hprof"
 	# under another name too (the runtime's sniffing)
 	cat "$J8" "$J8" >"$T/raf.bin"
 	LD_PRELOAD=$SHIM "$REPLAY" setlength "$J8" "$T/raf.bin"
-	cmp "$want" "$T/raf.bin"
+	cmp_dump "$want" "$T/raf.bin"
 	# half a dump, emptied, then the whole dump from offset 0: a new dump
-	run -0 --separate-stderr env LD_PRELOAD="$SHIM" python3 -c 'import os, sys
+	run -0 --separate-stderr env HPROFSTRIP_PROGRAMS=python3 LD_PRELOAD="$SHIM" python3 -c 'import os, sys
 d = open(sys.argv[1], "rb").read()
 fd = os.open(sys.argv[2], os.O_RDWR | os.O_CREAT | os.O_TRUNC, 0o600)
 os.write(fd, d[:len(d) // 2])
@@ -355,7 +391,7 @@ os.close(fd)' "$J8" "$T/again.hprof"
 		run timeout 60 env LD_PRELOAD="$SHIM $B/libreenter.so" "$REPLAY" "$mode" "$J8" "$T/o.hprof" 3
 		[ "$status" -ne 124 ] || fail "$mode: hung"
 		assert_success
-		cmp "$want" "$T/o.hprof" || fail "$mode: output"
+		cmp_dump "$want" "$T/o.hprof" || fail "$mode: output"
 	done
 }
 
@@ -363,7 +399,7 @@ os.close(fd)' "$J8" "$T/again.hprof"
 	# the program writes the header, skips 27 bytes (three empty records
 	# of tag 0, as zeros read), writes the records, then rewrites the
 	# timestamp in the header
-	run -0 --separate-stderr env LD_PRELOAD="$SHIM" python3 -c 'import os, sys
+	run -0 --separate-stderr env HPROFSTRIP_PROGRAMS=python3 LD_PRELOAD="$SHIM" python3 -c 'import os, sys
 d = open(sys.argv[1], "rb").read()
 h = d.index(b"\0") + 13
 fd = os.open(sys.argv[2], os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
@@ -378,7 +414,7 @@ open(sys.argv[3], "wb").write(want)' "$J8" "$T/g.hprof" "$T/g.want"
 	cmp "$T/g.stripped" "$T/g.hprof"
 	# a rewrite inside the heap, where arrays were stripped, cannot be
 	# applied: said once, and the call still succeeds
-	run -0 --separate-stderr env LD_PRELOAD="$SHIM" python3 -c 'import os, sys
+	run -0 --separate-stderr env HPROFSTRIP_PROGRAMS=python3 LD_PRELOAD="$SHIM" python3 -c 'import os, sys
 d = open(sys.argv[1], "rb").read()
 fd = os.open(sys.argv[2], os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
 os.write(fd, d)
@@ -394,6 +430,7 @@ os.close(fd)' "$J8" "$T/h.hprof"
 	for fault in eintr short; do
 		rm -f "$T/flog"
 		run -0 env LD_PRELOAD="$SHIM $B/libfaultinject.so" FAULT=$fault \
+			HPROFSTRIP_PROGRAMS=shimstress \
 			FAULT_LOG="$T/flog" "$B/shimstress" keeperrno "$J8" \
 			"$(expected "$J8")" "$T/d"
 		grep -q "$fault" "$T/flog"
@@ -411,9 +448,9 @@ os.close(fd)' "$J8" "$T/h.hprof"
 	LD_PRELOAD=$SHIM "$REPLAY" threads "$T/bad.hprof" "$T/t.hprof" 3 2>"$T/err1"
 	grep -q 'writing the rest unchanged' "$T/err1"
 	LD_PRELOAD=$SHIM "$REPLAY" jdk8 "$T/bad.hprof" "$T/j.hprof" 3 2>"$T/err2"
-	cmp "$T/t.hprof" "$T/j.hprof"
+	cmp_dump "$T/t.hprof" "$T/j.hprof"
 	REPLAY_JDK8_BUF=4096 LD_PRELOAD=$SHIM "$REPLAY" jdk8 "$T/bad.hprof" "$T/j4.hprof" 3
-	cmp "$T/t.hprof" "$T/j4.hprof"
+	cmp_dump "$T/t.hprof" "$T/j4.hprof"
 }
 
 @test "sniffed over an old, longer file (an fd opened elsewhere): the dump is cut at its own end" {
@@ -422,5 +459,5 @@ os.close(fd)' "$J8" "$T/h.hprof"
 	cat "$ART" "$ART" >"$T/old.bin"
 	# the shell opens it, without truncating, where the shim cannot see
 	LD_PRELOAD=$SHIM "$REPLAY" artpipe "$ART" - 1<>"$T/old.bin" 2>"$T/err"
-	cmp "$want" "$T/old.bin" || fail "$(cat "$T/err")"
+	cmp_dump "$want" "$T/old.bin" || fail "$(cat "$T/err")"
 }
