@@ -235,9 +235,10 @@ static ssize_t dump_pwrite(int fd, const void *buf, size_t len, int64_t off)
 		return n;
 	t->piped = 0;
 	pipe_abort(&t->pm->pipe);
-	say("hprofstrip: %s: %s while %s also wrote: %s given up, the "
-	    "stripped dump is written to %s uncompressed", t->path,
-	    strerror(e), t->pm->pipe.what, t->pm->pipe.what, t->pm->pipe.dump);
+	say("hprofstrip: %s: %s while %s wrote too: it is given up, and "
+	    "its output removed to make room; the dump goes on, "
+	    "uncompressed, in %s", t->path, strerror(e), t->pm->pipe.what,
+	    t->pm->pipe.dump);
 	return hst.pwrite(fd, buf, len, off);
 }
 
@@ -281,6 +282,7 @@ static void tracker_start(struct tracker *t, int kind, const char *path,
 	t->seg_in = t->seg_out = t->seg_arrays = 0;
 	t->main = NULL;
 	t->vet = kind == T_MAIN && vet != VET_NONE;
+	t->segments = 0;
 	t->vet_stamp = vet == VET_STAMP;
 	t->hdr_len = 0;
 	t->fifo = fifo;
@@ -546,6 +548,17 @@ static void track(int fd, int dirfd, const char *path, int flags, int force)
 			if (main->st.idsize)
 				idsize = main->st.idsize;
 		}
+	if (kind == DUMP_SEGMENT) {
+		/* a segment of no dump being stripped is written as it
+		 * comes: its dump's file will get it verbatim too */
+		if (!main) {
+			pthread_mutex_unlock(&table_lock);
+			goto out;
+		}
+		/* only a runtime writes segment files: its dump is its own,
+		 * whatever the stamp will say (vet) */
+		__atomic_store_n(&main->segments, 1, __ATOMIC_RELAXED);
+	}
 	tracker_start(t, kind == DUMP_SEGMENT ? T_SEGMENT : T_MAIN, path, base,
 	              idsize, dirfd, path, vet, S_ISFIFO(sb.st_mode));
 	t->main = main;

@@ -50,6 +50,7 @@ struct tracker {
 	                            makes it a copy, not this runtime's */
 	unsigned hdr_len;
 	unsigned char hdr[HDR_MAX];
+	int segments;            /* JDK 22 .pN files of it were opened */
 	int piped;               /* this dump streams to pm->pipe */
 	int pipe_pending;        /* ... from its first write on */
 	unsigned char buf[OUT_BUF];

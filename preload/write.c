@@ -133,6 +133,9 @@ static int vet(struct tracker *t, int fd, const struct iovec *iov, int cnt,
 		                       t->vet_stamp ? hst_born_ms : 0, &stamp);
 		if (judged == HDR_MORE)
 			return VET_HELD;
+		if (judged == HDR_COPY &&
+		    __atomic_load_n(&t->segments, __ATOMIC_RELAXED))
+			judged = HDR_DUMP;  /* a copy has no .pN files */
 		if (judged == HDR_DUMP) {
 			t->vet = 0;
 			return VET_GO;

@@ -13,6 +13,10 @@
  *                                                times (run with
  *                                                -XX:+HeapDumpBeforeFullGC and
  *                                                -XX:+HeapDumpAfterFullGC); exit 0
+ *   java -cp DIR HeapBuilder copy SRC DST FILE   copy the file SRC to DST with
+ *                                                Files.copy (an uploader's copy
+ *                                                of an older dump), then dump
+ *                                                via the MXBean to FILE; exit 0
  *   java -cp DIR HeapBuilder wait [FILE]         print "pid N", then wait (see
  *                                                below) so a test can run
  *                                                jcmd N GC.heap_dump DUMP
@@ -110,6 +114,13 @@ public final class HeapBuilder {
                 expectArgs(args, 2, 2);
                 build(n);
                 dump(args.get(1));
+                break;
+            case "copy":
+                expectArgs(args, 4, 4);
+                java.nio.file.Files.copy(java.nio.file.Paths.get(args.get(1)),
+                        java.nio.file.Paths.get(args.get(2)));
+                build(n);
+                dump(args.get(3));
                 break;
             case "gc": {
                 expectArgs(args, 2, 2);
@@ -374,7 +385,8 @@ public final class HeapBuilder {
     }
 
     static void usage() {
-        System.err.println("usage: HeapBuilder oom | mxbean FILE | gc COUNT | wait [FILE]"
+        System.err.println("usage: HeapBuilder oom | mxbean FILE | copy SRC DST FILE"
+                + " | gc COUNT | wait [FILE]"
                 + " | big SIZE_MB [FILE]   [markers=N]");
         System.exit(2);
     }
