@@ -56,6 +56,19 @@ size_of() {
 	stat -c %s "$1"
 }
 
+# build_tests NAME...: make $B/NAME for each (test binaries that neither
+# make all nor the Makefile's TESTBIN builds: tests/ports.mk's), so that a
+# suite run alone has them; one make at a time per build dir
+build_tests() {
+	local n t=()
+	for n in "$@"; do t+=("$B/$n"); done
+	mkdir -p "$B"
+	(
+		flock 9
+		env -u MAKEFLAGS -u MFLAGS -u MAKELEVEL make -s -C "$ROOT" BUILD="$B" "${t[@]}"
+	) 9>"$B/.build-tests.lock" >&2
+}
+
 # cmp_dump A B: A and B are the same bytes, but for the HPROF header's time
 # stamp (offsets 23..30, 0-based) when both start "JAVA PROFILE 1.0.";
 # else cmp A B. A runtime stamps its dump with the time it began, and so

@@ -7,12 +7,24 @@
 # where a tracked dump must come out as the input, so the driver checks
 # itself. Files that do not match: byte-identical, and the same syscalls
 # on them (strace -P) with and without the shim.
+#
+# shimstress hosts no runtime and writes the corpus's dumps, with their old
+# stamps: under the shim it is named in HPROFSTRIP_PROGRAMS, as a program
+# that strips every dump it writes (adb pulling one), unless a test is about
+# a process that hosts a runtime (a stub preloaded: it strips its own
+# dumps, stamped since it began, so it writes fresh_dump's) or about any
+# other process (never looked at).
 
 load common
 
 bats_require_minimum_version 1.5.0
 
 BUILDS="shimstress shimstress-lfs shimstress-fortify shimstress-fortify64"
+
+setup_file() {
+	# not among make all's or TESTBIN's: built here (tests/ports.mk)
+	build_tests $BUILDS
+}
 
 setup() {
 	local b
@@ -28,15 +40,17 @@ setup() {
 	[ -s "$EXP" ] || "$STRIP" -o "$EXP" "$IN"
 }
 
-# stress BUILD TEST [ARG]: shimstress TEST under the shim (EXP: stripped)
-# and without it (EXP: the input), each in a fresh directory
+# stress BUILD TEST [ARG]: shimstress TEST under the shim, named in
+# HPROFSTRIP_PROGRAMS (EXP: stripped), and without it (EXP: the input),
+# each in a fresh directory
 stress() {
 	local b=$1 t=$2 in=${IN_OVERRIDE:-$IN} exp=${EXP_OVERRIDE:-$EXP}
 	shift 2
 	rm -rf "$T/d" && mkdir "$T/d"
 	run -0 "$B/$b" "$t" "$in" "$in" "$T/d" "$@"
 	rm -rf "$T/d" && mkdir "$T/d"
-	run -0 --separate-stderr env LD_PRELOAD="$SHIM" "$B/$b" "$t" "$in" "$exp" "$T/d" "$@"
+	run -0 --separate-stderr env HPROFSTRIP_PROGRAMS="$b" LD_PRELOAD="$SHIM" \
+		"$B/$b" "$t" "$in" "$exp" "$T/d" "$@"
 }
 
 @test "the builds call the names the shim wraps" {
@@ -164,20 +178,29 @@ shimstress: concurrent: ok"
 
 # one BUILD NAME EXPECTED: shimstress write under the shim (environment as
 # set), NAME's output must be EXPECTED (exp: stripped, in: unchanged).
-# RUNTIME: a runtime stub preloaded too (the process hosts a runtime).
+# RUNTIME: a runtime stub preloaded too (the process hosts a runtime); it
+# writes a dump stamped as its own then (fresh_dump of IN).
 one() {
-	local b=$1 name=$2 want=$3
+	local b=$1 name=$2 want=$3 in=$IN exp=$EXP
+	if [ -n "${RUNTIME:-}" ]; then
+		in=$T/fresh.hprof exp=$T/fresh.exp
+		if [ ! -s "$exp" ]; then
+			fresh_dump "$IN" "$in"
+			"$STRIP" -o "$exp" "$in"
+		fi
+	fi
 	mkdir -p "$T/d/$(dirname "$name")"
 	case $want in
-	exp) want=$EXP ;;
-	in) want=$IN ;;
+	exp) want=$exp ;;
+	in) want=$in ;;
 	esac
-	run -0 --separate-stderr env LD_PRELOAD="$SHIM ${RUNTIME:-}" "$B/$b" write "$IN" "$want" "$T/d" "$name"
+	run -0 --separate-stderr env LD_PRELOAD="$SHIM ${RUNTIME:-}" "$B/$b" write "$in" "$want" "$T/d" "$name"
 }
 
 @test "HPROFSTRIP_PATTERN: several globs, replacing the default" {
 	rm -rf "$T/d"
 	export HPROFSTRIP_SNIFF=0 HPROFSTRIP_PATTERN='::*.dump:heap-*.bin::*/sub/*.dat:'
+	export HPROFSTRIP_PROGRAMS='shimstress*'
 	one shimstress a.dump exp
 	one shimstress heap-7.bin exp
 	one shimstress sub/x.dat exp
@@ -191,7 +214,7 @@ one() {
 @test "HPROFSTRIP_PATTERN: a basename glob, a full-path glob, relative paths" {
 	rm -rf "$T/d"
 	mkdir -p "$T/d/only"
-	export HPROFSTRIP_SNIFF=0
+	export HPROFSTRIP_SNIFF=0 HPROFSTRIP_PROGRAMS='shimstress*'
 	HPROFSTRIP_PATTERN='heap.dat' one shimstress heap.dat exp
 	HPROFSTRIP_PATTERN='heap.dat' one shimstress only/heap.dat exp
 	HPROFSTRIP_PATTERN="$T/d/only/*.bin" one shimstress only/x.bin exp
@@ -225,11 +248,26 @@ one() {
 	one shimstress raw:out10.bin in
 	one shimstress out11.bin in
 	one shimstress open+pwrite:out12.bin in
+	# nor, in a runtime's process, a copy of an older dump (the corpus's
+	# own stamp), whatever its name: written unchanged, said once
+	local made
+	made=$(date -u -d @$(( 0x$(od -An -tx1 -j 23 -N 8 "$IN" | tr -d ' \n') / 1000 )) '+%Y-%m-%d %H:%M:%S')
+	run -0 --separate-stderr env LD_PRELOAD="$SHIM $B/stub/libart.so" \
+		"$B/shimstress" write "$IN" "$IN" "$T/d" raw:out13.bin
+	assert_equal "$stderr" "hprofstrip: $T/d/out13.bin: a copy of a dump made $made UTC, before this process began: written unchanged"
+	run -0 --separate-stderr env LD_PRELOAD="$SHIM $B/stub/libjvm.so" \
+		"$B/shimstress" write "$IN" "$IN" "$T/d" out14.hprof
+	assert_equal "$stderr" "hprofstrip: $T/d/out14.hprof: a copy of a dump made $made UTC, before this process began: written unchanged"
+	# ... but named in HPROFSTRIP_PROGRAMS, hosting none, stripped
+	HPROFSTRIP_PROGRAMS=shimstress one shimstress raw:out15.bin exp
+	HPROFSTRIP_PROGRAMS=shimstress one shimstress out16.hprof exp
 }
 
 @test "a dump opened and closed without a write is left as it was (touch)" {
 	cp "$IN" "$T/old.hprof"
 	chmod u+w "$T/old.hprof"
+	# touch named a program that strips its dumps: the shim looks at it
+	export HPROFSTRIP_PROGRAMS=touch
 	run -0 --separate-stderr env LD_PRELOAD="$SHIM" touch "$T/old.hprof"
 	[ -z "$stderr" ]
 	cmp "$IN" "$T/old.hprof"
@@ -240,6 +278,7 @@ one() {
 
 @test "HPROFSTRIP_QUIET and HPROFSTRIP_LOG" {
 	rm -rf "$T/d"
+	export HPROFSTRIP_PROGRAMS=shimstress
 	local sum='bytes in, 1343235 bytes out (73.9%), 4965 arrays stripped'
 	one shimstress q1.hprof exp
 	[ "$stderr" = "hprofstrip: $T/d/q1.hprof: 1816527 $sum" ]
@@ -282,17 +321,20 @@ trace() {
 	local b
 	for b in $BUILDS; do
 		trace "$b" "" none
-		trace "$b" "" shim
+		# named: the shim looks at every file the program writes
+		HPROFSTRIP_PROGRAMS=$b trace "$b" "" shim
 		diff "$T/trace.none" "$T/trace.shim" || fail "$b: different syscalls"
 		# the trace saw the work
 		[ "$(grep -c '^write(' "$T/trace.none")" -gt 5 ]
 		grep -q '^sendfile' "$T/trace.none"
 		grep -q '^pwritev' "$T/trace.none"
-		# dump-like data in files the shim saw opened: never sniffed
+		# dump-like data, in a program that hosts no runtime and is not
+		# named: never sniffed
 		trace "$b" magic none
 		trace "$b" magic shim
 		diff "$T/trace.none" "$T/trace.shim" || fail "$b magic: different syscalls"
-		HPROFSTRIP_SNIFF=0 trace "$b" magic shim
+		# named, with sniffing off: the names alone, and these do not match
+		HPROFSTRIP_PROGRAMS=$b HPROFSTRIP_SNIFF=0 trace "$b" magic shim
 		diff "$T/trace.none" "$T/trace.shim" || fail "$b magic, no sniffing: different syscalls"
 	done
 }
