@@ -362,8 +362,9 @@ int pipe_finish(struct pipe_out *p, char *msg, size_t size)
 		snprintf(msg, size, "%s exited, and whether it read every byte "
 		         "cannot be told", p->what);
 	else if (left)
-		snprintf(msg, size, "%s exited without reading the last %d of "
-		         "%llu bytes", p->what, left, (unsigned long long)p->sent);
+		snprintf(msg, size, "%s exited without reading %d of the %llu "
+		         "bytes sent to it", p->what, left,
+		         (unsigned long long)p->sent);
 	else if (p->err)
 		snprintf(msg, size, "%s stopped reading after %llu bytes (%s)",
 		         p->what, (unsigned long long)p->sent, strerror(p->err));

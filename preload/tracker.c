@@ -135,6 +135,7 @@ void tracker_report(struct tracker *t)
 struct keep_mem {
 	uint64_t pending[HS_KEEP_PENDING];
 	struct hs_class classes[HS_KEEP_CLASSES];
+	unsigned char hold[HS_KEEP_HOLD];  /* the array held back */
 };
 
 /* The engine's keep tables for t's next dump, zeroed; 0 if they cannot be
@@ -163,14 +164,17 @@ static int keep_tables(struct tracker *t, int kind, struct hs_keep *k)
 			return 0;
 		}
 		t->keep = m;
-	} else {
-		memset(t->keep, 0, sizeof *t->keep);
+	} else {  /* the hold buffer needs no zeroing */
+		memset(t->keep->pending, 0, sizeof t->keep->pending);
+		memset(t->keep->classes, 0, sizeof t->keep->classes);
 	}
 	memset(k, 0, sizeof *k);
 	k->pending = t->keep->pending;
 	k->pending_slots = HS_KEEP_PENDING;
 	k->classes = t->keep->classes;
 	k->class_slots = HS_KEEP_CLASSES;
+	k->hold = t->keep->hold;
+	k->hold_size = HS_KEEP_HOLD;
 	errno = saved;
 	return 1;
 }
@@ -235,11 +239,19 @@ static ssize_t dump_pwrite(int fd, const void *buf, size_t len, int64_t off)
 		return n;
 	t->piped = 0;
 	pipe_abort(&t->pm->pipe);
-	say("hprofstrip: %s: %s while %s wrote too: it is given up, and "
-	    "its output removed to make room; the dump goes on, "
-	    "uncompressed, in %s", t->path, strerror(e), t->pm->pipe.what,
-	    t->pm->pipe.dump);
-	return hst.pwrite(fd, buf, len, off);
+	n = hst.pwrite(fd, buf, len, off);
+	if (n >= 0)
+		say("hprofstrip: %s: %s while %s wrote too: it is given up, "
+		    "and its output removed to make room; the dump goes on, "
+		    "uncompressed, in %s", t->path, strerror(e),
+		    t->pm->pipe.what, t->pm->pipe.dump);
+	else
+		say("hprofstrip: %s: %s while %s wrote too: it is given up "
+		    "and its output removed, but the disk is still full: the "
+		    "dump is cut short", t->path, strerror(e),
+		    t->pm->pipe.what);
+	errno = n < 0 ? ENOSPC : errno;
+	return n;
 }
 
 void tracker_first_write(struct tracker *t, int fd)
