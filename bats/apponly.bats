@@ -239,16 +239,24 @@ count_of() {
 			HPROFSTRIP_APP_ONLY=1 HPROFSTRIP_QUIET=1 LD_PRELOAD=$SHIM \
 				timeout 60 "$REPLAY" "$mode" "$f" "$out" 7 ||
 				fail "$mode: replay failed on $f"
-			cmp "$out" "$T/want" || fail "$mode: $f"
+			cmp_dump "$out" "$T/want" || fail "$mode: $f"
 		done
 	done
-	# 0, or unset: the plain strip
-	"$STRIP" -o "$T/want" "$DALVIK"
-	for v in 0 ""; do
+	# the other words for yes: the same
+	"$STRIP" --app-only -o "$T/want" "$DALVIK"
+	for v in yes TRUE on; do
 		rm -f "$BATS_TEST_TMPDIR/p.hprof"
 		HPROFSTRIP_APP_ONLY=$v HPROFSTRIP_QUIET=1 LD_PRELOAD=$SHIM \
 			"$REPLAY" art "$DALVIK" "$BATS_TEST_TMPDIR/p.hprof"
-		cmp "$BATS_TEST_TMPDIR/p.hprof" "$T/want" || fail "HPROFSTRIP_APP_ONLY='$v'"
+		cmp_dump "$BATS_TEST_TMPDIR/p.hprof" "$T/want" || fail "HPROFSTRIP_APP_ONLY='$v'"
+	done
+	# 0 (no, false, off), or unset: the plain strip
+	"$STRIP" -o "$T/want" "$DALVIK"
+	for v in 0 "" no false Off; do
+		rm -f "$BATS_TEST_TMPDIR/p.hprof"
+		HPROFSTRIP_APP_ONLY=$v HPROFSTRIP_QUIET=1 LD_PRELOAD=$SHIM \
+			"$REPLAY" art "$DALVIK" "$BATS_TEST_TMPDIR/p.hprof"
+		cmp_dump "$BATS_TEST_TMPDIR/p.hprof" "$T/want" || fail "HPROFSTRIP_APP_ONLY='$v'"
 	done
 }
 
@@ -266,7 +274,7 @@ count_of() {
 				fail "$mode: replay failed on $f"
 			[ "$(ls -A "$BATS_TEST_TMPDIR/d")" = o.hprof.zst ] ||
 				fail "$mode: $(ls -A "$BATS_TEST_TMPDIR/d")"
-			zstd -qdc "$BATS_TEST_TMPDIR/d/o.hprof.zst" | cmp - "$T/want" ||
+			cmp_dump <(zstd -qdc "$BATS_TEST_TMPDIR/d/o.hprof.zst") "$T/want" ||
 				fail "$mode: $f"
 		done
 	done
@@ -305,5 +313,5 @@ count_of() {
 	# everything before it is what --app-only makes of the dump's start
 	"$STRIP" --app-only -o "$BATS_TEST_TMPDIR/want" "$f"
 	local head=$(( $(size_of "$out") - n - 9 - 9 ))
-	cmp -n "$head" "$out" "$BATS_TEST_TMPDIR/want"
+	cmp_dump <(head -c "$head" "$out") <(head -c "$head" "$BATS_TEST_TMPDIR/want")
 }
