@@ -333,6 +333,7 @@ env_of() {
 	run "$ROOT/tests/container-stage.sh" "$BATS_TEST_TMPDIR/container"
 	assert_success
 	assert_line --regexp '^container-stage: ok: /dumps/java_pid[0-9]+\.hprof: [0-9]+ bytes stripped, [0-9]+ restored$'
+	assert_line 'container-stage: ok: tar xf and gzip -d of a full dump under the image'"'"'s ENV: byte for byte'
 }
 
 @test "examples/container: Dockerfile, pod.yaml and make install agree" {

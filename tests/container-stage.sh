@@ -17,7 +17,11 @@
 #  4. checks that the JVM wrote one dump into the VOLUME directory, stripped
 #     on the way (the shim's summary line, PRIMITIVE_ARRAY_NODATA and no
 #     PRIMITIVE_ARRAY_DUMP in the staged `hprofstrip --info`, which says
-#     well-formed), and that the staged hprofrestore restores it.
+#     well-formed), and that the staged hprofrestore restores it;
+#  5. with the image's ENV, unpacks that full (restored) dump into the
+#     VOLUME with `tar xf` (what `kubectl cp` runs in the pod) and
+#     `gzip -d`, and checks that both copies are byte for byte the dump:
+#     the shim strips the JVM's own dumps, never a copy.
 #
 # --config prints what it read from the Dockerfile (one NAME=VALUE a line)
 # and exits: bats/install.bats compares it with pod.yaml and the Makefile.
@@ -223,5 +227,22 @@ fi
 s=$(stat -c %s "$dump")
 t=$(stat -c %s "$work/restored.hprof")
 [ "$t" -gt "$s" ] || fail "the restored dump ($t bytes) is not larger than the stripped one ($s)"
+
+# ---- copies of a full dump under the image's ENV --------------------------
+full=$work/restored.hprof
+copies=$r$VOLUME_VALUE/copies
+mkdir -p "$copies"
+(cd "$work" && tar cf full.tar restored.hprof)
+gzip -c "$full" >"$copies/gz.hprof.gz"
+(
+	cd "$copies"
+	export LD_PRELOAD=$preload JAVA_TOOL_OPTIONS=$jto
+	tar xf "$work/full.tar"
+	gzip -d gz.hprof.gz
+) 2>"$work/copies.err" || fail "tar xf or gzip -d failed: $(cat "$work/copies.err")"
+cmp "$copies/restored.hprof" "$full" || fail "tar xf under the image's ENV changed the dump"
+cmp "$copies/gz.hprof" "$full" || fail "gzip -d under the image's ENV changed the dump"
+[ ! -s "$work/copies.err" ] || fail "the shim spoke to tar or gzip: $(cat "$work/copies.err")"
+echo "$me: ok: tar xf and gzip -d of a full dump under the image's ENV: byte for byte"
 echo "$me: ok: ${dump#"$r"}: $s bytes stripped, $t restored"
 [ "$keep" = 1 ] || rm -rf "$work"
