@@ -102,7 +102,7 @@ fake_compressor() {
 		HPROFSTRIP_COMPRESS=$c LD_PRELOAD=$SHIM "$REPLAY" threads "$f" "$T/d/x.hprof" 2>"$T/err"
 		case $c in zstd*) ext=zst p=zstd ;; gzip*) ext=gz p=gzip ;; xz*) ext=xz p=xz ;; esac
 		only_file "$T/d" "x.hprof.$ext"
-		$p -dc "$T/d/x.hprof.$ext" | cmp - "$T/want" || fail "$c"
+		cmp_dump <($p -dc "$T/d/x.hprof.$ext") "$T/want" || fail "$c"
 		lvl=${c#*:}
 		[ "$lvl" != "$c" ] || lvl=1
 		grep -q "^hprofstrip: .*x.hprof: $p -$lvl wrote $T/d/x.hprof.$ext\$" "$T/err" ||
@@ -120,13 +120,13 @@ fake_compressor() {
 				LD_PRELOAD=$SHIM timeout 60 "$REPLAY" "$mode" "$f" "$T/d/o.hprof" 7 ||
 				fail "$mode: replay failed on $f"
 			only_file "$T/d" o.hprof.zst
-			zstd -qdc "$T/d/o.hprof.zst" | cmp - "$T/want" || fail "$mode: $f"
+			cmp_dump <(zstd -qdc "$T/d/o.hprof.zst") "$T/want" || fail "$mode: $f"
 		done
 		rm -rf "$T/d"
 		mkdir "$T/d"
 		REPLAY_JDK8_BUF=4096 HPROFSTRIP_QUIET=1 HPROFSTRIP_COMPRESS=zstd \
 			LD_PRELOAD=$SHIM "$REPLAY" jdk8 "$f" "$T/d/o.hprof"
-		zstd -qdc "$T/d/o.hprof.zst" | cmp - "$T/want" || fail "jdk8 4096: $f"
+		cmp_dump <(zstd -qdc "$T/d/o.hprof.zst") "$T/want" || fail "jdk8 4096: $f"
 	done
 }
 
@@ -145,11 +145,13 @@ fake_compressor() {
 			LD_PRELOAD="$SHIM" REPLAY_LEFTOVERS=1 "$REPLAY" threads "$f" "$T/d/x.hprof"
 		assert_success
 		only_file "$T/d" x.hprof
-		cmp "$T/d/x.hprof" "$T/want" || fail "$case: not the stripped dump"
+		cmp_dump "$T/d/x.hprof" "$T/want" || fail "$case: not the stripped dump"
 		case $case in
 		empty) msg="zstd -1 cannot start: No such file or directory; the stripped dump is written there" ;;
 		exit1) msg="zstd -1 exited with status 1; the stripped dump is in $T/d/x.hprof, uncompressed" ;;
-		early) msg="zstd -1 stopped reading after [0-9]+ bytes \(Broken pipe\); the stripped dump is in $T/d/x.hprof, uncompressed" ;;
+		# it read 1000 bytes: seen when a write fails (EPIPE) or at its
+		# exit, as bytes sent that it left (debfb63), whichever is first
+		early) msg="zstd -1 (stopped reading after [0-9]+ bytes \(Broken pipe\)|exited without reading [0-9]+ of the [0-9]+ bytes sent to it); the stripped dump is in $T/d/x.hprof, uncompressed" ;;
 		kill) msg="zstd -1 was killed by signal 9; the stripped dump is in $T/d/x.hprof, uncompressed" ;;
 		esac
 		[ "$(grep -c . <<<"$stderr")" = 2 ] || fail "$case: $stderr"
@@ -165,7 +167,7 @@ fake_compressor() {
 	assert_success
 	[ "$(cat "$T/d/x.hprof.zst")" = earlier ]
 	"$STRIP" --stream -o "$T/want" "$f"
-	cmp "$T/d/x.hprof" "$T/want"
+	cmp_dump "$T/d/x.hprof" "$T/want"
 	grep -q "^hprofstrip: $T/d/x.hprof: cannot create $T/d/x.hprof.zst: File exists; the stripped dump is written there\$" <<<"$stderr" ||
 		fail "$stderr"
 }
@@ -178,7 +180,7 @@ fake_compressor() {
 		UPLOAD="$T/up" LD_PRELOAD="$SHIM" REPLAY_LEFTOVERS=1 "$REPLAY" art "$f" "$T/d/x.hprof"
 	assert_success
 	only_file "$T/d" ""
-	cmp "$T/up/x.hprof" "$T/want"
+	cmp_dump "$T/up/x.hprof" "$T/want"
 	grep -Eq "^hprofstrip: .*x.hprof: HPROFSTRIP_FILTER took it \([0-9]+ bytes\); $T/d/x.hprof removed\$" <<<"$stderr" ||
 		fail "$stderr"
 	# a filter that fails
@@ -188,7 +190,7 @@ fake_compressor() {
 		LD_PRELOAD="$SHIM" "$REPLAY" art "$f" "$T/d/x.hprof"
 	assert_success
 	only_file "$T/d" x.hprof
-	cmp "$T/d/x.hprof" "$T/want"
+	cmp_dump "$T/d/x.hprof" "$T/want"
 	grep -q "HPROFSTRIP_FILTER exited with status 3; the stripped dump is in $T/d/x.hprof, uncompressed" <<<"$stderr"
 }
 
@@ -197,7 +199,7 @@ fake_compressor() {
 	"$STRIP" -o "$T/want" "$f"
 	run --separate-stderr env HPROFSTRIP_COMPRESS=bzip2 LD_PRELOAD="$SHIM" "$REPLAY" jdk8 "$f" "$T/x.hprof"
 	assert_success
-	cmp "$T/x.hprof" "$T/want"
+	cmp_dump "$T/x.hprof" "$T/want"
 	[ "$(grep -c 'HPROFSTRIP_COMPRESS' <<<"$stderr")" = 1 ] || fail "$stderr"
 	grep -q "^hprofstrip: HPROFSTRIP_COMPRESS: 'bzip2' is not known" <<<"$stderr"
 }
