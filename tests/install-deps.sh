@@ -13,6 +13,10 @@ command -v script >/dev/null 2>&1 || need="$need bsdutils"
 # gzip, which Debian always has)
 command -v zstd >/dev/null 2>&1 || need="$need zstd"
 command -v xz >/dev/null 2>&1 || need="$need xz-utils"
+# bats/own-dumps.bats compares a copy's system calls with and without the
+# shim; bats/handover.bats uploads to a local server that answers 401
+command -v strace >/dev/null 2>&1 || need="$need strace"
+command -v curl >/dev/null 2>&1 || need="$need curl"
 # make check-man: man --warnings formats the pages with groff
 command -v man >/dev/null 2>&1 || need="$need man-db"
 command -v troff >/dev/null 2>&1 || need="$need groff-base"
