@@ -151,5 +151,5 @@ expect_rejected() {
 @test "an output directory that does not exist" {
 	run "$STRIP" -o "$BATS_TEST_TMPDIR/no/such/dir/o" "$CORPUS/hotspot/jdk11-string.hprof"
 	[ "$status" -eq 1 ]
-	assert_output --regexp '^hprofstrip: .*/no/such/dir/o: No such file or directory$'
+	assert_output "hprofstrip: $BATS_TEST_TMPDIR/no/such/dir/o: cannot create a temporary file in $BATS_TEST_TMPDIR/no/such/dir: No such file or directory"
 }
