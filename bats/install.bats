@@ -140,7 +140,19 @@ env_of() {
 	run --separate-stderr env -u LD_PRELOAD "$RUN" env
 	assert_success
 	assert_equal "$(env_of LD_PRELOAD)" "$LIB"
-	refute_line --regexp '^HPROFSTRIP_'
+	# the command's name, as a program that strips every dump it writes
+	# (adb pulling one), and nothing else of the shim's
+	assert_equal "$(printf '%s\n' "$output" | grep '^HPROFSTRIP_')" HPROFSTRIP_PROGRAMS=env
+	run --separate-stderr env -u LD_PRELOAD "$RUN" /usr/bin/env
+	assert_equal "$(env_of HPROFSTRIP_PROGRAMS)" env
+	# --programs names them instead; a list already there is added to
+	run --separate-stderr "$RUN" --programs 'adb:my-*' env
+	assert_success
+	assert_equal "$(env_of HPROFSTRIP_PROGRAMS)" 'adb:my-*'
+	run --separate-stderr env HPROFSTRIP_PROGRAMS=adb "$RUN" env
+	assert_equal "$(env_of HPROFSTRIP_PROGRAMS)" adb:env
+	run --separate-stderr env HPROFSTRIP_PROGRAMS=adb "$RUN" --programs=x env
+	assert_equal "$(env_of HPROFSTRIP_PROGRAMS)" adb:x
 	run --separate-stderr "$RUN" --keep strings env
 	assert_success
 	assert_equal "$(env_of HPROFSTRIP_KEEP)" strings
@@ -227,7 +239,8 @@ env_of() {
 		"--compress lz4 true" "--compress zstd:0 true" "--compress zstd:20 true" \
 		"--compress zstd: true" "--compress zstd:03 true" "--compress zstd:-1 true" \
 		"--compress gzip:0 true" "--compress gzip:10 true" "--compress xz:10 true" \
-		"--compress ZSTD true" "--compress zstd:1:2 true" "-q" "--"; do
+		"--compress ZSTD true" "--compress zstd:1:2 true" "-q" "--" \
+		"--programs" "--programs= true"; do
 		# shellcheck disable=SC2086
 		run --separate-stderr "$RUN" $bad
 		[ "$status" -eq 2 ] || fail "'$bad': status $status, not 2"
@@ -262,7 +275,7 @@ env_of() {
 	assert_success
 	assert_line --regexp '^Usage: hprofstrip-run '
 	local o
-	for o in --pattern --keep --compress --filter -q --help --version; do
+	for o in --pattern --keep --compress --filter --programs -q --help --version; do
 		assert_output --partial " $o"
 	done
 }
@@ -271,10 +284,14 @@ env_of() {
 	local man=$ROOT v o page tool
 	# the page as text, hyphens plain
 	text() { MANWIDTH=200 man --nh --nj -l "$1" | sed 's/‐/-/g'; }
-	# the shim's variables: the names in its sources' string constants
-	# (not the launcher's HPROFSTRIP_LIB)
-	run bash -c "ls '$ROOT'/preload/*.[ch] | grep -v /hprofstrip-run.c |
-		xargs grep -ho '\"HPROFSTRIP_[A-Z_]*[=\"]' | tr -d '\"=' | sort -u"
+	# the shim's variables: the names in its sources' string constants,
+	# comments left out (not the launcher's HPROFSTRIP_LIB)
+	shim_variables() {
+		ls "$ROOT"/preload/*.[ch] | grep -v /hprofstrip-run.c |
+			xargs perl -0777 -ne 's{/\*.*?\*/}{}gs;
+				print "$1\n" while /"(HPROFSTRIP_[A-Z_]*)[="]/g' | sort -u
+	}
+	run shim_variables
 	assert_success
 	assert_line HPROFSTRIP_PATTERN
 	refute_line HPROFSTRIP_LIB
