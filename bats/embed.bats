@@ -3,6 +3,11 @@
 # (preload/hprofstrip.h): tests/embedtest runs examples/android/hook-example.c
 # over a stand-in for bytehook, with no LD_PRELOAD, in ART's and JDK 17's
 # write patterns, and its output must equal hprofstrip's.
+#
+# The tracking strips a runtime's own dumps: embedtest, which plays
+# libart.so, hosts ART then (the stub preloaded) and writes a dump stamped
+# as its own (fresh_dump); or it is named in HPROFSTRIP_PROGRAMS and writes
+# the corpus's dump as it is.
 
 load common
 
@@ -24,6 +29,12 @@ embed() {
 	env -u LD_PRELOAD "$EMBED" "$@"
 }
 
+# in_art MODE IN OUT: embedtest in a process that hosts ART (the stub, not
+# the shim, preloaded)
+in_art() {
+	env LD_PRELOAD="$B/stub/libart.so" "$EMBED" "$@"
+}
+
 @test "embed: ART's pattern through the hooks (hst_begin, dup) equals hprofstrip" {
 	local t=$BATS_TEST_TMPDIR
 	for f in $(all_dumps); do
@@ -38,19 +49,50 @@ embed() {
 @test "embed: JDK 17's pattern through the hooks (hst_opened, *.hprof) equals hprofstrip" {
 	local t=$BATS_TEST_TMPDIR
 	for f in $(all_dumps); do
-		"$STRIP" -o "$t/want" "$f"
-		embed jdk17 "$f" "$t/jdk17.hprof" 2>"$t/err" || fail "embedtest jdk17 $f: $(cat "$t/err")"
+		# hosting ART, its own dump
+		fresh_dump "$f" "$t/fresh"
+		"$STRIP" -o "$t/want" "$t/fresh"
+		rm -f "$t/jdk17.hprof"
+		in_art jdk17 "$t/fresh" "$t/jdk17.hprof" 2>"$t/err" ||
+			fail "embedtest jdk17 $f: $(cat "$t/err")"
 		cmp "$t/want" "$t/jdk17.hprof" || fail "differs: $f"
+		# named, the dump as it is
+		"$STRIP" -o "$t/want" "$f"
+		rm -f "$t/jdk17.hprof"
+		HPROFSTRIP_PROGRAMS=embedtest embed jdk17 "$f" "$t/jdk17.hprof" 2>"$t/err" ||
+			fail "embedtest jdk17 $f, named: $(cat "$t/err")"
+		cmp "$t/want" "$t/jdk17.hprof" || fail "differs, named: $f"
 	done
 }
 
 @test "embed: a file the hooks do not take for a dump is written as it comes" {
 	local t=$BATS_TEST_TMPDIR f
 	f=$(corpus_files | head -n 1)
+	# hosting no runtime, not named: nothing is looked at
 	run embed jdk17 "$f" "$t/plain.bin"
 	assert_success
 	assert_output ""
 	cmp "$f" "$t/plain.bin"
+	# named, or hosting ART writing its own dump, sniffing off: the name
+	# alone decides
+	rm -f "$t/plain.bin"
+	HPROFSTRIP_PROGRAMS=embedtest HPROFSTRIP_SNIFF=0 run embed jdk17 "$f" "$t/plain.bin"
+	assert_success
+	assert_output ""
+	cmp "$f" "$t/plain.bin"
+	fresh_dump "$f" "$t/fresh"
+	rm -f "$t/plain.bin"
+	HPROFSTRIP_SNIFF=0 run in_art jdk17 "$t/fresh" "$t/plain.bin"
+	assert_success
+	assert_output ""
+	cmp "$t/fresh" "$t/plain.bin"
+	# hosting ART, a copy of an older dump (the corpus's stamp) under a
+	# dump's name: written as it comes, said once
+	rm -f "$t/copy.hprof"
+	run in_art jdk17 "$f" "$t/copy.hprof"
+	assert_success
+	assert_output --regexp "^hprofstrip: $t/copy.hprof: a copy of a dump made [-0-9]+ [:0-9]+ UTC, before this process began: written unchanged\$"
+	cmp "$f" "$t/copy.hprof"
 }
 
 @test "embed: hst_api_version() is HPROFSTRIP_API_VERSION" {
