@@ -15,6 +15,11 @@ unset LD_PRELOAD ${!HPROFSTRIP_*}
 
 FI=$B/libfaultinject.so
 
+setup_file() {
+	# not among make all's or TESTBIN's: built here (tests/ports.mk)
+	build_tests libfaultinject.so
+}
+
 setup() {
 	unset LD_PRELOAD ${!HPROFSTRIP_*}
 	T=$BATS_TEST_TMPDIR
