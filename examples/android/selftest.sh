@@ -3,6 +3,9 @@
 # without a device: wrap.sh starting a program (the replay driver writing
 # ART's syscall pattern) with the host-built shim preloaded, and
 # dumpheap.sh against a fake adb that plays the device with a directory.
+# The replay stamps the dump's header with the time it ran, as ART does, so
+# its dumps are compared with hprofstrip's but for those 8 bytes
+# (tests/cmp-dump).
 # Prints one line per check and 'N passed, N failed'.
 set -u
 # The caller's shim settings and preloads must not reach the run
@@ -17,6 +20,7 @@ build=${BUILD:-build}
 case $build in /*) b=$build ;; *) b=$root/$build ;; esac
 corpus=${HPROFSTRIP_CORPUS:-$root/../shared/corpus}
 in=$corpus/art/art-host-2025.hprof
+cmp_dump() { "$root/tests/cmp-dump" "$@"; }
 pass=0 fail=0
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
@@ -46,7 +50,7 @@ cp "$here/wrap.sh" "$b/libhprofstrip.so" "$tmp/lib/"
 wrapped_open() {
 	HPROFSTRIP_PATTERN="$tmp/data/*.hprof" sh "$tmp/lib/wrap.sh" \
 		"$b/replay" artcloexec "$in" "$tmp/data/a.hprof" 2>"$tmp/err" &&
-		cmp "$tmp/exp" "$tmp/data/a.hprof" && grep -q 'arrays stripped' "$tmp/err"
+		cmp_dump "$tmp/exp" "$tmp/data/a.hprof" && grep -q 'arrays stripped' "$tmp/err"
 }
 check "wrap.sh: a dump the app opens is stripped" wrapped_open
 
@@ -54,7 +58,7 @@ check "wrap.sh: a dump the app opens is stripped" wrapped_open
 # a shell without the shim); found by sniffing
 wrapped_fd() {
 	sh "$tmp/lib/wrap.sh" "$b/replay" artpipe "$in" - >"$tmp/data/fd.out" 2>"$tmp/err" &&
-		cmp "$tmp/exp" "$tmp/data/fd.out"
+		cmp_dump "$tmp/exp" "$tmp/data/fd.out"
 }
 check "wrap.sh: a dump written to an fd from elsewhere is stripped (sniffing)" wrapped_fd
 
@@ -87,14 +91,14 @@ chmod +x "$tmp/bin/adb"
 
 pipeline() {
 	(cd "$tmp" && ADB="$tmp/bin/adb" "$here/dumpheap.sh" 1234 out.hprof) >"$tmp/log" 2>&1 &&
-		cmp "$tmp/exp" "$tmp/out.hprof" &&
+		cmp_dump "$tmp/exp" "$tmp/out.hprof" &&
 		[ -z "$(ls "$tmp/device/data/local/tmp")" ]
 }
 check "dumpheap.sh: am dumpheap, adb exec-out cat | hprofstrip" pipeline
 
 pipeline_jvm() {
 	(cd "$tmp" && ADB="$tmp/bin/adb" "$here/dumpheap.sh" -r com.example.app) >"$tmp/log" 2>&1 &&
-		cmp "$tmp/exp.jvm" "$tmp/com.example.app.stripped.hprof"
+		cmp_dump "$tmp/exp.jvm" "$tmp/com.example.app.stripped.hprof"
 }
 check "dumpheap.sh -r: restored to a standard 1.0.2 dump" pipeline_jvm
 
