@@ -29,11 +29,13 @@ enum phase {
 	PH_IF,      /* keep: class dump: instance field, read */
 	PH_PEEK,    /* keep: an instance's String.value or Thread.name */
 	PH_LOOK,    /* keep: an instance gathered behind a held array */
+	PH_XLOOK,   /* keep: the next record's start, behind a held array
+	               that ended a heap record */
 	PH_RAW_REC, /* fallback: rest of the heap record, verbatim */
 	PH_RAW      /* fallback: everything, verbatim */
 };
 
-/* ACT_STASH: into st->hold (keep: an array held back) */
+/* ACT_STASH: into keep.hold (keep: an array held back) */
 enum act { ACT_PASS, ACT_HOLD, ACT_DROP, ACT_STASH };
 
 #define OPEN_END UINT64_MAX
@@ -101,6 +103,12 @@ const char *hs_sub_name(unsigned tag)
 /* take() gathers a cut sub-record header in scratch */
 _Static_assert(sizeof ((struct hs_state *)0)->scratch >= 1 + 7 * 8 + 4 + 4 + 2,
                "scratch holds a class dump's fixed part with 8-byte ids");
+_Static_assert(sizeof ((struct hs_state *)0)->hold_hdr >= 1 + 8 + 9,
+               "hold_hdr holds an array's header with 8-byte ids");
+/* a segment under HS_SEGMENT_SOFT bytes takes a held array and the String
+ * gathered behind it (look) */
+_Static_assert(HS_SEGMENT_SOFT + HS_HOLD_LIMIT + 18 + 64 <= HS_STREAM_BUF,
+               "a held array fits in a stream's segment");
 
 static int is_android_root(unsigned tag)
 {
@@ -482,6 +490,10 @@ static void keep_found(struct hs_state *st, uint64_t id)
 {
 	if (!id)
 		return;
+	if (id == st->claimed) {  /* kept already (xlook_resolve) */
+		st->claimed = 0;
+		return;
+	}
 	if (st->keep.found)
 		st->keep.found(st->keep.user, id);
 	else
@@ -613,6 +625,17 @@ static int names_record(const struct hs_state *st, unsigned tag, uint32_t len)
 	return tag == HS_REC_LOAD_CLASS && len == 8 + 2 * id;
 }
 
+/* The held array's first len bytes go out as they came: its header
+ * (st->hold_hdr), then its elements (the caller's keep.hold). */
+static void emit_held(struct hs_state *st, size_t len)
+{
+	size_t n = 1 + st->idsize + 9;
+
+	emit(st, st->hold_hdr, len < n ? len : n);
+	if (len > n)
+		emit(st, st->keep.hold, len - n);
+}
+
 /* The held array goes out, whole (kept) or stripped. Nothing is passed
  * while an array is held, so it goes out in its place. */
 static void release_held(struct hs_state *st, int keep)
@@ -623,12 +646,12 @@ static void release_held(struct hs_state *st, int keep)
 	if (!st->hold_need)
 		return;
 	if (keep) {
-		emit(st, st->hold, st->hold_need);
+		emit_held(st, st->hold_need);
 		st->kept++;
 		st->kept_bytes += st->hold_need - n;
 	} else {
 		emit(st, &t, 1);
-		emit(st, st->hold + 1, n - 1);
+		emit(st, st->hold_hdr + 1, n - 1);
 		st->arrays++;
 		st->elem_bytes += st->hold_need - n;
 	}
@@ -968,6 +991,12 @@ static int step_sub(struct hs_state *st, struct cur *c)
 	unsigned tag, n;
 
 	if (st->in_off == st->rec_end) {
+		if (!st->maybe_open && st->hold_need) {
+			flush(st, c);
+			st->xlook_len = 0;
+			st->phase = PH_XLOOK;
+			return 1;
+		}
 		if (!st->maybe_open) {
 			end_record(st, c);
 			return 1;
@@ -1124,11 +1153,11 @@ static int keep_array(struct hs_state *st, struct cur *c,
 		return set_body(st, c, bytes, PH_SUB_END, NULL, 0);
 	}
 	if (!keep_streams(st) || (type != 5 && type != 8) ||
-	    bytes > HS_HOLD_MAX)
+	    bytes > st->keep.hold_size)
 		return 0;
-	memcpy(st->hold, h, n);
+	memcpy(st->hold_hdr, h, n);
 	st->hold_len = n;
-	st->hold_need = n + (unsigned)bytes;
+	st->hold_need = n + (size_t)bytes;
 	st->hold_id = id;
 	st->act = ACT_STASH;
 	return set_body(st, c, bytes, PH_SUB_END, NULL, 0);
@@ -1179,6 +1208,83 @@ static int step_look(struct hs_state *st, struct cur *c)
 	st->act = ACT_PASS;
 	st->next = PH_SUB_END;
 	st->phase = PH_BODY;
+	return 1;
+}
+
+/* PH_XLOOK: does what st->xlook holds (the bytes after a heap record
+ * that ended with an array held) start a String that claims the array?
+ * 1 yes, 0 no, -1 not known yet. As step_sub and instance_start decide
+ * inside a record: the next record is a heap record whose first
+ * sub-record is a String instance, whose value id fits in look. */
+static int xlook_claims(const struct hs_state *st)
+{
+	const unsigned char *x = st->xlook;
+	unsigned n = st->xlook_len, id = st->idsize, hn = 1 + 2 * id + 8;
+	int32_t ref = st->string_ref;
+	uint64_t len, ilen;
+
+	if (n < 9)
+		return -1;
+	len = hs_be32(x + 5);
+	if (!is_heap_tag(x[0]) || len < hn)
+		return 0;
+	if (n < 10)
+		return -1;
+	if (x[9] != HS_SUB_INSTANCE_DUMP)
+		return 0;
+	if (n < 9 + hn)
+		return -1;
+	ilen = hs_be32(x + 9 + 1 + 2 * id + 4);
+	if (!st->class_string || ref < 0 ||
+	    rd_id(st, x + 9 + 1 + id + 4) != st->class_string ||
+	    (uint64_t)ref + id > ilen || hn + ilen > len ||
+	    hn + (uint64_t)ref + id > sizeof st->look)
+		return 0;
+	if (n < 9 + hn + (unsigned)ref + id)
+		return -1;
+	return rd_id(st, x + 9 + hn + (unsigned)ref) == st->hold_id;
+}
+
+static int step(struct hs_state *st, struct cur *c);
+
+/* The held array goes out, kept or stripped, as the last sub-record of
+ * its record, which is then closed; the bytes gathered after it are fed
+ * as usual. */
+static void xlook_resolve(struct hs_state *st, struct cur *c, int keep)
+{
+	struct cur x;
+
+	st->in_off -= st->xlook_len;  /* back at the record's end */
+	if (keep)
+		st->claimed = st->hold_id;
+	release_held(st, keep);
+	end_record(st, c);
+	x.p = x.run = st->xlook;
+	x.end = x.p + st->xlook_len;
+	while (!st->err && step(st, &x))
+		;
+	if (!st->err)
+		flush(st, &x);
+	st->xlook_len = 0;
+	st->claimed = 0;
+}
+
+/* PH_XLOOK: the next record's header and first sub-record are gathered
+ * until they show whether a String there claims the held array (HotSpot
+ * ends a segment after a large array, and the String made around it
+ * starts the next one). */
+static int step_xlook(struct hs_state *st, struct cur *c)
+{
+	int keep;
+
+	while ((keep = xlook_claims(st)) < 0) {
+		if (c->p == c->end)
+			return 0;
+		st->xlook[st->xlook_len++] = *c->p;
+		consume(st, c, 1);
+		c->run = c->p;
+	}
+	xlook_resolve(st, c, keep);
 	return 1;
 }
 
@@ -1337,8 +1443,9 @@ static int step_body(struct hs_state *st, struct cur *c)
 	if (st->act != ACT_PASS)
 		flush(st, c);
 	if (st->act == ACT_STASH) {
-		memcpy(st->hold + st->hold_len, c->p, k);
-		st->hold_len += (unsigned)k;
+		memcpy(st->keep.hold + (st->hold_len - (1 + st->idsize + 9)),
+		       c->p, k);
+		st->hold_len += k;
 	}
 	consume(st, c, k);
 	if (st->act != ACT_PASS)
@@ -1470,6 +1577,7 @@ static int step(struct hs_state *st, struct cur *c)
 	case PH_STR: return step_str(st, c);
 	case PH_PEEK: return step_peek(st, c);
 	case PH_LOOK: return step_look(st, c);
+	case PH_XLOOK: return step_xlook(st, c);
 	default: return step_raw(st, c);
 	}
 }
@@ -1489,6 +1597,10 @@ void hs_init(struct hs_state *st, const struct hs_config *cfg,
 		st->keep = *cfg->keep;
 	else
 		st->flags &= ~(unsigned)HS_KEEP_STRINGS;
+	if (!st->keep.hold)
+		st->keep.hold_size = 0;
+	else if (st->keep.hold_size > HS_HOLD_LIMIT)
+		st->keep.hold_size = HS_HOLD_LIMIT;
 	/* a placeholder that was never patched: the writer was cut */
 	if (flags & HS_SALVAGE)
 		st->flags |= HS_OPEN_LEN;
@@ -1708,6 +1820,11 @@ enum hs_err hs_finish(struct hs_state *st)
 	/* run what needs no input: record ends, body ends */
 	while (!st->err && step(st, &c))
 		;
+	if (st->phase == PH_XLOOK) {  /* nothing came to claim the array */
+		xlook_resolve(st, &c, 0);
+		while (!st->err && step(st, &c))
+			;
+	}
 	if (st->err)
 		return st->err;
 	if (st->flags & HS_SALVAGE) {
@@ -1771,7 +1888,7 @@ enum hs_err hs_finish(struct hs_state *st)
 		 * last whole one (the input was cut there too) */
 		int partial = !st->gather;
 		if (partial && st->phase == PH_BODY && st->act == ACT_STASH) {
-			emit(st, st->hold, st->hold_len);
+			emit_held(st, st->hold_len);
 			st->hold_need = st->hold_len = 0;
 		}
 		release_held(st, 0);
@@ -1863,13 +1980,18 @@ static enum hs_err rewrite_len(struct hs_state *st, uint64_t lo,
 enum hs_err hs_rewrite(struct hs_state *st, uint64_t in_off, const void *buf,
                        size_t len)
 {
-	uint64_t same = st->same_until < st->out_off ? st->same_until
-	                                             : st->out_off;
-	uint64_t lo = st->open || st->maybe_open ? st->rec_body_in - 4
-	                                         : UINT64_MAX;
+	uint64_t same, lo;
 
 	if (st->err)
 		return st->err;
+	if (st->phase == PH_XLOOK) {  /* the bytes gathered are fed first */
+		struct cur c = { 0, 0, 0 };
+		xlook_resolve(st, &c, 0);
+		if (st->err)
+			return st->err;
+	}
+	same = st->same_until < st->out_off ? st->same_until : st->out_off;
+	lo = st->open || st->maybe_open ? st->rec_body_in - 4 : UINT64_MAX;
 	if (len > st->in_off || in_off > st->in_off - len)
 		return HS_E_REWRITE;  /* not fed yet: not a rewrite */
 	if (!len)

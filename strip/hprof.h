@@ -194,10 +194,15 @@ enum {
  *                   engine reads no fields.
  *   streaming       neither: ids wait in the pending table until their
  *                   array comes (or are evicted when it is full), and one
- *                   char[]/byte[] array of at most HS_HOLD_MAX element
- *                   bytes is held back until the next sub-record shows
- *                   whether a String points at it (JDK 9+ allocates a
- *                   String's value before the String).
+ *                   char[]/byte[] array of at most hold_size element bytes
+ *                   is held back, its elements in the caller's hold
+ *                   buffer, until the next sub-record shows whether a
+ *                   String points at it (a JDK 9+ concatenation fills a
+ *                   String's value before it makes the String, and a dump
+ *                   writes them in that order until a collection moves
+ *                   them). An array whose String comes later than the
+ *                   next sub-record, and any array larger than hold_size,
+ *                   is stripped.
  *
  * ART writes a String's value as the sub-record right after it; when the
  * String class dump has not come yet (ART writes it late), that array is
@@ -205,7 +210,6 @@ enum {
  * their class dumps too: those are counted in st->late, and the exact mode
  * reads the file once more with the layout known. The memory is the
  * caller's, fixed in advance. */
-#define HS_HOLD_MAX 4096
 struct hs_class {              /* a class dump, for instance layouts */
 	uint64_t id, super;
 	uint32_t bytes;            /* its own instance fields' bytes */
@@ -225,11 +229,23 @@ struct hs_keep {
 	 * class dumps come after instances (st->late) */
 	int layout_known;
 	int32_t string_ref, thread_ref;
+	/* streaming: the elements of the array held back, hold_size bytes
+	 * (need not be zeroed; at most HS_HOLD_LIMIT are used); 0: nothing
+	 * is held back */
+	unsigned char *hold;
+	size_t hold_size;
 };
 /* Sizes that keep a median 100% of String values while streaming (see
- * README): 32768 pending ids, 16384 classes. */
+ * README): 32768 pending ids, 16384 classes, and a hold-back of 256 KiB:
+ * a String written right after its value is kept when it has up to
+ * 262,144 Latin-1 or 131,072 UTF-16 chars (JDK 9+; 131,072 chars in JDK 8
+ * and earlier, whose values are char[]s). */
 #define HS_KEEP_PENDING 32768u
 #define HS_KEEP_CLASSES 16384u
+#define HS_KEEP_HOLD (256u << 10)
+/* A held array and the String behind it fit in a stream's segment buffer
+ * after HS_SEGMENT_SOFT bytes. */
+#define HS_HOLD_LIMIT (1u << 20)
 
 /* Where output goes; every output byte leaves through it. write()
  * appends; patch() overwrites len bytes already written, at output offset
@@ -363,8 +379,15 @@ struct hs_state {
 	int32_t cls_ref;
 	unsigned pend_count, pend_hand, cls_count;
 	uint64_t hold_id;       /* the held array: its id, */
-	unsigned hold_len;      /* bytes in hold (header + elements), */
-	unsigned hold_need;     /* and its full length; 0: none held */
+	size_t hold_len;        /* its bytes held (header + elements), */
+	size_t hold_need;       /* and its full length; 0: none held */
+	unsigned char hold_hdr[20]; /* its header; the elements are in
+	                           keep.hold */
+	uint64_t claimed;       /* the String value kept as xlook showed */
+	unsigned xlook_len;     /* the bytes after a heap record that ended */
+	unsigned char xlook[9 + 64]; /* with an array held: the next
+	                           record's header and the start of its first
+	                           sub-record, up to a String's value */
 	unsigned look_len, look_need; /* an instance gathered behind it */
 	unsigned char look[64];
 
@@ -377,7 +400,6 @@ struct hs_state {
 	                           decide its segment first */
 	unsigned char need_end; /* a HEAP_DUMP became segments: an END is due */
 	unsigned char gather;   /* in a heap record: output gathers in seg */
-	unsigned char hold[HS_HOLD_MAX + 32];
 };
 
 /* Basic type sizes (0: invalid); type 2 is an object id. */

@@ -13,13 +13,15 @@ int keepset_stream(struct keepset *k)
 	memset(k, 0, sizeof *k);
 	k->keep.pending = calloc(HS_KEEP_PENDING, sizeof *k->keep.pending);
 	k->keep.classes = calloc(HS_KEEP_CLASSES, sizeof *k->keep.classes);
-	if (!k->keep.pending || !k->keep.classes) {
+	k->keep.hold = malloc(HS_KEEP_HOLD);
+	if (!k->keep.pending || !k->keep.classes || !k->keep.hold) {
 		keepset_free(k);
 		errno = ENOMEM;
 		return -1;
 	}
 	k->keep.pending_slots = HS_KEEP_PENDING;
 	k->keep.class_slots = HS_KEEP_CLASSES;
+	k->keep.hold_size = HS_KEEP_HOLD;
 	return 0;
 }
 
@@ -132,7 +134,8 @@ size_t keepset_bytes(const struct keepset *k)
 {
 	return k->exact ? k->cap * sizeof *k->ids
 	                : HS_KEEP_PENDING * sizeof(uint64_t) +
-	                  HS_KEEP_CLASSES * sizeof(struct hs_class);
+	                  HS_KEEP_CLASSES * sizeof(struct hs_class) +
+	                  HS_KEEP_HOLD;
 }
 
 void keepset_free(struct keepset *k)
@@ -140,5 +143,6 @@ void keepset_free(struct keepset *k)
 	free(k->ids);
 	free(k->keep.pending);
 	free(k->keep.classes);
+	free(k->keep.hold);
 	memset(k, 0, sizeof *k);
 }

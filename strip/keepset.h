@@ -16,8 +16,8 @@ struct keepset {
 	uint64_t strings;      /* exact: String instances pass 1 read */
 };
 
-/* Streaming: a fixed pending table and class table (HS_KEEP_*). -1: out
- * of memory. */
+/* Streaming: a fixed pending table, class table and hold-back buffer
+ * (HS_KEEP_*). -1: out of memory. */
 int keepset_stream(struct keepset *k);
 /* Exact: pass 1 over fd (a regular file, read from its offset, and left
  * there). pass, if set, feeds the whole input into st instead of cli_feed
@@ -26,7 +26,7 @@ int keepset_stream(struct keepset *k);
  * rejects is left for pass 2 to report. */
 int keepset_exact(struct keepset *k, int fd, unsigned flags,
                   int (*pass)(void *user, struct hs_state *st), void *user);
-/* The memory pass 1's ids take. */
+/* The memory pass 1's ids take, or the streaming tables. */
 size_t keepset_bytes(const struct keepset *k);
 void keepset_free(struct keepset *k);
 

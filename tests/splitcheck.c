@@ -171,12 +171,14 @@ static void run(const unsigned char *in, size_t len, const size_t *cuts,
 		memset(&keep, 0, sizeof keep);
 		keep.pending = calloc(HS_KEEP_PENDING, sizeof *keep.pending);
 		keep.classes = calloc(HS_KEEP_CLASSES, sizeof *keep.classes);
-		if (!keep.pending || !keep.classes) {
+		keep.hold = malloc(HS_KEEP_HOLD);
+		if (!keep.pending || !keep.classes || !keep.hold) {
 			perror("calloc");
 			exit(2);
 		}
 		keep.pending_slots = HS_KEEP_PENDING;
 		keep.class_slots = HS_KEEP_CLASSES;
+		keep.hold_size = HS_KEEP_HOLD;
 		cfg.keep = &keep;
 	}
 	if (flags & HS_STREAM) {
@@ -223,6 +225,7 @@ static void run(const unsigned char *in, size_t len, const size_t *cuts,
 	if (cfg.keep) {
 		free(keep.pending);
 		free(keep.classes);
+		free(keep.hold);
 	}
 }
 

@@ -22,7 +22,8 @@
  *     earlier (flag 2), the last one possibly never (flag 4): same output
  * Flag 8 adds a run in 1-byte pieces.
  * Keeping strings (HS_KEEP_STRINGS), streamed with tiny tables (so that
- * evictions happen) and exact (pass 1 collects, pass 2 asks):
+ * evictions happen, and arrays of more than 64 bytes are not held back)
+ * and exact (pass 1 collects, pass 2 asks):
  *   - the same error as strip, cut-invariant (also with HS_FALLBACK);
  *   - strip(keep(x)) == strip(x): only whole arrays are kept, nothing
  *     else changes, and every array is either kept or stripped.
@@ -154,6 +155,7 @@ static void check_keep(const unsigned char *x, size_t n, uint32_t seed)
 {
 	static uint64_t pending[64];
 	static struct hs_class classes[16];
+	static unsigned char hold[64];  /* larger arrays are not held */
 	struct fz_cuts c;
 
 	memset(&fz_keep, 0, sizeof fz_keep);
@@ -161,6 +163,8 @@ static void check_keep(const unsigned char *x, size_t n, uint32_t seed)
 	fz_keep.pending_slots = 64;
 	fz_keep.classes = classes;
 	fz_keep.class_slots = 16;
+	fz_keep.hold = hold;
+	fz_keep.hold_size = sizeof hold;
 	fz_engine(x, n, HS_KEEP_STRINGS, 0, NULL, n, NULL, &K1);
 	fz_cuts_init(&c, seed ^ 0x3535);
 	fz_engine(x, n, HS_KEEP_STRINGS, 0, &c, n, NULL, &K2);
@@ -234,6 +238,7 @@ static void check_app_only(const unsigned char *x, size_t n, uint32_t seed)
 {
 	static uint64_t pending[64];
 	static struct hs_class classes[16];
+	static unsigned char hold[64];
 	struct fz_cuts c;
 
 	fz_engine(x, n, HS_APP_ONLY, 0, NULL, n, NULL, &P1);
@@ -301,6 +306,8 @@ static void check_app_only(const unsigned char *x, size_t n, uint32_t seed)
 	fz_keep.pending_slots = 64;
 	fz_keep.classes = classes;
 	fz_keep.class_slots = 16;
+	fz_keep.hold = hold;
+	fz_keep.hold_size = sizeof hold;
 	fz_engine(x, n, HS_APP_ONLY | HS_KEEP_STRINGS, 0, NULL, n, NULL, &K1);
 	fz_cuts_init(&c, seed ^ 0x7C7C7C);
 	fz_engine(x, n, HS_APP_ONLY | HS_KEEP_STRINGS, 0, &c, n, NULL, &K2);
