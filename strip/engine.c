@@ -1222,11 +1222,14 @@ static int xlook_claims(const struct hs_state *st)
 	unsigned n = st->xlook_len, id = st->idsize, hn = 1 + 2 * id + 8;
 	int32_t ref = st->string_ref;
 	uint64_t len, ilen;
+	int open;
 
 	if (n < 9)
 		return -1;
 	len = hs_be32(x + 5);
-	if (!is_heap_tag(x[0]) || len < hn)
+	/* a JDK 8 placeholder: its length comes later (step_sub) */
+	open = len == 0 && (st->flags & HS_OPEN_LEN);
+	if (!is_heap_tag(x[0]) || (len < hn && !open))
 		return 0;
 	if (n < 10)
 		return -1;
@@ -1237,7 +1240,7 @@ static int xlook_claims(const struct hs_state *st)
 	ilen = hs_be32(x + 9 + 1 + 2 * id + 4);
 	if (!st->class_string || ref < 0 ||
 	    rd_id(st, x + 9 + 1 + id + 4) != st->class_string ||
-	    (uint64_t)ref + id > ilen || hn + ilen > len ||
+	    (uint64_t)ref + id > ilen || (hn + ilen > len && !open) ||
 	    hn + (uint64_t)ref + id > sizeof st->look)
 		return 0;
 	if (n < 9 + hn + (unsigned)ref + id)
@@ -1984,7 +1987,13 @@ enum hs_err hs_rewrite(struct hs_state *st, uint64_t in_off, const void *buf,
 
 	if (st->err)
 		return st->err;
-	if (st->phase == PH_XLOOK) {  /* the bytes gathered are fed first */
+	if (len > st->in_off || in_off > st->in_off - len)
+		return HS_E_REWRITE;  /* not fed yet: not a rewrite */
+	if (!len)
+		return HS_E_OK;
+	/* bytes gathered after a held array (PH_XLOOK) are rewritten: the
+	 * array is given up and they are fed first */
+	if (st->phase == PH_XLOOK && in_off + len > st->in_off - st->xlook_len) {
 		struct cur c = { 0, 0, 0 };
 		xlook_resolve(st, &c, 0);
 		if (st->err)
@@ -1992,10 +2001,6 @@ enum hs_err hs_rewrite(struct hs_state *st, uint64_t in_off, const void *buf,
 	}
 	same = st->same_until < st->out_off ? st->same_until : st->out_off;
 	lo = st->open || st->maybe_open ? st->rec_body_in - 4 : UINT64_MAX;
-	if (len > st->in_off || in_off > st->in_off - len)
-		return HS_E_REWRITE;  /* not fed yet: not a rewrite */
-	if (!len)
-		return HS_E_OK;
 	if (in_off + len <= same)
 		return rewrite_out(st, in_off, buf, len);
 	if (st->fallback && in_off >= st->fb_in)
