@@ -95,8 +95,8 @@ MUTANTS = [
      [bats("dumps", "over an old, longer file")]),
     # ---- survived before issue 8 -----------------------------------------
     ("shim: a write no longer restores errno", "preload/write.c",
-     "\terrno = e ? e : saved;\n\t*ret = e ? -1 : (ssize_t)len;",
-     "\tif (e)\n\t\terrno = e;\n\t(void)saved;\n\t*ret = e ? -1 : (ssize_t)len;",
+     "\terrno = e ? e : saved;\n\t*ret = e ? -1 : (ssize_t)total;",
+     "\tif (e)\n\t\terrno = e;\n\t(void)saved;\n\t*ret = e ? -1 : (ssize_t)total;",
      [bats("dumps", "errno")]),
     ("shim: ART's ftruncate(fd, 0) erase is ignored", "preload/write.c",
      "\t\tr = hst.ftruncate(fd, 0);\n\t\tif (r == 0)\n\t\t\ttracker_restart(t);",
