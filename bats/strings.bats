@@ -301,3 +301,84 @@ per_gc() {
 	{ dd bs=5 count=1 of=/dev/null 2>/dev/null; "$STRIP" --keep-strings >"$T/after.hprof"; } <"$T/junk"
 	cmp "$T/after.hprof" "$T/want"
 }
+
+# assert_long_strings DUMP MIN: HeapJudge reads LongStrings' Strings from
+# DUMP (see tests/java/LongStrings.java), and at least MIN% of each kind
+# whole: 20,000 and 65,536 chars, made by StringBuilder.toString() (the
+# String before its value) and by + (the value before its String)
+assert_long_strings() {
+	local kind len whole total
+	"$JUDGE" long-strings "$1" >"$T/long" || fail "HeapJudge cannot read $1"
+	[ "$(cut -d' ' -f1,2,4 "$T/long")" = "$(java -cp "$B/java" LongStrings expect | cut -d' ' -f1,2,4)" ] ||
+		fail "$1: other Strings than LongStrings': $(cat "$T/long")"
+	while read -r kind len whole total; do
+		[ $((100 * whole)) -ge $(($2 * total)) ] ||
+			fail "$1: $kind ($len chars): $whole of $total whole, under $2%: $(cat "$T/long")"
+	done <"$T/long"
+}
+
+@test "LongStrings, G1: --keep-strings from a file keeps every long String (20 KB, 64 KiB, by StringBuilder and by +)" {
+	need_strcheck
+	timeout "$TMO" java -Xmx512m -cp "$B/java" LongStrings mxbean "$T/g1.hprof" >&2
+	"$STRIP" --keep-strings -o "$T/k.hprof" "$T/g1.hprof"
+	run --separate-stderr "$STRCHECK" --min 100 "$T/g1.hprof" "$T/k.hprof"
+	[ "$status" -eq 0 ] || fail "$output $stderr"
+	rm -f "$T/g1.hprof"
+	"$RESTORE" -o "$T/r.hprof" "$T/k.hprof"
+	assert_long_strings "$T/r.hprof" 100
+}
+
+# Under the shim (one pass), a String's value is kept when it comes after
+# the String (the pending table) or right before it, with up to 256 KiB of
+# elements (the hold-back), also when a segment ends between the two (as
+# HotSpot ends one after a large array). StringBuilder.toString() makes the
+# String first; + (StringConcatFactory) fills the value first. So that no
+# collection moves them apart before the dump, the heap is built in a young
+# generation that holds it all, by the interpreter and C1 (C2's code may
+# allocate the String first), and Serial GC's full collection before the
+# dump keeps the order. Under G1 a collection or a new region puts a fifth
+# or more of such values megabytes before their String, where no fixed
+# memory reaches (README, Limits): strip such a dump from a file.
+@test "shim: HPROFSTRIP_KEEP=strings keeps long Strings written beside their value: at least 99% of 20 KB and 64 KiB ones, by StringBuilder and by + (LongStrings)" {
+	HPROFSTRIP_KEEP=strings LD_PRELOAD=$SHIM timeout "$TMO" java -Xmx1g -Xmn768m \
+		-XX:+UseSerialGC -XX:TieredStopAtLevel=1 -cp "$B/java" LongStrings mxbean \
+		"$T/ls.hprof" 2>"$T/err"
+	assert_summary "$T/err" "$T/ls.hprof"
+	assert_some_kept "$T/ls.hprof"
+	"$RESTORE" -o "$T/r.hprof" "$T/ls.hprof"
+	rm -f "$T/ls.hprof"
+	assert_long_strings "$T/r.hprof" 99
+}
+
+@test "--keep-strings streamed: an array that ends a heap segment is kept when the String that starts the next claims it (tests/split-after-arrays)" {
+	local o n0 n1
+	o=$(orig G1)
+	need_strcheck
+	"$ROOT/tests/split-after-arrays" "$o" "$T/cut.hprof"
+	# many more segments, the same sub-records
+	n0=$("$STRIP" --info "$o" | awk '$1 == "HEAP_DUMP_SEGMENT" { print $3 }')
+	n1=$("$STRIP" --info "$T/cut.hprof" | awk '$1 == "HEAP_DUMP_SEGMENT" { print $3 }')
+	[ "$n1" -gt $((n0 + 1000)) ] || fail "segments: $n0, cut: $n1"
+	"$ORACLE" flat "$o" "$T/o.flat"
+	"$ORACLE" flat "$T/cut.hprof" "$T/c.flat"
+	cmp "$T/o.flat" "$T/c.flat"
+	# the same arrays kept, however the heap is cut into segments
+	cat "$o" | "$STRIP" --keep-strings >"$T/a.hprof"
+	cat "$T/cut.hprof" | "$STRIP" --keep-strings >"$T/b.hprof"
+	"$ORACLE" flat "$T/a.hprof" "$T/a.flat"
+	"$ORACLE" flat "$T/b.hprof" "$T/b.flat"
+	cmp "$T/a.flat" "$T/b.flat"
+	run --separate-stderr "$STRCHECK" --min 99 "$T/cut.hprof" "$T/b.hprof"
+	[ "$status" -eq 0 ] || fail "$output $stderr"
+	assert_restored_strings "$T/b.hprof"
+	# whatever the cuts of the input, streamed or not, with JDK 8
+	# placeholder lengths too
+	run "$SPLIT" -k -p 64 -n 3 "$T/cut.hprof"
+	assert_success
+	run "$SPLIT" -k -S -p 64 -n 3 "$T/cut.hprof"
+	assert_success
+	run "$SPLIT" -k -O -p 64 -n 3 "$T/cut.hprof"
+	assert_success
+	run "$SPLIT" -k -S -O -p 64 -n 3 "$T/cut.hprof"
+	assert_success
+}

@@ -30,6 +30,18 @@
  *                           zeroed array reads as NUL chars; a
  *                           missing value or a null String reads as
  *                           "<null>" (no escaping makes that from a String).
+ *   long-strings FILE       for LongStrings' heap (tests/java/LongStrings.java):
+ *                           "KIND LENGTH WHOLE TOTAL" for KIND k20, k64, c20
+ *                           and c64, TOTAL the Strings in LongStrings.K20
+ *                           (K64, C20, C64) and
+ *                           WHOLE those that read back whole: exactly
+ *                           LENGTH chars, starting "KIND-NNNNNN:" with
+ *                           their index, ending "#" and the CRC-32 of the
+ *                           chars before it (low byte, then high byte) in
+ *                           8 lower-case hex digits. Decoded as for
+ *                           strings. A String that fails the check (a
+ *                           stripped one reads as NULs) is counted out,
+ *                           not an error.
  *
  * Exit status: 0 ok, 1 the file could not be read or parsed (one line on
  * stderr), 2 usage.
@@ -81,6 +93,7 @@ public final class HeapJudge {
         case "histo":
         case "markers":
         case "strings":
+        case "long-strings":
             want = 2;
             break;
         case "count":
@@ -116,6 +129,9 @@ public final class HeapJudge {
                 break;
             case "strings":
                 strings(heap, out);
+                break;
+            case "long-strings":
+                longStrings(heap, out);
                 break;
             default:
                 markers(heap, out);
@@ -282,6 +298,44 @@ public final class HeapJudge {
         line(out, "url", javaString(main.getValueOfStaticField("LONG_URL")));
     }
 
+    static void longStrings(Heap heap, StringBuilder out) {
+        JavaClass main = onlyClass(heap, "LongStrings");
+        for (String kind : new String[] {"k20", "k64", "c20", "c64"}) {
+            String field = kind.toUpperCase(java.util.Locale.ROOT);
+            Object arr = main.getValueOfStaticField(field);
+            if (!(arr instanceof ObjectArrayInstance)) {
+                throw new IllegalStateException("LongStrings." + field + " is " + arr
+                        + ", not an array");
+            }
+            List<Instance> values = ((ObjectArrayInstance) arr).getValues();
+            int length = kind.endsWith("20") ? 20_000 : 65_536;
+            long whole = 0;
+            for (int i = 0; i < values.size(); i++) {
+                if (wholeLong(javaString(values.get(i)), kind, i, length)) {
+                    whole++;
+                }
+            }
+            out.append(kind).append(' ').append(length).append(' ').append(whole)
+                    .append(' ').append(values.size()).append('\n');
+        }
+    }
+
+    /** LongStrings' check: s is kind-i of length chars, its CRC intact. */
+    static boolean wholeLong(String s, String kind, int i, int length) {
+        if (s == null || s.length() != length
+                || !s.startsWith(String.format("%s-%06d:", kind, i))
+                || s.charAt(length - 9) != '#') {
+            return false;
+        }
+        java.util.zip.CRC32 crc = new java.util.zip.CRC32();
+        for (int k = 0; k < length - 9; k++) {
+            char c = s.charAt(k);
+            crc.update(c & 0xff);
+            crc.update(c >>> 8);
+        }
+        return String.format("%08x", crc.getValue()).equals(s.substring(length - 8));
+    }
+
     static boolean isSubclassOf(JavaClass jc, String name) {
         for (JavaClass c = jc; c != null; c = c.getSuperClass()) {
             if (c.getName().equals(name)) {
@@ -431,7 +485,7 @@ public final class HeapJudge {
 
     static void usage() {
         System.err.println("usage: HeapJudge histo FILE | count FILE CLASSNAME"
-                + " | arrays FILE CLASSNAME | markers FILE | strings FILE");
+                + " | arrays FILE CLASSNAME | markers FILE | strings FILE | long-strings FILE");
         System.exit(2);
     }
 

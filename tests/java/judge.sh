@@ -1,17 +1,18 @@
 #!/bin/bash
 # judge.sh: compile and run the Java side of the test suite.
 #
-#   tests/java/judge.sh build              compile HeapBuilder, StringHeap
-#                                          and HeapJudge into
+#   tests/java/judge.sh build              compile HeapBuilder, StringHeap,
+#                                          LongStrings and HeapJudge into
 #                                          "${BUILD:-build}/java"
 #   tests/java/judge.sh CMD FILE [ARG]     compile if needed, then run
 #                                          HeapJudge CMD FILE [ARG]
 #                                          (histo, count, arrays, markers,
-#                                          strings)
+#                                          strings, long-strings)
 #
 # The heap builders run from the same directory once built:
 #   java -cp "${BUILD:-build}/java" HeapBuilder ...   (tests/java/HeapBuilder.java)
 #   java -cp "${BUILD:-build}/java" StringHeap ...    (tests/java/StringHeap.java)
+#   java -cp "${BUILD:-build}/java" LongStrings ...   (tests/java/LongStrings.java)
 #
 # BUILD is taken relative to the repository root unless absolute. The
 # VisualVM heap library comes from the Debian package visualvm; override its
@@ -36,7 +37,7 @@ missing() {
 command -v java >/dev/null || missing "java not found (apt-get install openjdk-17-jdk-headless)"
 [ -r "$jar" ] || missing "$jar not found (apt-get install visualvm)"
 
-classes="HeapBuilder StringHeap HeapJudge"
+classes="HeapBuilder StringHeap LongStrings HeapJudge"
 
 stale() {
 	local c s
@@ -60,7 +61,7 @@ compile() {
 		tmp=$(mktemp -d "$out/.javac.XXXXXX")
 		if ! javac -nowarn -Xlint:-options --release 11 -encoding UTF-8 \
 			-cp "$jar" -d "$tmp" "$src/HeapBuilder.java" "$src/StringHeap.java" \
-			"$src/HeapJudge.java"; then
+			"$src/LongStrings.java" "$src/HeapJudge.java"; then
 			rm -rf "$tmp"
 			exit 1
 		fi
@@ -74,7 +75,7 @@ compile() {
 }
 
 if [ $# -lt 1 ]; then
-	echo "usage: $0 build | histo FILE | count FILE CLASS | arrays FILE CLASS | markers FILE | strings FILE" >&2
+	echo "usage: $0 build | histo FILE | count FILE CLASS | arrays FILE CLASS | markers FILE | strings FILE | long-strings FILE" >&2
 	exit 2
 fi
 
