@@ -200,9 +200,14 @@ enum {
  *                   String points at it (a JDK 9+ concatenation fills a
  *                   String's value before it makes the String, and a dump
  *                   writes them in that order until a collection moves
- *                   them). An array whose String comes later than the
- *                   next sub-record, and any array larger than hold_size,
- *                   is stripped.
+ *                   them); when the array ends a heap record (HotSpot
+ *                   ends a segment after a large array), until the next
+ *                   record's header and first sub-record show it (at
+ *                   most 73 bytes, in st->xlook), the array staying the
+ *                   last sub-record of its record. So output lags input
+ *                   by at most hold_size + 91 bytes. An array a String
+ *                   further on claims, and any array larger than
+ *                   hold_size, is stripped.
  *
  * ART writes a String's value as the sub-record right after it; when the
  * String class dump has not come yet (ART writes it late), that array is
