@@ -419,7 +419,7 @@ echo "  (-1: not mapped; malloc'ed or mmap'ed memory would not be in this figure
 echo "  its sections (size -A), .bss pages count only once touched:"
 size -A "$SHIM" 2>/dev/null |
 	awk '$1 ~ /^\.(text|rodata|data|bss)$/ { printf "    %-8s %9d bytes\n", $1, $2 }'
-echo "  HPROFSTRIP_KEEP=strings maps 640 KiB of tables per dump besides"
+echo "  HPROFSTRIP_KEEP=strings maps 896 KiB of tables per dump besides"
 echo
 
 echo "6. Keeping strings (--keep-strings, HPROFSTRIP_KEEP=strings)"
