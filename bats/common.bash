@@ -104,6 +104,40 @@ cmp_replayed() {
 	"$ROOT/tests/cmp-dump" --restamped "$1" "$2"
 }
 
+# start_jvm [NAME=VALUE...] CLASS: java -cp $B/java CLASS wait STOP in the
+# background, with only those variables added to a clean environment (no
+# LD_PRELOAD unless given: LD_PRELOAD=$SHIM), and waits for its "pid N"
+# line. Sets JVM (its pid), JVM_OUT and JVM_ERR (its stdout and stderr) and
+# JVM_STOP; stop_jvm ends it.
+start_jvm() {
+	local vars=()
+	while [ $# -gt 1 ] && [[ $1 == *=* ]]; do
+		vars+=("$1")
+		shift
+	done
+	"$JUDGE" build >&2
+	JVM_OUT=$BATS_TEST_TMPDIR/jvm.out
+	JVM_ERR=$BATS_TEST_TMPDIR/jvm.err
+	JVM_STOP=$BATS_TEST_TMPDIR/jvm.stop
+	env -u LD_PRELOAD "${vars[@]}" java -cp "$B/java" "$1" wait "$JVM_STOP" \
+		>"$JVM_OUT" 2>"$JVM_ERR" &
+	JVM=$!
+	for _ in $(seq 300); do
+		grep -q '^pid ' "$JVM_OUT" 2>/dev/null && break
+		sleep 0.1
+	done
+	[ "$(sed -n 's/^pid //p' "$JVM_OUT")" = "$JVM" ] || {
+		kill "$JVM" 2>/dev/null
+		fail "the JVM did not start: $(cat "$JVM_ERR")"
+	}
+}
+
+# stop_jvm: lets start_jvm's JVM end, and waits for it
+stop_jvm() {
+	touch "$JVM_STOP"
+	wait "$JVM"
+}
+
 # Fails unless the file has no 0x23 left and walks cleanly (independent
 # parser), and its size plus its arrays' element bytes is the restored size.
 assert_stripped_dump() {

@@ -70,24 +70,16 @@ fake_compressor() {
 }
 
 @test "JVM: jcmd GC.heap_dump with HPROFSTRIP_COMPRESS=zstd: the .zst is complete when jcmd returns, and equals the plain heap" {
-	HPROFSTRIP_COMPRESS=zstd LD_PRELOAD=$SHIM java -cp "$B/java" HeapBuilder wait "$T/stop" \
-		>"$T/out" 2>"$T/err" &
-	jvm=$!
-	for _ in $(seq 300); do
-		grep -q '^pid ' "$T/out" && break
-		sleep 0.1
-	done
-	pid=$(sed -n 's/^pid //p' "$T/out")
-	[ "$pid" = "$jvm" ] || { kill "$jvm"; fail "no pid line"; }
+	start_jvm HPROFSTRIP_COMPRESS=zstd LD_PRELOAD="$SHIM" HeapBuilder
+	jvm=$JVM
 	mkdir "$T/d"
-	run timeout 120 jcmd "$pid" GC.heap_dump "$T/d/j.hprof"
+	run timeout 120 jcmd "$jvm" GC.heap_dump "$T/d/j.hprof"
 	assert_output --partial "Heap dump file created"
 	# before the JVM goes on: complete, and the compressor reaped
 	only_file "$T/d" j.hprof.zst
 	zstd -t -q "$T/d/j.hprof.zst"
 	[ -z "$(ps -o pid= --ppid "$jvm")" ] || fail "children left: $(ps -o pid,stat,cmd --ppid "$jvm")"
-	touch "$T/stop"
-	wait "$jvm"
+	stop_jvm
 	"$RESTORE" -o "$T/r.hprof" "$T/d/j.hprof.zst"
 	view "$T/r.hprof" >"$T/got"
 	diff "$(plain_view)" "$T/got"

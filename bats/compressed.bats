@@ -319,19 +319,9 @@ fake_zstd() {
 }
 
 @test "JDK 17: a jcmd GC.heap_dump -gz=1 dump is stripped directly and restores to the same histogram" {
-	"$JUDGE" build >&2
-	env -u LD_PRELOAD java -cp "$B/java" HeapBuilder wait "$T/stop" \
-		>"$T/jvm.out" 2>"$T/jvm.err" &
-	local jvm=$! pid
-	for _ in $(seq 300); do
-		grep -q '^pid ' "$T/jvm.out" && break
-		sleep 0.1
-	done
-	pid=$(sed -n 's/^pid //p' "$T/jvm.out")
-	[ "$pid" = "$jvm" ] || { kill "$jvm"; fail "no pid line: $(cat "$T/jvm.err")"; }
-	run env -u LD_PRELOAD timeout 120 jcmd "$pid" GC.heap_dump -gz=1 "$T/jcmd.hprof.gz"
-	touch "$T/stop"
-	wait "$jvm"
+	start_jvm HeapBuilder
+	run env -u LD_PRELOAD timeout 120 jcmd "$JVM" GC.heap_dump -gz=1 "$T/jcmd.hprof.gz"
+	stop_jvm
 	assert_output --partial "Heap dump file created"
 	run od -An -tx1 -N2 "$T/jcmd.hprof.gz"
 	assert_output ' 1f 8b'

@@ -92,52 +92,29 @@ assert_stripped_heap() {
 	assert_stripped_heap "$(ls java_pid*.hprof* | sort -t. -k3n | tail -1)"
 }
 
-# jvm_wait: start HeapBuilder wait under the shim; sets JVM (its pid)
-jvm_wait() {
-	LD_PRELOAD=$SHIM java -cp "$B/java" HeapBuilder wait "$T/stop" \
-		>"$T/jvm.out" 2>"$T/jvm.err" &
-	JVM=$!
-	for _ in $(seq 300); do
-		grep -q '^pid ' "$T/jvm.out" && break
-		sleep 0.1
-	done
-	[ "$(sed -n 's/^pid //p' "$T/jvm.out")" = "$JVM" ] || {
-		kill "$JVM"
-		fail "no pid line"
-	}
-}
-
 @test "JVM: jmap -dump:file=heap.bin, jcmd GC.heap_dump x.hprof.tmp and a name without extension are stripped" {
-	jvm_wait
+	start_jvm LD_PRELOAD="$SHIM" HeapBuilder
 	run timeout "$TMO" jmap -dump:format=b,file="$T/heap.bin" "$JVM"
 	assert_success
 	run timeout "$TMO" jcmd "$JVM" GC.heap_dump "$T/x.hprof.tmp"
 	assert_success
 	run timeout "$TMO" jcmd "$JVM" GC.heap_dump "$T/heapdump"
 	assert_success
-	touch "$T/stop"
-	wait "$JVM"
+	stop_jvm
 	for f in heap.bin x.hprof.tmp heapdump; do
 		assert_stripped_heap "$T/$f"
-		grep -q "^hprofstrip: $T/$f: .* arrays stripped$" "$T/jvm.err" ||
-			fail "no summary for $f: $(cat "$T/jvm.err")"
+		grep -q "^hprofstrip: $T/$f: .* arrays stripped$" "$JVM_ERR" ||
+			fail "no summary for $f: $(cat "$JVM_ERR")"
 	done
 }
 
 @test "JVM: HPROFSTRIP_SNIFF=0 writes a dump under another name whole" {
-	HPROFSTRIP_SNIFF=0 LD_PRELOAD=$SHIM java -cp "$B/java" HeapBuilder wait "$T/stop" \
-		>"$T/jvm.out" 2>"$T/jvm.err" &
-	local pid=$!
-	for _ in $(seq 300); do
-		grep -q '^pid ' "$T/jvm.out" && break
-		sleep 0.1
-	done
-	run timeout "$TMO" jcmd "$pid" GC.heap_dump "$T/heapdump"
-	touch "$T/stop"
-	wait "$pid"
+	start_jvm HPROFSTRIP_SNIFF=0 LD_PRELOAD="$SHIM" HeapBuilder
+	run timeout "$TMO" jcmd "$JVM" GC.heap_dump "$T/heapdump"
+	stop_jvm
 	run "$ORACLE" count "$T/heapdump"
 	assert_output --regexp '^p23 [1-9][0-9]* c3 0$'
-	[ ! -s "$T/jvm.err" ] || fail "$(cat "$T/jvm.err")"
+	[ ! -s "$JVM_ERR" ] || fail "$(cat "$JVM_ERR")"
 }
 
 @test "replay: numbered names (<path>.<digits>) are dumps in every runtime's pattern, and their .pN segments" {
@@ -345,6 +322,40 @@ os.lseek(fd, 23, 0)
 assert os.write(fd, b"\x01\x02\x03\x04") == 4
 os.close(fd)' "$T/old2.hprof"
 	cmp "$T/want" "$T/old2.hprof"
+}
+
+@test "a copy of an fd opened without O_TRUNC (dup2, dup3, dup, F_DUPFD) is left alone too: a fresh dump written over a longer file through it lands as without the shim" {
+	# a runtime's process (the stub) writes a freshly stamped dump over
+	# an existing, longer file: opened without O_TRUNC it is being
+	# changed, so every copy of its fd must be left alone as the fd is,
+	# never sniffed at its first write at offset 0 (which would strip
+	# the dump and cut the file at its end: the old tail lost)
+	fresh_dump "$J8" "$T/fresh.hprof"
+	cat "$ART" "$ART" >"$T/old"
+	for how in dup2 dup3 dup fdupfd; do
+		for pre in "" "$SHIM $B/stub/libjvm.so"; do
+			cp "$T/old" "$T/x.$how${pre:+.shim}.hprof"
+			run -0 --separate-stderr env ${pre:+LD_PRELOAD="$pre"} python3 -c 'import fcntl, os, sys
+d = open(sys.argv[1], "rb").read()
+how = sys.argv[3]
+fd = os.open(sys.argv[2], os.O_WRONLY)
+if how == "dup2":
+    fd2 = os.dup2(fd, 40)
+elif how == "dup3":
+    fd2 = os.dup2(fd, 40, inheritable=False)
+elif how == "dup":
+    fd2 = os.dup(fd)
+else:
+    fd2 = fcntl.fcntl(fd, fcntl.F_DUPFD, 50)
+os.close(fd)
+for i in range(0, len(d), 65536):
+    os.write(fd2, d[i:i + 65536])
+os.close(fd2)' "$T/fresh.hprof" "$T/x.$how${pre:+.shim}.hprof" "$how"
+			assert_equal "$stderr" ""
+		done
+		cmp "$T/x.$how.hprof" "$T/x.$how.shim.hprof" || fail "$how: the file differs"
+		[ "$(size_of "$T/x.$how.shim.hprof")" = "$(size_of "$T/old")" ] || fail "$how: cut"
+	done
 }
 
 @test "ftruncate(fd, 0) before the first write restarts the dump (RandomAccessFile.setLength(0))" {

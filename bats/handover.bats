@@ -119,19 +119,12 @@ c.close()
 	[ ! -e "$T/d/gz.hprof.zst" ]
 	assert_equal "$stderr" "hprofstrip: $T/d/gz.hprof: gzip-compressed dump, written unchanged"
 	# a real JDK 17: jcmd GC.heap_dump -gz=1 under HPROFSTRIP_COMPRESS=zstd
-	"$JUDGE" build >&2
-	HPROFSTRIP_COMPRESS=zstd LD_PRELOAD=$SHIM java -cp "$B/java" HeapBuilder wait "$T/stop" \
-		>"$T/out" 2>"$T/jvm.err" &
-	jvm=$!
-	for _ in $(seq 200); do grep -q '^pid ' "$T/out" 2>/dev/null && break; sleep 0.1; done
-	pid=$(sed -n 's/^pid //p' "$T/out")
-	[ -n "$pid" ] || fail "the JVM did not start"
-	run env -u LD_PRELOAD timeout 120 jcmd "$pid" GC.heap_dump -gz=1 "$T/d/jvm.hprof"
-	touch "$T/stop"
-	wait "$jvm"
+	start_jvm HPROFSTRIP_COMPRESS=zstd LD_PRELOAD="$SHIM" HeapBuilder
+	run env -u LD_PRELOAD timeout 120 jcmd "$JVM" GC.heap_dump -gz=1 "$T/d/jvm.hprof"
+	stop_jvm
 	assert_success
 	[ ! -e "$T/d/jvm.hprof.zst" ]
-	grep -qx "hprofstrip: $T/d/jvm.hprof: gzip-compressed dump, written unchanged" "$T/jvm.err"
+	grep -qx "hprofstrip: $T/d/jvm.hprof: gzip-compressed dump, written unchanged" "$JVM_ERR"
 	[ "$(head -c 2 "$T/d/jvm.hprof" | od -An -tx1 | tr -d ' ')" = 1f8b ]
 	"$RESTORE" -o "$T/restored.hprof" "$T/d/jvm.hprof"
 	run "$STRIP" --info "$T/restored.hprof"

@@ -178,20 +178,13 @@ os.close(fd)' "$FULL" "$T/out/parts.hprof"
 }
 
 @test "a FIFO target is stripped in the streamed form: jcmd GC.heap_dump -overwrite fifo.hprof" {
-	"$JUDGE" build >&2
 	mkfifo "$T/fifo.hprof"
-	LD_PRELOAD=$SHIM java -cp "$B/java" HeapBuilder wait "$T/stop" \
-		>"$T/out" 2>"$T/jvm.err" &
-	jvm=$!
-	for _ in $(seq 200); do grep -q '^pid ' "$T/out" 2>/dev/null && break; sleep 0.1; done
-	pid=$(sed -n 's/^pid //p' "$T/out")
-	[ -n "$pid" ] || fail "the JVM did not start"
+	start_jvm LD_PRELOAD="$SHIM" HeapBuilder
 	cat "$T/fifo.hprof" >"$T/got" &
 	reader=$!
-	run env -u LD_PRELOAD timeout 120 jcmd "$pid" GC.heap_dump -overwrite "$T/fifo.hprof"
-	touch "$T/stop"
+	run env -u LD_PRELOAD timeout 120 jcmd "$JVM" GC.heap_dump -overwrite "$T/fifo.hprof"
 	wait "$reader"
-	wait "$jvm"
+	stop_jvm
 	assert_success
 	run "$STRIP" --info "$T/got"
 	assert_success
@@ -199,7 +192,7 @@ os.close(fd)' "$FULL" "$T/out/parts.hprof"
 	assert_line --regexp '^ +PRIMITIVE_ARRAY_NODATA +0xC3 +[1-9][0-9]* '
 	refute_line --partial 'PRIMITIVE_ARRAY_DUMP '
 	assert_line --regexp '^ +HEAP_DUMP_SEGMENT +0x1C'
-	grep -q "^hprofstrip: $T/fifo.hprof: [0-9]* bytes in, [0-9]* bytes out" "$T/jvm.err"
+	grep -q "^hprofstrip: $T/fifo.hprof: [0-9]* bytes in, [0-9]* bytes out" "$JVM_ERR"
 	"$RESTORE" -o "$T/restored.hprof" "$T/got"
 	run "$JUDGE" histo "$T/restored.hprof"
 	assert_success

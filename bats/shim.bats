@@ -42,20 +42,11 @@ check_jvm_dump() {
 }
 
 @test "JVM: jcmd GC.heap_dump of a process running under the shim" {
-	LD_PRELOAD=$SHIM java -cp "$B/java" HeapBuilder wait "$BATS_TEST_TMPDIR/stop" \
-		>"$BATS_TEST_TMPDIR/out" 2>"$BATS_TEST_TMPDIR/err" &
-	jvm=$!
-	for _ in $(seq 300); do
-		grep -q '^pid ' "$BATS_TEST_TMPDIR/out" && break
-		sleep 0.1
-	done
-	pid=$(sed -n 's/^pid //p' "$BATS_TEST_TMPDIR/out")
-	[ "$pid" = "$jvm" ] || { kill "$jvm"; fail "no pid line"; }
-	run timeout 120 jcmd "$pid" GC.heap_dump "$BATS_TEST_TMPDIR/jcmd.hprof"
-	touch "$BATS_TEST_TMPDIR/stop"
-	wait "$jvm"
+	start_jvm LD_PRELOAD="$SHIM" HeapBuilder
+	run timeout 120 jcmd "$JVM" GC.heap_dump "$BATS_TEST_TMPDIR/jcmd.hprof"
+	stop_jvm
 	assert_output --partial "Heap dump file created"
-	check_jvm_dump "$BATS_TEST_TMPDIR/jcmd.hprof" "$BATS_TEST_TMPDIR/err"
+	check_jvm_dump "$BATS_TEST_TMPDIR/jcmd.hprof" "$JVM_ERR"
 }
 
 @test "JVM: HotSpotDiagnosticMXBean.dumpHeap under the shim" {

@@ -170,23 +170,11 @@ nuls() {
 }
 
 @test "shim: HPROFSTRIP_KEEP=strings, jcmd GC.heap_dump" {
-	HPROFSTRIP_KEEP=strings LD_PRELOAD=$SHIM java -cp "$B/java" StringHeap wait "$T/stop" \
-		>"$T/out" 2>"$T/err" &
-	local jvm=$! pid
-	for _ in $(seq 300); do
-		grep -q '^pid ' "$T/out" && break
-		sleep 0.1
-	done
-	pid=$(sed -n 's/^pid //p' "$T/out")
-	[ "$pid" = "$jvm" ] || {
-		kill "$jvm"
-		fail "no pid line: $(cat "$T/err")"
-	}
-	run timeout "$TMO" jcmd "$pid" GC.heap_dump "$T/jcmd.hprof"
-	touch "$T/stop"
-	wait "$jvm"
+	start_jvm HPROFSTRIP_KEEP=strings LD_PRELOAD="$SHIM" StringHeap
+	run timeout "$TMO" jcmd "$JVM" GC.heap_dump "$T/jcmd.hprof"
+	stop_jvm
 	assert_output --partial "Heap dump file created"
-	assert_summary "$T/err" "$T/jcmd.hprof"
+	assert_summary "$JVM_ERR" "$T/jcmd.hprof"
 	assert_some_kept "$T/jcmd.hprof"
 	assert_restored_strings "$T/jcmd.hprof"
 }
