@@ -184,56 +184,48 @@ static int preloaded(const char *list, const char *lib)
 	return 0;
 }
 
-/* LD_PRELOAD=lib[:old]; 0 on failure (said). */
-static int set_preload(const char *lib)
+/* name=a:b, or the one of them that is not empty; 0 on failure (said). */
+static int set_joined(const char *name, const char *a, const char *b)
 {
-	const char *old = getenv("LD_PRELOAD");
 	char *v;
 	size_t n;
 	int rc;
 
-	if (old && *old && preloaded(old, lib))
-		return 1;
-	if (!old || !*old)
-		return !setenv("LD_PRELOAD", lib, 1) ||
-		       (perror(PROG ": setenv"), 0);
-	n = strlen(lib) + 1 + strlen(old) + 1;
+	if (!a || !*a) {
+		a = b;
+		b = NULL;
+	}
+	if (!b || !*b)
+		return !setenv(name, a, 1) || (perror(PROG ": setenv"), 0);
+	n = strlen(a) + 1 + strlen(b) + 1;
 	v = malloc(n);
 	if (!v) {
 		perror(PROG);
 		return 0;
 	}
-	snprintf(v, n, "%s:%s", lib, old);
-	rc = setenv("LD_PRELOAD", v, 1);
+	snprintf(v, n, "%s:%s", a, b);
+	rc = setenv(name, v, 1);
 	free(v);
 	if (rc)
 		perror(PROG ": setenv");
 	return !rc;
 }
 
+/* LD_PRELOAD=lib[:old]; 0 on failure (said). */
+static int set_preload(const char *lib)
+{
+	const char *old = getenv("LD_PRELOAD");
+
+	if (old && *old && preloaded(old, lib))
+		return 1;
+	return set_joined("LD_PRELOAD", lib, old);
+}
+
 /* HPROFSTRIP_PROGRAMS gets list added; 0 on failure (said). */
 static int add_programs(const char *list)
 {
-	const char *old = getenv("HPROFSTRIP_PROGRAMS");
-	char *v;
-	size_t n;
-	int rc;
-
-	if (!old || !*old)
-		return !setenv("HPROFSTRIP_PROGRAMS", list, 1) ||
-		       (perror(PROG ": setenv"), 0);
-	n = strlen(old) + 1 + strlen(list) + 1;
-	v = malloc(n);
-	if (!v) {
-		perror(PROG);
-		return 0;
-	}
-	snprintf(v, n, "%s:%s", old, list);
-	rc = setenv("HPROFSTRIP_PROGRAMS", v, 1);
-	free(v);
-	if (rc)
-		perror(PROG ": setenv");
-	return !rc;
+	return set_joined("HPROFSTRIP_PROGRAMS", getenv("HPROFSTRIP_PROGRAMS"),
+	                  list);
 }
 
 /* The value of option argv[*i] (as "--name VALUE" or "--name=VALUE"), or

@@ -138,6 +138,25 @@ struct keep_mem {
 	unsigned char hold[HS_KEEP_HOLD];  /* the array held back */
 };
 
+/* size bytes of zeroed memory for a tracker's tables, mapped once (not
+ * per object, not per dump); NULL if there is none, said once a process
+ * (what: the rest of the line after the path). errno kept. */
+static void *map_tables(size_t size, int *told, const char *path,
+                        const char *what)
+{
+	int saved = errno;
+	void *m = mmap(NULL, size, PROT_READ | PROT_WRITE,
+	               MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+
+	if (m == MAP_FAILED) {
+		m = NULL;
+		if (!__atomic_exchange_n(told, 1, __ATOMIC_RELAXED))
+			say("hprofstrip: %s: %s", path, what);
+	}
+	errno = saved;
+	return m;
+}
+
 /* The engine's keep tables for t's next dump, zeroed; 0 if they cannot be
  * had (said once) or are not wanted. Segments (JDK 22 .pN files) have no
  * class names of their own: they are stripped whole. */
@@ -145,29 +164,20 @@ static int keep_tables(struct tracker *t, int kind, struct hs_keep *k)
 {
 	static int told_bad, told_mem;
 	const struct policy *p = policy();
-	int saved = errno;
 
 	if (p->keep_bad[0] && !__atomic_exchange_n(&told_bad, 1, __ATOMIC_RELAXED))
 		say("hprofstrip: HPROFSTRIP_KEEP: '%s' is not known (only "
 		    "'strings' is); ignored", p->keep_bad);
 	if (!p->keep_strings || kind != T_MAIN)
 		return 0;
-	if (!t->keep) {
-		void *m = mmap(NULL, sizeof *t->keep, PROT_READ | PROT_WRITE,
-		               MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-		if (m == MAP_FAILED) {
-			if (!__atomic_exchange_n(&told_mem, 1, __ATOMIC_RELAXED))
-				say("hprofstrip: %s: no memory for "
-				    "HPROFSTRIP_KEEP=strings; strings stripped too",
-				    t->path);
-			errno = saved;
-			return 0;
-		}
-		t->keep = m;
-	} else {  /* the hold buffer needs no zeroing */
-		memset(t->keep->pending, 0, sizeof t->keep->pending);
-		memset(t->keep->classes, 0, sizeof t->keep->classes);
-	}
+	if (!t->keep && !(t->keep = map_tables(sizeof *t->keep, &told_mem, t->path,
+	                                       "no memory for HPROFSTRIP_KEEP="
+	                                       "strings; strings stripped too")))
+		return 0;
+	/* a dump before this one used them (the hold buffer needs no
+	 * zeroing) */
+	memset(t->keep->pending, 0, sizeof t->keep->pending);
+	memset(t->keep->classes, 0, sizeof t->keep->classes);
 	memset(k, 0, sizeof *k);
 	k->pending = t->keep->pending;
 	k->pending_slots = HS_KEEP_PENDING;
@@ -175,7 +185,6 @@ static int keep_tables(struct tracker *t, int kind, struct hs_keep *k)
 	k->class_slots = HS_KEEP_CLASSES;
 	k->hold = t->keep->hold;
 	k->hold_size = HS_KEEP_HOLD;
-	errno = saved;
 	return 1;
 }
 
@@ -185,23 +194,13 @@ static int keep_tables(struct tracker *t, int kind, struct hs_keep *k)
 static struct pipe_mem *pipe_tables(struct tracker *t, int kind, int fifo)
 {
 	static int told_mem;
-	int saved = errno;
 
 	if (kind != T_MAIN || (!fifo && !pipe_wanted()))
 		return NULL;
-	if (!t->pm) {
-		void *m = mmap(NULL, sizeof *t->pm, PROT_READ | PROT_WRITE,
-		               MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-		if (m == MAP_FAILED) {
-			if (!__atomic_exchange_n(&told_mem, 1, __ATOMIC_RELAXED))
-				say("hprofstrip: %s: no memory for a compressor; "
-				    "the dump is written uncompressed", t->path);
-			errno = saved;
-			return NULL;
-		}
-		t->pm = m;
-	}
-	errno = saved;
+	if (!t->pm)
+		t->pm = map_tables(sizeof *t->pm, &told_mem, t->path,
+		                   "no memory for a compressor; the dump is "
+		                   "written uncompressed");
 	return t->pm;
 }
 
