@@ -220,3 +220,75 @@ fake_compressor() {
 	[ "$(sed 1d "$T/fds" | cut -d' ' -f1 | sort -n | tr '\n' ' ')" = "0 1 2 3 " ] ||
 		fail "fds: $(cat "$T/fds")"
 }
+
+@test "the .zst gets the dump's permission bits: 0600 for a dump created 0600, 0644 for one created 0644" {
+	f=$CORPUS/hotspot/jdk6-client-id4-small.hprof
+	mkdir "$T/d"
+	# random creates the dump 0600 (HotSpot's mode), art 0644 (ART's)
+	for mode in random art; do
+		(umask 022 && HPROFSTRIP_QUIET=1 HPROFSTRIP_COMPRESS=zstd LD_PRELOAD=$SHIM \
+			"$REPLAY" "$mode" "$f" "$T/d/$mode.hprof")
+		(umask 022 && "$REPLAY" "$mode" "$f" "$T/d/$mode.plain")
+	done
+	[ "$(stat -c %a "$T/d/random.plain")" = 600 ] || fail "the replay's mode: $(stat -c %a "$T/d/random.plain")"
+	[ "$(stat -c %a "$T/d/art.plain")" = 644 ] || fail "the replay's mode: $(stat -c %a "$T/d/art.plain")"
+	for mode in random art; do
+		[ -e "$T/d/$mode.hprof.zst" ] && [ ! -e "$T/d/$mode.hprof" ] || fail "$mode: $(ls "$T/d")"
+		assert_equal "$(stat -c %a "$T/d/$mode.hprof.zst")" "$(stat -c %a "$T/d/$mode.plain")"
+	done
+}
+
+@test "ART's erase (ftruncate(fd, 0)) removes the compressor's output; the next dump to the path is compressed" {
+	f=$CORPUS/art/art-host-2025.hprof
+	"$STRIP" --stream -o "$T/want" "$f"
+	mkdir "$T/d"
+	run --separate-stderr env HPROFSTRIP_COMPRESS=zstd LD_PRELOAD="$SHIM" REPLAY_LEFTOVERS=1 \
+		"$REPLAY" artfail "$f" "$T/d/x.hprof"
+	assert_success
+	# what ART leaves: an empty file, and no .zst of half a dump
+	only_file "$T/d" x.hprof
+	[ "$(size_of "$T/d/x.hprof")" = 0 ]
+	assert_equal "$stderr" ""
+	# the runtime's next dump to the same path meets nothing of it
+	run --separate-stderr env HPROFSTRIP_COMPRESS=zstd LD_PRELOAD="$SHIM" REPLAY_LEFTOVERS=1 \
+		"$REPLAY" art "$f" "$T/d/x.hprof"
+	assert_success
+	only_file "$T/d" x.hprof.zst
+	cmp_dump <(zstd -qdc "$T/d/x.hprof.zst") "$T/want"
+	grep -q "^hprofstrip: $T/d/x.hprof: zstd -1 wrote $T/d/x.hprof.zst\$" <<<"$stderr" || fail "$stderr"
+}
+
+@test "a child the runtime forks mid-dump holds nothing of the compressor: the dump's close returns at once, the .zst complete" {
+	fresh_dump "$CORPUS/hotspot/jdk8-u05-x64.hprof" "$T/fresh.hprof"
+	"$STRIP" --stream -o "$T/want" "$T/fresh.hprof"
+	mkdir "$T/d"
+	# a runtime's process (the stub) writes half its dump, forks a child
+	# that sleeps without exec (KOOM's dumper, a process builder before
+	# its exec), writes the rest and closes: the close waits for the
+	# compressor, which must see its input end then, not when the child
+	# exits
+	run --separate-stderr env HPROFSTRIP_COMPRESS=zstd LD_PRELOAD="$SHIM $B/stub/libjvm.so" \
+		timeout 60 python3 -c 'import os, signal, sys, time
+d = open(sys.argv[1], "rb").read()
+fd = os.open(sys.argv[2], os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
+half = len(d) // 2
+os.write(fd, d[:half])
+pid = os.fork()
+if pid == 0:
+    time.sleep(10)
+    os._exit(0)
+os.write(fd, d[half:])
+t0 = time.monotonic()
+os.close(fd)
+took = time.monotonic() - t0
+os.kill(pid, signal.SIGKILL)
+os.waitpid(pid, 0)
+print("close took %.1f s" % took)' "$T/fresh.hprof" "$T/d/x.hprof"
+	assert_success
+	took=$(sed -n 's/^close took \([0-9.]*\) s$/\1/p' <<<"$output")
+	[ -n "$took" ] || fail "$output"
+	perl -e 'exit !($ARGV[0] < 3)' "$took" || fail "the close took $took s: it waited for the forked child"
+	only_file "$T/d" x.hprof.zst
+	cmp <(zstd -qdc "$T/d/x.hprof.zst") "$T/want"
+	grep -q "^hprofstrip: $T/d/x.hprof: zstd -1 wrote $T/d/x.hprof.zst\$" <<<"$stderr" || fail "$stderr"
+}
