@@ -351,10 +351,11 @@ os.close(fd)
 for i in range(0, len(d), 65536):
     os.write(fd2, d[i:i + 65536])
 os.close(fd2)' "$T/fresh.hprof" "$T/x.$how${pre:+.shim}.hprof" "$how"
-			assert_equal "$stderr" ""
 		done
-		cmp "$T/x.$how.hprof" "$T/x.$how.shim.hprof" || fail "$how: the file differs"
-		[ "$(size_of "$T/x.$how.shim.hprof")" = "$(size_of "$T/old")" ] || fail "$how: cut"
+		[ "$(size_of "$T/x.$how.shim.hprof")" = "$(size_of "$T/old")" ] ||
+			fail "$how: cut to $(size_of "$T/x.$how.shim.hprof") bytes: $stderr"
+		cmp "$T/x.$how.hprof" "$T/x.$how.shim.hprof" || fail "$how: the file differs: $stderr"
+		assert_equal "$stderr" ""
 	done
 }
 
