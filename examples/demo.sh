@@ -7,15 +7,8 @@
 #     program's 12345 marker objects and their arrays at full length.
 #  4. For scale, the same program dumps once without the shim.
 set -euo pipefail
-# The caller's shim settings and preloads must not reach the run
-# (HPROFSTRIP_CORPUS and HPROFSTRIP_SANITIZED configure the tests).
-for v in ${!HPROFSTRIP_*}; do
-	case $v in HPROFSTRIP_CORPUS | HPROFSTRIP_SANITIZED) ;; *) unset "$v" ;; esac
-done
-unset LD_PRELOAD
-root=$(cd "$(dirname "$0")/.." && pwd)
-build=${BUILD:-build}
-case $build in /*) b=$build ;; *) b=$root/$build ;; esac
+# a clean environment; root, b
+. "$(dirname "$0")/../tests/lib.sh"
 work=${DEMO_DIR:-$(mktemp -d "${TMPDIR:-/tmp}/hprofstrip-demo.XXXXXX")}
 mkdir -p "$work"
 rm -f "$work"/*.hprof

@@ -22,15 +22,8 @@
 #                                       writing a dump stamped as its own
 # The last two print one line per check and 'N passed, N failed'.
 set -u
-# The caller's shim settings and preloads must not reach the run
-# (HPROFSTRIP_CORPUS and HPROFSTRIP_SANITIZED configure the tests).
-for v in ${!HPROFSTRIP_*}; do
-	case $v in HPROFSTRIP_CORPUS | HPROFSTRIP_SANITIZED) ;; *) unset "$v" ;; esac
-done
-unset LD_PRELOAD
-root=$(cd "$(dirname "$0")/.." && pwd)
-corpus=${HPROFSTRIP_CORPUS:-$root/../shared/corpus}
-pass=0 fail=0
+# a clean environment; root, corpus, pass and fail
+. "$(dirname "$0")/lib.sh"
 
 abs() { case $1 in /*) echo "$1" ;; *) echo "$root/$1" ;; esac; }
 

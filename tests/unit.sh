@@ -15,37 +15,15 @@
 # --jvm restore of it equals --app-only of the plain strip, byte for byte.
 # Prints one line per check and 'N passed, N failed'.
 set -u
-# The caller's shim settings and preloads must not reach the run
-# (HPROFSTRIP_CORPUS and HPROFSTRIP_SANITIZED configure the tests).
-for v in ${!HPROFSTRIP_*}; do
-	case $v in HPROFSTRIP_CORPUS | HPROFSTRIP_SANITIZED) ;; *) unset "$v" ;; esac
-done
-unset LD_PRELOAD
-root=$(cd "$(dirname "$0")/.." && pwd)
-build=${BUILD:-build}
-case $build in /*) b=$build ;; *) b=$root/$build ;; esac
-corpus=${HPROFSTRIP_CORPUS:-$root/../shared/corpus}
+# a clean environment; root, b, corpus; check()
+. "$(dirname "$0")/lib.sh"
 seed=${SEED:-$(date +%s)}
 # splitcheck's 2-way split prefix and random rounds (make check-sanitize
 # lowers them: sanitized drivers run 4x slower)
 prefix=${UNIT_PREFIX:-256} rounds=${UNIT_ROUNDS:-10}
 prefix4=$(( (prefix + 3) / 4 )) rounds2=$(( (rounds + 1) / 2 ))
-pass=0 fail=0
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
-
-check() {
-	local name=$1
-	shift
-	if out=$("$@" 2>&1); then
-		pass=$((pass + 1))
-		echo "ok   $name"
-	else
-		fail=$((fail + 1))
-		echo "FAIL $name"
-		echo "$out" | sed 's/^/     /'
-	fi
-}
 
 # drop_empty IN OUT: IN less its heap records (0x0C, 0x1C) of length 0,
 # which hprof-conv keeps and --jvm drops (the filter the Bats suites use)

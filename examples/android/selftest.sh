@@ -8,35 +8,13 @@
 # (tests/cmp-dump).
 # Prints one line per check and 'N passed, N failed'.
 set -u
-# The caller's shim settings and preloads must not reach the run
-# (HPROFSTRIP_CORPUS and HPROFSTRIP_SANITIZED configure the tests).
-for v in ${!HPROFSTRIP_*}; do
-	case $v in HPROFSTRIP_CORPUS | HPROFSTRIP_SANITIZED) ;; *) unset "$v" ;; esac
-done
-unset LD_PRELOAD
 here=$(cd "$(dirname "$0")" && pwd)
-root=$(cd "$here/../.." && pwd)
-build=${BUILD:-build}
-case $build in /*) b=$build ;; *) b=$root/$build ;; esac
-corpus=${HPROFSTRIP_CORPUS:-$root/../shared/corpus}
+# a clean environment; root, b, corpus; check()
+. "$here/../../tests/lib.sh"
 in=$corpus/art/art-host-2025.hprof
 cmp_dump() { "$root/tests/cmp-dump" "$@"; }
-pass=0 fail=0
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
-
-check() {
-	local name=$1
-	shift
-	if out=$("$@" 2>&1); then
-		pass=$((pass + 1))
-		echo "ok   $name"
-	else
-		fail=$((fail + 1))
-		echo "FAIL $name"
-		echo "$out" | sed 's/^/     /'
-	fi
-}
 
 [ -r "$in" ] || { echo "selftest: no corpus in $corpus" >&2; exit 1; }
 "$b/hprofstrip" -o "$tmp/exp" "$in" || exit 1

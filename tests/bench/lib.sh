@@ -2,10 +2,7 @@
 # environment (the caller's shim settings and preloads must not reach the
 # run; HPROFSTRIP_CORPUS and HPROFSTRIP_SANITIZED configure the tests) and
 # the small helpers both use.
-for v in ${!HPROFSTRIP_*}; do
-	case $v in HPROFSTRIP_CORPUS | HPROFSTRIP_SANITIZED) ;; *) unset "$v" ;; esac
-done
-unset LD_PRELOAD
+. "$(dirname "${BASH_SOURCE[0]}")/../lib.sh"
 export LC_ALL=C
 
 calc() { awk "BEGIN { printf \"$1\", $2 }"; }   # calc FORMAT EXPR
