@@ -336,3 +336,21 @@ fake_zstd() {
 	[ -s "$T/h.plain" ]
 	diff "$T/h.plain" "$T/h.restored"
 }
+
+@test "started with SIGCHLD ignored (as some daemons and container inits start their children): compressed input reads as ever" {
+	local c
+	# the baseline: perl's IGNORE reaches the tool through exec
+	run perl -e '$SIG{CHLD} = "IGNORE"; exec @ARGV' sed -n 's/^SigIgn:[[:space:]]*//p' /proc/self/status
+	(( 0x$output & (1 << 16) )) || fail "SIGCHLD (17) not ignored: $output"
+	for c in zstd gzip; do
+		run perl -e '$SIG{CHLD} = "IGNORE"; exec @ARGV' "$STRIP" -o "$O/s.$c" "$T/o.$c"
+		assert_success
+		cmp "$T/s.hprof" "$O/s.$c"
+		run perl -e '$SIG{CHLD} = "IGNORE"; exec @ARGV' "$RESTORE" -o "$O/r.$c" "$T/s.$c"
+		assert_success
+		cmp "$T/r.hprof" "$O/r.$c"
+		run perl -e '$SIG{CHLD} = "IGNORE"; exec @ARGV' "$STRIP" --info "$T/s.$c"
+		assert_success
+		assert_line well-formed
+	done
+}

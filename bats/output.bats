@@ -316,6 +316,27 @@ with open(sys.argv[2], "wb") as f:
 	done
 }
 
+@test "stdout written in place is left at the output's end: what the shell writes next follows it" {
+	for tool in "$STRIP" "$RESTORE"; do
+		in=$BIG
+		[ "$tool" = "$RESTORE" ] && in=$(expected "$STRIP" "$in")
+		want=$(expected "$tool" "$in")
+		{ "$tool" "$in"; echo T; } >"$T/out"
+		[ "$(size_of "$T/out")" = $(( $(size_of "$want") + 2 )) ] ||
+			fail "$tool: $(size_of "$T/out") bytes, not the output and 'T\\n'"
+		head -c "$(size_of "$want")" "$T/out" | cmp - "$want" || fail "$tool: the output was overwritten"
+		[ "$(tail -c 2 "$T/out")" = T ] || fail "$tool: the T is not at the end"
+		# after a prefix, and on a longer file opened 1<>
+		head -c 5000000 /dev/zero >"$T/out"
+		{ printf x; "$tool" "$in"; echo T; } 1<>"$T/out"
+		[ "$(size_of "$T/out")" = $(( $(size_of "$want") + 3 )) ] || fail "$tool 1<>: $(size_of "$T/out") bytes"
+		[ "$(head -c 1 "$T/out")" = x ] || fail "$tool 1<>: the x is gone"
+		tail -c +2 "$T/out" | head -c "$(size_of "$want")" | cmp - "$want" ||
+			fail "$tool 1<>: the output was overwritten"
+		[ "$(tail -c 2 "$T/out")" = T ] || fail "$tool 1<>: the T is not at the end"
+	done
+}
+
 # ---- 4: a pipe needs no room in TMPDIR ----------------------------------
 
 @test "a pipe is streamed: no room in TMPDIR, none used, the streamed bytes" {
