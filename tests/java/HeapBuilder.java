@@ -324,6 +324,12 @@ public final class HeapBuilder {
     /** Prints "pid N", then waits for file to exist (when given) or for EOF
      *  on stdin, at most WAIT_CAP_MS. */
     static void waitForTest(String file) throws InterruptedException {
+        waitFor("HeapBuilder", file);
+    }
+
+    /** waitForTest for the program who (for its message); StringHeap and
+     *  LongStrings wait so too. */
+    static void waitFor(String who, String file) throws InterruptedException {
         System.out.println("pid " + ProcessHandle.current().pid());
         System.out.flush();
         long deadline = System.nanoTime() + WAIT_CAP_MS * 1_000_000L;
@@ -355,7 +361,7 @@ public final class HeapBuilder {
                 }
                 long left = (deadline - System.nanoTime()) / 1_000_000L;
                 if (left <= 0) {
-                    System.err.println("HeapBuilder: wait: gave up after "
+                    System.err.println(who + ": wait: gave up after "
                             + WAIT_CAP_MS / 1000 + " s");
                     return;
                 }
@@ -365,6 +371,11 @@ public final class HeapBuilder {
     }
 
     static int parseInt(String s, String what) {
+        return parseInt("HeapBuilder", s, what);
+    }
+
+    /** A count >= 0 for the program who, or exit 2. */
+    static int parseInt(String who, String s, String what) {
         try {
             int v = Integer.parseInt(s);
             if (v < 0) {
@@ -372,7 +383,7 @@ public final class HeapBuilder {
             }
             return v;
         } catch (NumberFormatException e) {
-            System.err.println("HeapBuilder: bad " + what + ": " + s);
+            System.err.println(who + ": bad " + what + ": " + s);
             System.exit(2);
             return 0;
         }

@@ -414,23 +414,8 @@ public final class HeapJudge {
     static String show(String value) {
         return value == null ? "<null>" : escape(value);
     }
-
-    /** As StringHeap.escape: printable ASCII but the backslash as is, the
-     *  backslash doubled, any other char as a backslash, 'u' and 4
-     *  lower-case hex digits. */
     static String escape(String s) {
-        StringBuilder b = new StringBuilder(s.length());
-        for (int i = 0; i < s.length(); i++) {
-            char c = s.charAt(i);
-            if (c == '\\') {
-                b.append("\\\\");
-            } else if (c >= ' ' && c <= '~') {
-                b.append(c);
-            } else {
-                b.append(String.format("\\u%04x", (int) c));
-            }
-        }
-        return b.toString();
+        return StringHeap.escape(s);
     }
 
     static List<JavaClass> classesNamed(Heap heap, String name) {

@@ -41,7 +41,6 @@
  *   c20 20000 2000 2000
  *   c64 65536 200 200
  */
-import java.lang.management.ManagementFactory;
 import java.util.zip.CRC32;
 
 public final class LongStrings {
@@ -179,9 +178,7 @@ public final class LongStrings {
     }
 
     static void dump(String file) throws Exception {
-        com.sun.management.HotSpotDiagnosticMXBean bean = ManagementFactory.getPlatformMXBean(
-                com.sun.management.HotSpotDiagnosticMXBean.class);
-        bean.dumpHeap(file, true);
+        HeapBuilder.dump(file);
     }
 
     static void die(String msg) {

@@ -63,10 +63,7 @@
  * own lines on stdout unless run with -XX:+DisplayVMOutputToStderr. The
  * MXBean (JDK 17) refuses a FILE that exists or does not end in ".hprof".
  */
-import java.io.File;
 import java.io.IOException;
-import java.io.InputStream;
-import java.lang.management.ManagementFactory;
 import java.lang.ref.WeakReference;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
@@ -80,7 +77,6 @@ public final class StringHeap {
     static final String[] THREAD_NAMES = {
         "hs-worker-alpha", "hs-worker-beta", "hs-worker-\u03b3amma",
     };
-    static final long WAIT_CAP_MS = 120_000L;
 
     /** 2069 chars; javac folds the pieces into one constant, one literal. */
     static final String URL =
@@ -285,9 +281,7 @@ public final class StringHeap {
     }
 
     static void dump(String file) throws IOException {
-        com.sun.management.HotSpotDiagnosticMXBean bean = ManagementFactory.getPlatformMXBean(
-                com.sun.management.HotSpotDiagnosticMXBean.class);
-        bean.dumpHeap(file, true);
+        HeapBuilder.dump(file);
     }
 
     /** Fills the heap with 1 MiB chunks until OutOfMemoryError (which makes
@@ -303,62 +297,12 @@ public final class StringHeap {
             System.err.println("StringHeap: OutOfMemoryError after " + chunks + " MiB chunks");
         }
     }
-
-    /** Prints "pid N", then waits for file to exist (when given) or for EOF
-     *  on stdin, at most WAIT_CAP_MS. */
     static void waitForTest(String file) throws InterruptedException {
-        System.out.println("pid " + ProcessHandle.current().pid());
-        System.out.flush();
-        long deadline = System.nanoTime() + WAIT_CAP_MS * 1_000_000L;
-        final boolean[] eof = {false};
-        if (file == null) {
-            Thread reader = new Thread(() -> {
-                byte[] buf = new byte[4096];
-                InputStream in = System.in;
-                try {
-                    while (in.read(buf) >= 0) {
-                        // discard
-                    }
-                } catch (IOException ignored) {
-                    // treat like EOF
-                }
-                synchronized (eof) {
-                    eof[0] = true;
-                    eof.notifyAll();
-                }
-            }, "stdin-eof");
-            reader.setDaemon(true);
-            reader.start();
-        }
-        File f = file == null ? null : new File(file);
-        synchronized (eof) {
-            while (true) {
-                if (f != null ? f.exists() : eof[0]) {
-                    return;
-                }
-                long left = (deadline - System.nanoTime()) / 1_000_000L;
-                if (left <= 0) {
-                    System.err.println("StringHeap: wait: gave up after "
-                            + WAIT_CAP_MS / 1000 + " s");
-                    return;
-                }
-                eof.wait(Math.min(left, 50));
-            }
-        }
+        HeapBuilder.waitFor("StringHeap", file);
     }
 
     static int parseInt(String s, String what) {
-        try {
-            int v = Integer.parseInt(s);
-            if (v < 0) {
-                throw new NumberFormatException();
-            }
-            return v;
-        } catch (NumberFormatException e) {
-            System.err.println("StringHeap: bad " + what + ": " + s);
-            System.exit(2);
-            return 0;
-        }
+        return HeapBuilder.parseInt("StringHeap", s, what);
     }
 
     static void expectArgs(List<String> args, int min, int max) {
