@@ -174,6 +174,46 @@ check_jvm_dump() {
 	assert_line --regexp "^malformed at offset [0-9]+: unknown heap sub-record tag$"
 }
 
+@test "a bad array type byte in the streamed form (HPROFSTRIP_COMPRESS, a FIFO): the records framed exactly to EOF, the rest as written" {
+	local f=$CORPUS/hotspot/jdk8-u05-x64.hprof t=$BATS_TEST_TMPDIR off mode n
+	# the element-type byte of a real array in a heap segment's middle
+	# (found by a walker of its own), made 3, no basic type: the engine
+	# has taken the array's header before it sees the byte, and its
+	# fallback's segment must count those bytes
+	off=$("$ROOT/tests/hprof-walk" types "$f" | sed -n 2000p)
+	[ -n "$off" ] || fail "no 2000th array in $f"
+	cp "$f" "$t/bad.bin"
+	chmod u+w "$t/bad.bin"
+	printf '\003' | dd of="$t/bad.bin" bs=1 seek="$off" conv=notrunc status=none
+	run "$STRIP" --info "$t/bad.bin"
+	assert_line "malformed at offset $off: invalid basic type"
+	n=$(( $(size_of "$f") - off ))
+	for mode in random threads art pwrite writev fifo; do
+		rm -rf "$t/d"
+		mkdir "$t/d"
+		if [ "$mode" = fifo ]; then
+			mkfifo "$t/d/x.hprof"
+			cat "$t/d/x.hprof" >"$t/x.out" &
+			LD_PRELOAD=$SHIM "$REPLAY" random "$t/bad.bin" "$t/d/x.hprof" 7 2>"$t/err"
+			wait $!
+		else
+			HPROFSTRIP_COMPRESS=zstd LD_PRELOAD=$SHIM "$REPLAY" "$mode" "$t/bad.bin" \
+				"$t/d/x.hprof" 7 2>"$t/err"
+			[ "$(ls "$t/d")" = x.hprof.zst ] || fail "$mode: $(ls "$t/d"): $(cat "$t/err")"
+			zstd -qdc "$t/d/x.hprof.zst" >"$t/x.out"
+		fi
+		grep -q "^hprofstrip: $t/d/x.hprof: offset $off: invalid basic type; writing the rest unchanged\$" "$t/err" ||
+			fail "$mode: $(cat "$t/err")"
+		run "$ROOT/tests/hprof-walk" frame "$t/x.out"
+		[ "$status" -eq 0 ] || fail "$mode: the streamed form's framing: $output"
+		# the bytes from the bad one on are the input's
+		cmp <(tail -c "$n" "$t/x.out") <(tail -c "$n" "$t/bad.bin") || fail "$mode: the rest"
+		# --info reaches the bad byte, not a broken record length
+		run "$STRIP" --info "$t/x.out"
+		assert_line --regexp "^malformed at offset [0-9]+: invalid basic type$"
+	done
+}
+
 @test "gzip output (-gz) passes through untouched, with one note" {
 	gzip -c "$CORPUS/hotspot/jdk11-string.hprof" >"$BATS_TEST_TMPDIR/in.gz"
 	run env LD_PRELOAD="$SHIM" "$REPLAY" random "$BATS_TEST_TMPDIR/in.gz" "$BATS_TEST_TMPDIR/gz.hprof"
