@@ -46,6 +46,14 @@ setup_file() {
 		-x c - <<<'void hs_noop(void) {}'
 }
 
+teardown() {
+	local m
+	[ -f "$BATS_TEST_TMPDIR/mounts" ] || return 0
+	tac "$BATS_TEST_TMPDIR/mounts" | while read -r m; do
+		umount "$m" || umount -l "$m"
+	done
+}
+
 setup() {
 	U=$T/stage/usr
 	RUN=$U/bin/hprofstrip-run
@@ -201,6 +209,29 @@ env_of() {
 	cp "$LIB" "$BATS_TEST_TMPDIR/libhprofstrip.so"
 	run --separate-stderr env LD_PRELOAD="$BATS_TEST_TMPDIR/libhprofstrip.so" "$RUN" env
 	assert_equal "$(env_of LD_PRELOAD)" "$LIB:$BATS_TEST_TMPDIR/libhprofstrip.so"
+}
+
+@test "hprofstrip-run: a library with the shim's inode number on another file system is not the shim" {
+	local d=$BATS_TEST_TMPDIR m
+	[ "$(id -u)" -eq 0 ] || fail "needs root (mount)"
+	# each fresh tmpfs numbers its first file alike: the shim as the
+	# first file of one, another library as the first file of the other
+	for m in a b; do
+		mkdir "$d/$m"
+		mount -t tmpfs -o size=16m tmpfs "$d/$m" || fail "cannot mount a tmpfs at $d/$m"
+		echo "$d/$m" >>"$d/mounts"
+	done
+	cp "$LIB" "$d/a/libhprofstrip.so"
+	cp "$T/libnoop.so" "$d/b/libnoop.so"
+	[ "$(stat -c %i "$d/a/libhprofstrip.so")" = "$(stat -c %i "$d/b/libnoop.so")" ] ||
+		fail "not the same inode number: $(stat -c '%n %i' "$d/a/libhprofstrip.so" "$d/b/libnoop.so")"
+	[ "$(stat -c %d "$d/a/libhprofstrip.so")" != "$(stat -c %d "$d/b/libnoop.so")" ] ||
+		fail "the same device"
+	run --separate-stderr env LD_PRELOAD="$d/b/libnoop.so" \
+		HPROFSTRIP_LIB="$d/a/libhprofstrip.so" "$RUN" env
+	assert_success
+	assert_equal "$(env_of LD_PRELOAD)" "$d/a/libhprofstrip.so:$d/b/libnoop.so"
+	assert_equal "$stderr" ""
 }
 
 @test "hprofstrip-run finds the library: installed, build dir, HPROFSTRIP_LIB, or says it cannot" {
