@@ -57,6 +57,19 @@ int fz_sink_patch(void *user, uint64_t off, const void *buf, size_t len)
 	return 0;
 }
 
+int fz_input(const unsigned char *data, size_t size, const unsigned char **x,
+             size_t *n, unsigned *flags, uint32_t *seed)
+{
+	if (size < FZ_PREFIX)
+		return 0;
+	*x = data + FZ_PREFIX;
+	*n = size - FZ_PREFIX;
+	*flags = data[0];
+	*seed = (uint32_t)data[1] | (uint32_t)data[2] << 8 |
+	        (uint32_t)data[3] << 16;
+	return 1;
+}
+
 void fz_cuts_init(struct fz_cuts *c, uint32_t seed)
 {
 	c->s = seed * 0x9E3779B97F4A7C15ull + 1;

@@ -46,6 +46,11 @@ struct fz_cuts {
 	int whole, ones;
 };
 
+/* A fuzz input split into its prefix (*flags, *seed) and the dump (*x,
+ * *n); 0 if it is too short to have a prefix. */
+int fz_input(const unsigned char *data, size_t size, const unsigned char **x,
+             size_t *n, unsigned *flags, uint32_t *seed);
+
 void fz_cuts_init(struct fz_cuts *c, uint32_t seed);
 /* Pieces of 1 byte each. */
 void fz_cuts_ones(struct fz_cuts *c);

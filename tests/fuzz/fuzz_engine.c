@@ -473,19 +473,15 @@ static void check_misuse(const unsigned char *x, size_t n, uint32_t seed)
 
 int LLVMFuzzerTestOneInput(const unsigned char *data, size_t size)
 {
-	const unsigned char *x = data + FZ_PREFIX;
+	const unsigned char *x;
 	size_t n, h;
 	unsigned fl;
 	uint32_t seed;
 	struct fz_cuts c;
 	struct oracle_result o;
 
-	if (size < FZ_PREFIX)
+	if (!fz_input(data, size, &x, &n, &fl, &seed))
 		return 0;
-	n = size - FZ_PREFIX;
-	fl = data[0];
-	seed = (uint32_t)data[1] | (uint32_t)data[2] << 8 |
-	       (uint32_t)data[3] << 16;
 
 	/* strip: cut-invariant, never larger */
 	fz_engine(x, n, 0, 0, NULL, n, NULL, &A);

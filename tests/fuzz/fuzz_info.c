@@ -242,7 +242,7 @@ static void check_report(const unsigned char *x, size_t n, int json)
 
 int LLVMFuzzerTestOneInput(const unsigned char *data, size_t size)
 {
-	const unsigned char *x = data + FZ_PREFIX;
+	const unsigned char *x;
 	size_t n;
 	unsigned fl, t;
 	uint32_t seed;
@@ -250,12 +250,8 @@ int LLVMFuzzerTestOneInput(const unsigned char *data, size_t size)
 	struct fz_cuts c;
 	struct oracle_result o;
 
-	if (size < FZ_PREFIX)
+	if (!fz_input(data, size, &x, &n, &fl, &seed))
 		return 0;
-	n = size - FZ_PREFIX;
-	fl = data[0];
-	seed = (uint32_t)data[1] | (uint32_t)data[2] << 8 |
-	       (uint32_t)data[3] << 16;
 
 	fz_engine(x, n, 0, 0, NULL, n, &ca, &A);
 	fz_cuts_init(&c, seed);

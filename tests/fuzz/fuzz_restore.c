@@ -65,19 +65,15 @@ static void check_jvm(const unsigned char *x, const struct oracle_result *in)
 
 int LLVMFuzzerTestOneInput(const unsigned char *data, size_t size)
 {
-	const unsigned char *x = data + FZ_PREFIX;
+	const unsigned char *x;
 	size_t n;
 	unsigned fl, flags = HS_RESTORE;
 	uint32_t seed;
 	struct fz_cuts c;
 	struct oracle_result o, w;
 
-	if (size < FZ_PREFIX)
+	if (!fz_input(data, size, &x, &n, &fl, &seed))
 		return 0;
-	n = size - FZ_PREFIX;
-	fl = data[0];
-	seed = (uint32_t)data[1] | (uint32_t)data[2] << 8 |
-	       (uint32_t)data[3] << 16;
 	if (fl & 1)
 		flags |= HS_JVM;
 	if (fl & 2)
