@@ -8,6 +8,8 @@ load common
 bats_require_minimum_version 1.5.0
 
 setup_file() {
+	# test drivers, not among make all's: built here (a suite run alone has them)
+	build_tests oracle replay
 	export T=$BATS_FILE_TMPDIR
 	"$JUDGE" build >&2
 	# a dump with an image heap too: every 3rd instance in heap I, every

@@ -56,9 +56,11 @@ size_of() {
 	stat -c %s "$1"
 }
 
-# build_tests NAME...: make $B/NAME for each (test binaries that neither
-# make all nor the Makefile's TESTBIN builds: tests/ports.mk's), so that a
-# suite run alone has them; one make at a time per build dir
+# build_tests NAME...: make $B/NAME for each: the test drivers a suite
+# runs that make all does not build (the Makefile's TESTBIN, tests/
+# ports.mk's), so that a suite run alone on a fresh build dir has them (or
+# says which it cannot have); one make at a time per build dir. Up to date
+# (a port's build dir, made by its own make), nothing is rebuilt.
 build_tests() {
 	local n t=()
 	for n in "$@"; do t+=("$B/$n"); done
@@ -66,7 +68,10 @@ build_tests() {
 	(
 		flock 9
 		env -u MAKEFLAGS -u MFLAGS -u MAKELEVEL make -s -C "$ROOT" BUILD="$B" "${t[@]}"
-	) 9>"$B/.build-tests.lock" >&2
+	) 9>"$B/.build-tests.lock" >&2 || {
+		echo "build_tests: cannot make ${t[*]}; the suite needs them" >&2
+		return 1
+	}
 }
 
 # cmp_dump A B: A and B are the same bytes, but for the HPROF header's time

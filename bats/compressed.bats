@@ -13,6 +13,8 @@ COMPRESSORS="zstd gzip xz"
 
 setup_file() {
 	local c
+	# test drivers, not among make all's: built here (a suite run alone has them)
+	build_tests oracle
 	for c in $COMPRESSORS; do
 		command -v "$c" >/dev/null ||
 			fail "$c is missing: make deps (apt-get install zstd xz-utils)"

@@ -13,8 +13,8 @@ TMO=${DUMPS_TIMEOUT:-120}
 
 setup_file() {
 	"$JUDGE" build >&2
-	# the errno test's, not among make all's or TESTBIN's (tests/ports.mk)
-	build_tests shimstress libfaultinject.so
+	# test drivers, not among make all's: built here (a suite run alone has them)
+	build_tests oracle replay libreenter.so shimstress libfaultinject.so
 }
 
 setup() {

@@ -15,6 +15,8 @@ EMBED=$B/embedtest
 ARCHIVE=$B/libhprofstrip.a
 
 setup_file() {
+	# test drivers, not among make all's: built here (a suite run alone has them)
+	build_tests embedtest stub/libart.so
 	export FRESH
 	FRESH=$(jdk17_fixture)
 }

@@ -20,8 +20,8 @@ FI=$B/libfaultinject.so
 TMO=${FAULTS_TIMEOUT:-120}
 
 setup_file() {
-	# not among make all's or TESTBIN's: built here (tests/ports.mk)
-	build_tests libfaultinject.so
+	# test drivers, not among make all's: built here (a suite run alone has them)
+	build_tests replay libfaultinject.so
 }
 
 setup() {

@@ -9,8 +9,8 @@ load common
 bats_require_minimum_version 1.5.0
 
 setup_file() {
-	# not among make all's or TESTBIN's: built here (tests/ports.mk)
-	build_tests libfaultinject.so
+	# test drivers, not among make all's: built here (a suite run alone has them)
+	build_tests replay libfaultinject.so
 }
 
 setup() {

@@ -15,6 +15,11 @@ bats_require_minimum_version 1.5.0
 # peak RSS allowed, in KiB (sanitized builds are not measured)
 RSS_MAX=16384
 
+setup_file() {
+	# test drivers, not among make all's: built here (a suite run alone has them)
+	build_tests oracle
+}
+
 setup() {
 	[ -x "$STRIP" ] || fail "$STRIP is missing: run make"
 	J=$CORPUS/hotspot/jdk11-string.hprof

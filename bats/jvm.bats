@@ -11,6 +11,8 @@ bats_require_minimum_version 1.5.0
 setup_file() {
 	export HS=$STRIP HR=$RESTORE HPROFCONV=$HPROF_CONV
 	export T=$BATS_FILE_TMPDIR
+	# test drivers, not among make all's: built here (a suite run alone has them)
+	build_tests oracle
 	"$JUDGE" build >&2
 	# the test helper that makes Android dumps out of JDK dumps
 	${CC:-cc} -std=c11 -D_GNU_SOURCE -Wall -Wextra -Werror -O2 \

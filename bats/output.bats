@@ -16,8 +16,8 @@ unset LD_PRELOAD ${!HPROFSTRIP_*}
 FI=$B/libfaultinject.so
 
 setup_file() {
-	# not among make all's or TESTBIN's: built here (tests/ports.mk)
-	build_tests libfaultinject.so
+	# test drivers, not among make all's: built here (a suite run alone has them)
+	build_tests oracle libfaultinject.so
 }
 
 setup() {

@@ -11,6 +11,11 @@
 load common
 bats_require_minimum_version 1.5.0
 
+setup_file() {
+	# test drivers, not among make all's: built here (a suite run alone has them)
+	build_tests oracle replay
+}
+
 setup() {
 	T=$BATS_TEST_TMPDIR
 	# a full dump, as a user would copy it

@@ -10,6 +10,8 @@ load common
 bats_require_minimum_version 1.5.0
 
 setup_file() {
+	# test drivers, not among make all's: built here (a suite run alone has them)
+	build_tests oracle
 	"$JUDGE" build >&2
 }
 

@@ -22,8 +22,8 @@ bats_require_minimum_version 1.5.0
 BUILDS="shimstress shimstress-lfs shimstress-fortify shimstress-fortify64"
 
 setup_file() {
-	# not among make all's or TESTBIN's: built here (tests/ports.mk)
-	build_tests $BUILDS
+	# test drivers, not among make all's: built here (a suite run alone has them)
+	build_tests $BUILDS replay
 }
 
 setup() {

@@ -5,6 +5,8 @@
 load common
 
 setup_file() {
+	# test drivers, not among make all's: built here (a suite run alone has them)
+	build_tests oracle replay
 	"$JUDGE" build >&2
 }
 

@@ -8,6 +8,11 @@ load common
 
 bats_require_minimum_version 1.5.0
 
+setup_file() {
+	# test drivers, not among make all's: built here (a suite run alone has them)
+	build_tests oracle splitcheck
+}
+
 setup() {
 	T=$BATS_TEST_TMPDIR
 }

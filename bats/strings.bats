@@ -30,6 +30,8 @@ clear_env() {
 # MXBean dump of its heap per collector, taken side by side.
 setup_file() {
 	clear_env
+	# test drivers, not among make all's: built here (a suite run alone has them)
+	build_tests oracle replay strcheck splitcheck
 	"$JUDGE" build >&2
 	local d=$BATS_FILE_TMPDIR gc p pids=()
 	java -cp "$B/java" StringHeap expect >"$d/expect"

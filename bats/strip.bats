@@ -6,6 +6,8 @@
 load common
 
 setup_file() {
+	# test drivers, not among make all's: built here (a suite run alone has them)
+	build_tests oracle
 	export FRESH
 	FRESH=$(jdk17_fixture)
 }
