@@ -1,8 +1,6 @@
 /* hprofrestore: turn a stripped HPROF dump back into one viewers open. */
 #include "../strip/cli.h"
 
-#include <string.h>
-
 static const char usage[] =
 "Usage: hprofrestore [OPTIONS] [IN]\n"
 "Refill every stripped primitive array (0xC3) of a dump written by\n"
@@ -17,23 +15,16 @@ CLI_HELP_IN_OUT
 "               implies --jvm\n"
 CLI_HELP_COMMON;
 
-static int option(const char *arg, unsigned *flags)
-{
-	if (!strcmp(arg, "--jvm")) {
-		*flags |= HS_JVM;
-		return 1;
-	}
-	if (!strcmp(arg, "--app-only")) {
-		*flags |= HS_JVM | HS_APP_ONLY;
-		return 1;
-	}
-	return 0;
-}
+static const struct cli_option options[] = {
+	{ "--jvm", HS_JVM },
+	{ "--app-only", HS_JVM | HS_APP_ONLY },
+	{ NULL, 0 },
+};
 
 int main(int argc, char **argv)
 {
 	static const struct cli_tool tool = {
-		"hprofrestore", usage, "restored", HS_RESTORE, option, NULL
+		"hprofrestore", usage, "restored", HS_RESTORE, options, NULL
 	};
 	return cli_main(&tool, argc, argv);
 }

@@ -360,8 +360,13 @@ static int parse(struct run *r, struct args *a, int argc, char **argv)
 		} else if (opts && s[0] == '-' && s[1] == 'o' && s[2]) {
 			a->out_path = s + 2;
 		} else if (opts && s[0] == '-' && s[1]) {
-			if (!tool->option || !tool->option(s, &a->flags))
+			const struct cli_option *o = tool->options;
+
+			while (o && o->name && strcmp(o->name, s))
+				o++;
+			if (!o || !o->name)
 				return usage_error(r, "unknown option '%s'", s);
+			a->flags |= o->flags;
 		} else if (!a->in_path) {
 			a->in_path = s;
 		} else {

@@ -4,13 +4,19 @@
 
 #include "hprof.h"
 
+/* A tool's own long option: the engine flags it adds. */
+struct cli_option {
+	const char *name;      /* "--jvm" */
+	unsigned flags;
+};
+
 struct cli_tool {
 	const char *name;      /* program name for messages */
 	const char *usage;     /* --help text */
 	const char *verb;      /* "stripped" / "restored" */
 	unsigned flags;        /* engine flags */
-	/* extra long options: return 1 if handled, flags may be updated */
-	int (*option)(const char *arg, unsigned *flags);
+	/* its own long options, ended by { NULL, 0 } */
+	const struct cli_option *options;
 	/* --help text of the --info mode; NULL: the tool has no such mode */
 	const char *info_usage;
 };

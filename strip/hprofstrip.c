@@ -1,7 +1,6 @@
 /* hprofstrip: strip primitive-array contents from an HPROF heap dump. */
 #include "cli.h"
 
-#include <string.h>
 
 static const char usage[] =
 "Usage: hprofstrip [OPTIONS] [IN]\n"
@@ -46,23 +45,16 @@ static const char info_usage[] =
 "\n"
 "Exit status: 0 well-formed, 1 malformed or I/O error, 2 usage error.\n";
 
-static int option(const char *arg, unsigned *flags)
-{
-	if (!strcmp(arg, "--keep-strings")) {
-		*flags |= HS_KEEP_STRINGS;
-		return 1;
-	}
-	if (!strcmp(arg, "--app-only")) {
-		*flags |= HS_APP_ONLY;
-		return 1;
-	}
-	return 0;
-}
+static const struct cli_option options[] = {
+	{ "--keep-strings", HS_KEEP_STRINGS },
+	{ "--app-only", HS_APP_ONLY },
+	{ NULL, 0 },
+};
 
 int main(int argc, char **argv)
 {
 	static const struct cli_tool tool = {
-		"hprofstrip", usage, "stripped", 0, option, info_usage
+		"hprofstrip", usage, "stripped", 0, options, info_usage
 	};
 	return cli_main(&tool, argc, argv);
 }
