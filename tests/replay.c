@@ -146,6 +146,20 @@ static size_t rnd_piece(void)
 
 /* ---- plain I/O helpers ---- */
 
+/* What one I/O call (name: for the message) moved: its byte count, or 0
+ * after EINTR (call again); any other failure, or nothing moved, ends the
+ * replay. */
+static size_t moved(ssize_t r, const char *name)
+{
+	if (r < 0 && errno == EINTR)
+		return 0;
+	if (r == 0)
+		errno = EIO;
+	if (r <= 0)
+		die(name);
+	return (size_t)r;
+}
+
 /* write() until done: retry on EINTR and short writes, as HotSpot's
  * os::write (RESTARTABLE) + write loops and ART's WriteFully
  * (TEMP_FAILURE_RETRY) do. A 0 return is an error (JDK 17 write_buf). */
@@ -154,18 +168,9 @@ static void write_all(int fd, const void *buf, size_t len)
 	const unsigned char *p = buf;
 	while (len > 0) {
 		size_t n = len > 0x7ffff000u ? 0x7ffff000u : len;
-		ssize_t w = write(fd, p, n);
-		if (w < 0) {
-			if (errno == EINTR)
-				continue;
-			die("write");
-		}
-		if (w == 0) {
-			errno = EIO;
-			die("write");
-		}
+		size_t w = moved(write(fd, p, n), "write");
 		p += w;
-		len -= (size_t)w;
+		len -= w;
 	}
 }
 
@@ -747,18 +752,8 @@ static void merge_file(int out_fd, const char *path)
 	if (stat(path, &st) != 0)
 		die("stat");
 	off_t offset = 0;
-	while (offset < st.st_size) {
-		ssize_t r = sendfile(out_fd, fd, &offset, (size_t)st.st_size);
-		if (r < 0) {
-			if (errno == EINTR)
-				continue;
-			die("sendfile");
-		}
-		if (r == 0) {
-			errno = EIO;
-			die("sendfile");
-		}
-	}
+	while (offset < st.st_size)
+		moved(sendfile(out_fd, fd, &offset, (size_t)st.st_size), "sendfile");
 	xclose(fd);
 }
 
@@ -923,18 +918,10 @@ static void mode_pwrite(const unsigned char *d, size_t len, const char *out)
 		if (n > len - off)
 			n = len - off;
 		while (n > 0) {
-			ssize_t w = pwrite64(fd, d + off, n, (off64_t)off);
-			if (w < 0) {
-				if (errno == EINTR)
-					continue;
-				die("pwrite64");
-			}
-			if (w == 0) {
-				errno = EIO;
-				die("pwrite64");
-			}
-			off += (size_t)w;
-			n -= (size_t)w;
+			size_t w = moved(pwrite64(fd, d + off, n, (off64_t)off),
+			                 "pwrite64");
+			off += w;
+			n -= w;
 		}
 	}
 	xclose(fd);
@@ -966,17 +953,7 @@ static void mode_writev(const unsigned char *d, size_t len, const char *out)
 		int vc = cnt;
 		size_t want = at - off;
 		while (want > 0) {
-			ssize_t w = writev(fd, v, vc);
-			if (w < 0) {
-				if (errno == EINTR)
-					continue;
-				die("writev");
-			}
-			if (w == 0) {
-				errno = EIO;
-				die("writev");
-			}
-			size_t done = (size_t)w;
+			size_t done = moved(writev(fd, v, vc), "writev");
 			want -= done;
 			off += done;
 			/* Short write: drop the iovecs already written. */
