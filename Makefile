@@ -17,7 +17,7 @@ ENGINE = strip/engine.c
 CLI = strip/cli.c strip/out.c strip/outbuf.c strip/info.c strip/keepset.c \
 	strip/standaside.c strip/decomp.c
 HDRS = strip/hprof.h strip/cli.h strip/out.h strip/outbuf.h strip/info.h \
-	strip/keepset.h strip/decomp.h
+	strip/keepset.h strip/decomp.h strip/compressors.h
 TOOLS = $(BUILD)/hprofstrip $(BUILD)/hprofrestore
 SHIM = $(BUILD)/libhprofstrip.so
 LAUNCHER = $(BUILD)/hprofstrip-run
@@ -41,7 +41,7 @@ SHIM_SRC = preload/wrappers.c preload/libc.c preload/policy.c \
 	preload/tracker.c preload/write.c preload/pipe.c $(ENGINE) strip/outbuf.c
 SHIM_HDRS = preload/libc.h preload/policy.h preload/track.h \
 	preload/tracker.h preload/pipe.h strip/hprof.h strip/outbuf.h \
-	preload/hprofstrip.h
+	strip/compressors.h preload/hprofstrip.h
 
 # the hst_* API stays hidden in the shim (HPROFSTRIP_API empty): it
 # exports the wrappers only
@@ -77,7 +77,7 @@ $(BUILD)/embedtest: tests/embedtest.c examples/android/hook-example.c \
 		$(ARCHIVE) -ldl $(LDFLAGS)
 
 # sets LD_PRELOAD and the shim's variables, then execs a command
-$(LAUNCHER): preload/hprofstrip-run.c strip/hprof.h | $(BUILD)
+$(LAUNCHER): preload/hprofstrip-run.c strip/hprof.h strip/compressors.h | $(BUILD)
 	$(CC) $(ALL_CFLAGS) -o $@ preload/hprofstrip-run.c $(LDFLAGS)
 
 $(BUILD)/splitcheck: tests/splitcheck.c $(ENGINE) strip/hprof.h | $(BUILD)
@@ -102,7 +102,7 @@ $(BUILD)/replay: tests/replay.c $(STUBS) | $(BUILD)
 
 # the shim's policy as plain C, without LD_PRELOAD
 $(BUILD)/policytest: tests/policytest.c preload/policy.c preload/libc.c \
-		preload/policy.h preload/libc.h | $(BUILD)
+		preload/policy.h preload/libc.h strip/compressors.h | $(BUILD)
 	$(CC) $(ALL_CFLAGS) -o $@ tests/policytest.c preload/policy.c \
 		preload/libc.c -ldl $(LDFLAGS)
 

@@ -8,6 +8,7 @@
  * (readlink /proc/self/exe), DIR/../lib/hprofstrip/libhprofstrip.so (the
  * installed layout), else DIR/libhprofstrip.so (the build directory).
  */
+#include "../strip/compressors.h"
 #include "../strip/hprof.h"
 
 #include <errno.h>
@@ -91,21 +92,12 @@ static int level_ok(const char *s, int lo, int hi)
 /* zstd, zstd:1..19, gzip, gzip:1..9, xz, xz:0..9 */
 static int compress_ok(const char *c)
 {
-	static const struct { const char *name; int lo, hi; } known[] = {
-		{ "zstd", 1, 19 }, { "gzip", 1, 9 }, { "xz", 0, 9 },
-	};
-	size_t i, n;
+	size_t n = strcspn(c, ":");
+	const struct hs_compressor *k = hs_compressor_named(c, n);
 
-	for (i = 0; i < sizeof known / sizeof known[0]; i++) {
-		n = strlen(known[i].name);
-		if (strncmp(c, known[i].name, n))
-			continue;
-		if (!c[n])
-			return 1;
-		if (c[n] == ':')
-			return level_ok(c + n + 1, known[i].lo, known[i].hi);
-	}
-	return 0;
+	if (!k)
+		return 0;
+	return !c[n] || level_ok(c + n + 1, k->lo, k->hi);
 }
 
 /* Is path a readable regular file? */

@@ -1,5 +1,6 @@
 /* A dump's compressor or filter: see pipe.h. */
 #include "pipe.h"
+#include "../strip/compressors.h"
 #include "policy.h"
 #include "tracker.h"
 
@@ -51,16 +52,14 @@ static char **env_with_path(const char *path, size_t *size)
 /* The child's argv for the policy's compressor (level in lvl). */
 static void compressor_argv(const struct policy *pol, char **argv, char *lvl)
 {
-	int i = 0;
+	const struct hs_compressor *c =
+		hs_compressor_named(pol->compress, strlen(pol->compress));
+	int i = 0, k;
 
 	snprintf(lvl, 8, "-%d", pol->level);
 	argv[i++] = (char *)pol->compress;
-	if (!strcmp(pol->compress, "zstd")) {
-		/* a thread reads while others compress: measured faster
-		 * than one thread even on 2 cores (make bench, section 7) */
-		argv[i++] = "-q";
-		argv[i++] = "-T0";
-	}
+	for (k = 0; c && c->args[k]; k++)
+		argv[i++] = (char *)c->args[k];
 	argv[i++] = "-c";
 	argv[i++] = lvl;
 	argv[i] = NULL;
@@ -163,11 +162,9 @@ void pipe_prepare(struct pipe_out *p, int dirfd, const char *path)
 int pipe_start(struct pipe_out *p, int fd)
 {
 	const struct policy *pol = policy();
-	static const char *const ext[][2] = {
-		{ "zstd", ".zst" }, { "gzip", ".gz" }, { "xz", ".xz" } };
+	const struct hs_compressor *c;
 	struct stat sb;
 	int sv[2], out = -1, rc, saved = errno;
-	unsigned i;
 
 	if (!pol->filter[0] && !pol->compress[0])
 		return 0;
@@ -182,9 +179,9 @@ int pipe_start(struct pipe_out *p, int fd)
 	} else {
 		snprintf(p->what, sizeof p->what, "%s -%d", pol->compress,
 		         pol->level);
-		for (i = 0; strcmp(ext[i][0], pol->compress); i++)
-			;
-		snprintf(p->out, sizeof p->out, "%s%s", p->dump, ext[i][1]);
+		c = hs_compressor_named(pol->compress, strlen(pol->compress));
+		snprintf(p->out, sizeof p->out, "%s%s", p->dump,
+		         c ? c->suffix : ".out");
 		/* never over an existing file: an earlier dump's, maybe */
 		out = hst.open(p->out, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW |
 		               O_CLOEXEC, (int)(sb.st_mode & 0666));

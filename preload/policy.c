@@ -1,6 +1,7 @@
 /* The shim's policy: see policy.h. */
 #include "policy.h"
 #include "libc.h"
+#include "../strip/compressors.h"
 #include "../strip/hprof.h"
 
 #include <errno.h>
@@ -29,31 +30,27 @@ static void parse_keep(struct policy *p, const char *v)
 /* HPROFSTRIP_COMPRESS: zstd[:1-19], gzip[:1-9] or xz[:0-9] */
 static void parse_compress(struct policy *p, const char *v)
 {
-	static const struct { const char *name; int lo, hi; } known[] = {
-		{ "zstd", 1, 19 }, { "gzip", 1, 9 }, { "xz", 0, 9 },
-	};
-	size_t n, i;
+	const struct hs_compressor *c;
+	size_t n;
 	char *end;
 	long lvl = 1;
 
 	if (!v || !*v)
 		return;
 	n = strcspn(v, ":");
-	for (i = 0; i < sizeof known / sizeof known[0]; i++) {
-		if (strlen(known[i].name) != n || memcmp(v, known[i].name, n))
-			continue;
-		if (v[n] == ':') {
-			errno = 0;
-			lvl = strtol(v + n + 1, &end, 10);
-			if (!v[n + 1] || *end || errno || lvl < known[i].lo ||
-			    lvl > known[i].hi)
-				break;
-		}
-		memcpy(p->compress, known[i].name, n + 1);
-		p->level = (int)lvl;
+	c = hs_compressor_named(v, n);
+	if (c && v[n] == ':') {
+		errno = 0;
+		lvl = strtol(v + n + 1, &end, 10);
+		if (!v[n + 1] || *end || errno || lvl < c->lo || lvl > c->hi)
+			c = NULL;
+	}
+	if (!c || n >= sizeof p->compress) {
+		snprintf(p->compress_bad, sizeof p->compress_bad, "%s", v);
 		return;
 	}
-	snprintf(p->compress_bad, sizeof p->compress_bad, "%s", v);
+	memcpy(p->compress, c->name, n + 1);
+	p->level = (int)lvl;
 }
 
 int policy_yes(const char *v, int dflt)

@@ -1,5 +1,6 @@
 /* Compressed input for the tools: see decomp.h. */
 #include "decomp.h"
+#include "compressors.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -11,18 +12,10 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-static const struct format {
-	const char *prog;
-	unsigned char magic[DECOMP_HEAD];
-	size_t len;
-} formats[] = {
-	{ "zstd", { 0x28, 0xB5, 0x2F, 0xFD }, 4 },
-	{ "gzip", { 0x1F, 0x8B }, 2 },
-	{ "xz", { 0xFD, '7', 'z', 'X', 'Z', 0x00 }, 6 },
-};
 
 int decomp_sniff(struct decomp *d, int in_fd)
 {
+	const struct hs_compressor *c;
 	struct stat sb;
 	size_t i, n = 0;
 	ssize_t got;
@@ -49,10 +42,9 @@ int decomp_sniff(struct decomp *d, int in_fd)
 		n += (size_t)got;
 	}
 	d->head_len = d->seekable ? 0 : n;
-	for (i = 0; i < sizeof formats / sizeof *formats; i++)
-		if (n >= formats[i].len &&
-		    !memcmp(d->head, formats[i].magic, formats[i].len))
-			d->prog = formats[i].prog;
+	for (i = 0; (c = hs_compressor(i)) != NULL; i++)
+		if (n >= c->magic_len && !memcmp(d->head, c->magic, c->magic_len))
+			d->prog = c->name;
 	return 0;
 }
 

@@ -1,0 +1,52 @@
+/*
+ * The compressors, named once: the shim writes a dump through one
+ * (HPROFSTRIP_COMPRESS, preload/policy.c and pipe.c), the launcher checks
+ * the name its --compress is given (preload/hprofstrip-run.c), and the
+ * tools read a compressed dump through one, known by its magic bytes
+ * (strip/decomp.c). Each is the program of that name on PATH.
+ */
+#ifndef HPROFSTRIP_COMPRESSORS_H
+#define HPROFSTRIP_COMPRESSORS_H
+
+#include <stddef.h>
+#include <string.h>
+
+struct hs_compressor {
+	const char *name;             /* the program, and the variable's word */
+	const char *suffix;           /* of what it writes: PATH.zst */
+	int lo, hi;                   /* its levels: -lo .. -hi */
+	const char *args[3];          /* before -c -LEVEL when it compresses */
+	unsigned char magic[6];       /* the first bytes of its stream */
+	size_t magic_len;
+};
+
+/* The i-th compressor (0, 1, ...), or NULL past the last. */
+static inline const struct hs_compressor *hs_compressor(size_t i)
+{
+	static const struct hs_compressor all[] = {
+		/* a thread reads while others compress: measured faster than
+		 * one thread even on 2 cores (make bench, section 7) */
+		{ "zstd", ".zst", 1, 19, { "-q", "-T0", NULL },
+		  { 0x28, 0xB5, 0x2F, 0xFD }, 4 },
+		{ "gzip", ".gz", 1, 9, { NULL }, { 0x1F, 0x8B }, 2 },
+		{ "xz", ".xz", 0, 9, { NULL },
+		  { 0xFD, '7', 'z', 'X', 'Z', 0x00 }, 6 },
+	};
+
+	return i < sizeof all / sizeof all[0] ? &all[i] : NULL;
+}
+
+/* The compressor called by the n bytes at name, or NULL. */
+static inline const struct hs_compressor *hs_compressor_named(const char *name,
+                                                              size_t n)
+{
+	const struct hs_compressor *c;
+	size_t i;
+
+	for (i = 0; (c = hs_compressor(i)) != NULL; i++)
+		if (strlen(c->name) == n && !memcmp(c->name, name, n))
+			return c;
+	return NULL;
+}
+
+#endif
