@@ -72,9 +72,9 @@ static int usage_error(const struct run *r, const char *fmt, const char *a)
 	return EXIT_USAGE;
 }
 
-/* cli_feed, after head_len bytes already read from fd. 1: the engine
- * stopped before the end (st->err); 0: it ran to the end and finished;
- * -1: a read failed (errno). */
+/* fd's bytes through the engine, after head_len bytes already read from
+ * it. 1: the engine stopped before the end (st->err); 0: it ran to the end
+ * and finished; -1: a read failed (errno). */
 static int feed(struct hs_state *st, int fd, const unsigned char *head,
                 size_t head_len, void (*tick)(void *user, uint64_t done),
                 void *user)
@@ -98,12 +98,6 @@ static int feed(struct hs_state *st, int fd, const unsigned char *head,
 	}
 	hs_finish(st);
 	return 0;
-}
-
-int cli_feed(struct hs_state *st, int fd,
-             void (*tick)(void *user, uint64_t done), void *user)
-{
-	return feed(st, fd, NULL, 0, tick, user) < 0 ? -1 : 0;
 }
 
 static void progress_tick(void *user, uint64_t done)
@@ -183,7 +177,8 @@ static int input_run(struct run *r, struct hs_state *st,
 	return 0;
 }
 
-/* keepset_exact's pass 1 over a compressed file: the decompressor again */
+/* keepset_exact's pass 1: the input once more (a compressed file through
+ * its decompressor again) */
 static int keep_pass(void *user, struct hs_state *st)
 {
 	if (input_run(user, st, NULL)) {
@@ -481,8 +476,7 @@ static int transform(struct run *r, const struct args *a)
 		/* a file is read twice (exact), a compressed one decompressed
 		 * twice; anything else streams */
 		if (S_ISREG(sb.st_mode)
-		            ? keepset_exact(&ks, in_fd, a->flags,
-		                            r->dc->prog ? keep_pass : NULL, r)
+		            ? keepset_exact(&ks, in_fd, a->flags, keep_pass, r)
 		            : keepset_stream(&ks)) {
 			if (r->verbosity && !r->said)
 				fprintf(stderr, "%s: %s: --keep-strings: %s\n",

@@ -21,12 +21,6 @@ struct cli_tool {
 	const char *info_usage;
 };
 
-/* Reads fd to its end through the engine, then finishes it. -1: a read
- * failed (errno says why); 0: the engine ran (st->err tells the rest).
- * tick, if set, is called with the input offset after each chunk. */
-int cli_feed(struct hs_state *st, int fd,
-             void (*tick)(void *user, uint64_t done), void *user);
-
 /* 1 if argv holds -q (before any "--", and not as the file name of -o):
  * then nothing is printed, not even a usage error. */
 int cli_quiet(int argc, char **argv);

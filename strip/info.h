@@ -9,7 +9,7 @@
 struct info {
 	const char *in_name;   /* for the report */
 	int json;              /* one JSON object instead of text */
-	struct hs_state st;    /* feed it (cli_feed), then print */
+	struct hs_state st;    /* feed it, then print */
 	struct hs_census census;
 };
 

@@ -1,6 +1,5 @@
 /* --keep-strings for the tools: see keepset.h. */
 #include "keepset.h"
-#include "cli.h"
 #include "info.h"
 
 #include <errno.h>
@@ -95,7 +94,7 @@ int keepset_exact(struct keepset *k, int fd, unsigned flags,
 		cfg.keep = &k->keep;
 		hs_init(&st, &cfg, &info_discard);
 		if (lseek(fd, start, SEEK_SET) < 0 ||
-		    (pass ? pass(user, &st) : cli_feed(&st, fd, NULL, NULL)) ||
+		    pass(user, &st) ||
 		    lseek(fd, start, SEEK_SET) < 0)
 			goto fail;
 		if (k->oom)

@@ -20,10 +20,10 @@ struct keepset {
  * (HS_KEEP_*). -1: out of memory. */
 int keepset_stream(struct keepset *k);
 /* Exact: pass 1 over fd (a regular file, read from its offset, and left
- * there). pass, if set, feeds the whole input into st instead of cli_feed
- * (a compressed file, decompressed again), returning 0 or -1 as cli_feed
- * does. -1: out of memory or a read error (errno); a dump the engine
- * rejects is left for pass 2 to report. */
+ * there). pass feeds the whole input into st, from fd's offset (a
+ * compressed file decompressed again), and finishes it: 0, or -1 on a
+ * read error (errno). -1: out of memory or a read error; a dump the
+ * engine rejects is left for pass 2 to report. */
 int keepset_exact(struct keepset *k, int fd, unsigned flags,
                   int (*pass)(void *user, struct hs_state *st), void *user);
 /* The memory pass 1's ids take, or the streaming tables. */
