@@ -39,7 +39,7 @@ $(BUILD)/hprofrestore: restore/hprofrestore.c $(ENGINE) $(CLI) $(HDRS) | $(BUILD
 
 SHIM_SRC = preload/wrappers.c preload/libc.c preload/policy.c \
 	preload/tracker.c preload/write.c preload/pipe.c $(ENGINE) strip/outbuf.c
-SHIM_HDRS = preload/libc.h preload/policy.h preload/track.h \
+SHIM_HDRS = preload/libc.h preload/policy.h \
 	preload/tracker.h preload/pipe.h strip/hprof.h strip/outbuf.h \
 	strip/compressors.h preload/hprofstrip.h
 

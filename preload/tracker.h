@@ -1,5 +1,5 @@
 /*
- * Inside dump tracking (track.h): the trackers and the fd table, shared by
+ * Inside dump tracking (hprofstrip.h): the trackers and the fd table, shared by
  * tracker.c (which fds are dumps, and their lifetimes) and write.c (the
  * write path). Not an interface for anyone else.
  */
@@ -10,7 +10,7 @@
 #include "../strip/outbuf.h"
 #include "pipe.h"
 #include "policy.h"
-#include "track.h"
+#include "hprofstrip.h"
 
 #include <limits.h>
 #include <pthread.h>

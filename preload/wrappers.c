@@ -4,14 +4,14 @@
  *   LD_PRELOAD=libhprofstrip.so java -XX:+HeapDumpOnOutOfMemoryError ...
  *
  * The exported wrappers, each a few lines: pass the call through, or let
- * dump tracking (track.h) handle it, or make the real call and tell dump
+ * dump tracking (hprofstrip.h) handle it, or make the real call and tell dump
  * tracking what came of it. Which files are dumps: policy.h. The real
  * functions: libc.h. Every fd that is not a dump sees exactly the calls
  * it would see without the shim.
  */
 #undef _FORTIFY_SOURCE
 #include "libc.h"
-#include "track.h"
+#include "hprofstrip.h"
 
 #include <errno.h>
 #include <fcntl.h>
