@@ -21,7 +21,7 @@ TMO=${FAULTS_TIMEOUT:-120}
 
 setup_file() {
 	# test drivers, not among make all's: built here (a suite run alone has them)
-	build_tests replay libfaultinject.so
+	build_tests oracle replay libfaultinject.so
 }
 
 setup() {

@@ -40,6 +40,8 @@ setup_file() {
 		return 1
 	}
 	"$JUDGE" build >&2
+	# a test driver, not among make all's: built here (a suite run alone has it)
+	build_tests oracle
 	make_in_repo install DESTDIR="$T/stage" PREFIX=/usr >&2
 	# a library that does nothing, for LD_PRELOAD values already there
 	${CC:-cc} -std=c11 -Wall -Wextra -Werror -fPIC -shared -o "$T/libnoop.so" \
