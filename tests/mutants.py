@@ -3,248 +3,338 @@
 
 For each mutant: copy the tracked tree into a scratch directory (with
 ../shared beside it, so the corpus is found), replace one exact piece of
-text in one file (it must occur exactly once: a mutant that no longer
-applies is an error, not a pass), build, and run the tests named for it.
-The mutant is caught when they fail. Prints one line per mutant and
-'N caught, M survived' (exit 1 if any survived or did not apply).
+text in one file (it must occur exactly once, and the tree must build: a
+mutant that does not apply is an error, not a pass), build, and run the
+whole test files of its area (AREAS: by the mutated file, plus any the
+mutant names): every Bats file there, and the engine's split checks for
+the engine. The mutant is caught when any of them fails; they run
+cheapest first (as timed on the unmutated tree), and the run stops at the
+first failing test. Before any mutant, every file of every area in play
+runs whole on the unmutated tree: all must pass, or the run is void.
+Prints one line per mutant and 'N caught, M survived' (exit 1 if any
+survived or did not apply).
 
     tests/mutants.py [NAME-SUBSTRING...]     only the matching mutants
 
-A development tool, not part of make check: it takes several minutes.
+A development tool, not part of make check: it takes hours (each area's
+files run until one fails; a survivor runs them all).
 """
 import os
 import shutil
+import signal
 import subprocess
 import sys
 import tempfile
+import threading
 import time
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 
-# Test commands, run from the scratch tree with BUILD set.
-def bats(file, regex):
-    return ["bats", "-f", regex, "bats/%s.bats" % file]
+# ---- what runs ----------------------------------------------------------------
+# A test is a Bats file's name (bats/NAME.bats, run whole) or a named
+# command, run from the scratch tree with BUILD set.
 
 # the engine's split invariance over every corpus dump, short
-UNIT_ALL = ["sh", "-c",
+UNIT_ALL = ("splitcheck: every corpus dump", ["sh", "-c",
             'for f in ../shared/corpus/*/*.hprof; do '
-            '"$BUILD/splitcheck" -p 32 -n 2 -s 1 "$f" || exit 1; done']
+            '"$BUILD/splitcheck" -p 32 -n 2 -s 1 "$f" || exit 1; done'])
 
-UNIT_JDK8 = ["sh", "-c",
+UNIT_JDK8 = ("splitcheck: JDK 8, plain and -O", ["sh", "-c",
              'f=../shared/corpus/hotspot/jdk8-u05-x64.hprof; '
              '"$BUILD/splitcheck" -p 64 -n 4 -s 1 "$f" && '
-             '"$BUILD/splitcheck" -O -p 16 -n 2 -s 1 "$f"']
+             '"$BUILD/splitcheck" -O -p 16 -n 2 -s 1 "$f"'])
 
 # keep strings streamed from a pipe: no array kept that is not a String's
-KEEP_PIPE = ["sh", "-c",
+KEEP_PIPE = ("strcheck: keep-strings from a pipe", ["sh", "-c",
              'for f in ../shared/corpus/*/*.hprof; do '
              'cat "$f" | "$BUILD/hprofstrip" --keep-strings >k.hprof && '
-             '"$BUILD/strcheck" "$f" k.hprof >/dev/null || exit 1; done']
+             '"$BUILD/strcheck" "$f" k.hprof >/dev/null || exit 1; done; '
+             'rm -f k.hprof'])
 
 # --stream: split invariance of a restore, which passes long runs
-STREAM_RESTORE = ["sh", "-c",
+STREAM_RESTORE = ("splitcheck: a streamed restore", ["sh", "-c",
                   'f=../shared/corpus/hotspot/jdk8-u05-x64.hprof; '
                   '"$BUILD/hprofstrip" -o s.hprof "$f" && '
-                  '"$BUILD/splitcheck" -S -r -p 64 -n 4 -s 1 s.hprof']
+                  '"$BUILD/splitcheck" -S -r -p 64 -n 4 -s 1 s.hprof; '
+                  'r=$?; rm -f s.hprof; exit $r'])
 
-# name, file, original text, mutated text, tests
+# --salvage of every corpus dump cut at 97%, split-invariant
+SALVAGE_SPLIT = ("splitcheck: --salvage at 97%", ["sh", "-c",
+                 'for f in ../shared/corpus/*/*.hprof; do '
+                 's=$(stat -c %s "$f"); "$BUILD/splitcheck" -V '
+                 '-c $((s * 97 / 100)) -p 8 -n 1 -s 1 "$f" >/dev/null '
+                 '|| exit 1; done'])
+
+SHIM = ["shim", "dumps", "own-dumps", "shim-robust", "handover", "faults",
+        "compress"]
+TOOLS = ["output", "cli", "same-file", "badinput"]
+
+# the tests of each mutated file: its own suites, and those that run it
+AREAS = {
+    "strip/engine.c": [UNIT_ALL, UNIT_JDK8, KEEP_PIPE, STREAM_RESTORE,
+                       SALVAGE_SPLIT, "strip", "stream", "strings",
+                       "salvage", "apponly", "jvm", "shim", "dumps"],
+    "strip/out.c": TOOLS,
+    "strip/cli.c": TOOLS,
+    "strip/outbuf.c": ["faults", "output"],
+    "strip/decomp.c": ["compressed"],
+    "strip/keepset.c": ["strings", "compressed"],
+    "preload/pipe.c": ["compress", "handover"],
+    "preload/tracker.c": SHIM,
+    "preload/write.c": SHIM,
+    "preload/policy.c": SHIM,
+    "preload/wrappers.c": SHIM,
+    "preload/hprofstrip-run.c": ["install", "own-dumps"],
+}
+
+# a file's run is cut off (and the mutant caught, as hung) after this many
+# times its unmutated time, plus a minute
+HANG_FACTOR = 4
+
 MUTANTS = [
     # ---- caught before issue 8 -------------------------------------------
     ("engine: element size of double is wrong", "strip/engine.c",
      "\tcase 7: case 11: return 8;   /* double, long */",
-     "\tcase 7: case 11: return 4;   /* double, long */",
-     [bats("strip", "oracle")]),
+     "\tcase 7: case 11: return 4;   /* double, long */"),
     ("engine: a length is patched only when it shrinks", "strip/engine.c",
      "\t\tif (out_len != hs_be32(st->rec_hdr + 5)) {",
-     "\t\tif (out_len < hs_be32(st->rec_hdr + 5)) {",
-     [bats("strip", "restore\\(strip")]),
+     "\t\tif (out_len < hs_be32(st->rec_hdr + 5)) {"),
     ("engine: a class dump's field count is byte-swapped when cut across feeds",
      "strip/engine.c",
      "\t\tst->count = (unsigned)h[0] << 8 | h[1];",
      "\t\tst->count = h == st->scratch ? (unsigned)h[1] << 8 | h[0]\n"
-     "\t\t                             : (unsigned)h[0] << 8 | h[1];",
-     [UNIT_JDK8]),
+     "\t\t                             : (unsigned)h[0] << 8 | h[1];"),
     ("engine: the scratch guard in the class-dump step is dropped",
      "strip/engine.c",
      "\tif (st->have == 0 && n > rec_left(st)) {",
-     "\tif (n > rec_left(st)) {",
-     [UNIT_ALL]),
+     "\tif (n > rec_left(st)) {"),
     ("engine: 0xC4 is emitted instead of 0xC3", "strip/engine.c",
      "\t\t\tt = HS_SUB_PRIMITIVE_ARRAY_NODATA;\n\t\t\temit(st, &t, 1);",
-     "\t\t\tt = 0xC4;\n\t\t\temit(st, &t, 1);",
-     [bats("strip", "no 0x23 is left")]),
+     "\t\t\tt = 0xC4;\n\t\t\temit(st, &t, 1);"),
     ("engine: --app-only keeps stripped arrays in heap Z", "strip/engine.c",
-     "\t       tag == HS_SUB_PRIMITIVE_ARRAY_DUMP ||\n\t       tag == HS_SUB_PRIMITIVE_ARRAY_NODATA;",
-     "\t       tag == HS_SUB_PRIMITIVE_ARRAY_DUMP;",
-     [bats("jvm", "app-only")]),
+     "\t       tag == HS_SUB_PRIMITIVE_ARRAY_DUMP ||\n"
+     "\t       tag == HS_SUB_PRIMITIVE_ARRAY_NODATA;",
+     "\t       tag == HS_SUB_PRIMITIVE_ARRAY_DUMP;"),
     ("engine: --jvm keeps 0x8E's trailing bytes", "strip/engine.c",
      "\t\t\temit(st, h + 1, id);\n\t\t}\n\t\tst->phase = PH_SUB_END;",
-     "\t\t\temit(st, h + 1, n - 1);\n\t\t}\n\t\tst->phase = PH_SUB_END;",
-     [bats("jvm", "--jvm matches hprof-conv|8-byte-id Android")]),
+     "\t\t\temit(st, h + 1, n - 1);\n\t\t}\n\t\tst->phase = PH_SUB_END;"),
     ("outbuf: a short write is taken as complete", "strip/outbuf.c",
      "\t\tp += n;\n\t\tlen -= (size_t)n;\n\t\toff += (uint64_t)n;",
-     "\t\tp += n;\n\t\tlen -= (size_t)n;\n\t\toff += (uint64_t)n;\n\t\tbreak;",
-     [bats("faults", "short writes")]),
+     "\t\tp += n;\n\t\tlen -= (size_t)n;\n\t\toff += (uint64_t)n;\n\t\tbreak;"),
     ("engine: the JDK 8 patch range is off by one", "strip/engine.c",
      "in_off >= lo && in_off + len <= lo + 4)",
-     "in_off >= lo && in_off + len <= lo + 3)",
-     [bats("shim", "every runtime's write pattern")]),
+     "in_off >= lo && in_off + len <= lo + 3)"),
     ("shim: trunc_at_end is never set", "preload/tracker.c",
      "\t\tt->trunc_at_end = sb.st_size > 0;",
-     "\t\tt->trunc_at_end = 0;",
-     [bats("dumps", "over an old, longer file")]),
+     "\t\tt->trunc_at_end = 0;"),
     # ---- survived before issue 8 -----------------------------------------
     ("shim: a write no longer restores errno", "preload/write.c",
      "\terrno = e ? e : saved;\n\t*ret = e ? -1 : (ssize_t)total;",
-     "\tif (e)\n\t\terrno = e;\n\t(void)saved;\n\t*ret = e ? -1 : (ssize_t)total;",
-     [bats("dumps", "errno")]),
+     "\tif (e)\n"
+     "\t\terrno = e;\n"
+     "\t(void)saved;\n"
+     "\t*ret = e ? -1 : (ssize_t)total;"),
     ("shim: ART's ftruncate(fd, 0) erase is ignored", "preload/write.c",
-     "\t\tr = hst.ftruncate(fd, 0);\n\t\tif (r == 0)\n\t\t\ttracker_restart(t);",
-     "\t\tr = 0;\n\t\tif (r == 1)\n\t\t\ttracker_restart(t);",
-     [bats("dumps", "erase")]),
+     "\t\tr = hst.ftruncate(fd, 0);\n"
+     "\t\tif (r == 0)\n"
+     "\t\t\ttracker_restart(t);",
+     "\t\tr = 0;\n\t\tif (r == 1)\n\t\t\ttracker_restart(t);"),
     ("shim: JDK 22 .pN segments take the wrong id size", "preload/tracker.c",
      "\tunsigned i, idsize = (unsigned)sizeof(void *);",
-     "\tunsigned i, idsize = 4;",
-     [bats("dumps", "segment files are stripped on disk")]),
+     "\tunsigned i, idsize = 4;"),
     ("shim: JDK 22 .pN segments are not tracked", "preload/policy.c",
      "\tif (prefix_of(path, policy_numbered_base(path, \"p\"), base, size) &&",
-     "\tif (0 && prefix_of(path, policy_numbered_base(path, \"p\"), base, size) &&",
-     [bats("dumps", "segment files are stripped on disk")]),
+     "\tif (0 && prefix_of(path, policy_numbered_base(path, \"p\"), base, size) &&"),
     ("engine: a rewrite after a fallback is dropped", "strip/engine.c",
      "\tif (st->fallback && in_off >= st->fb_in)",
-     "\tif (0 && st->fallback && in_off >= st->fb_in)",
-     [bats("dumps", "after a fallback")]),
+     "\tif (0 && st->fallback && in_off >= st->fb_in)"),
     ("outbuf: the output's base offset is ignored", "strip/outbuf.c",
      "buf, len, o->base + off);",
-     "buf, len, off);",
-     [bats("output", "printf|base")]),
+     "buf, len, off);"),
     ("engine: --app-only keeps heap I", "strip/engine.c",
      "\treturn heap == HS_HEAP_ZYGOTE || heap == HS_HEAP_IMAGE;",
-     "\treturn heap == HS_HEAP_ZYGOTE;",
-     [bats("jvm", "app-only"), bats("apponly", "zygote and image heaps hold")]),
+     "\treturn heap == HS_HEAP_ZYGOTE;"),
     # ---- issue 10's own ----------------------------------------------------
     ("engine: keep strings without the hold-back", "strip/engine.c",
      "\tif (!keep_streams(st) || (type != 5 && type != 8) ||",
-     "\tif (1 || !keep_streams(st) || (type != 5 && type != 8) ||",
-     [bats("strings", "G1: --keep-strings")]),
+     "\tif (1 || !keep_streams(st) || (type != 5 && type != 8) ||"),
     ("engine: ART's next-array rule for any dump", "strip/engine.c",
      "\t\telse if (st->version == '3')\n\t\t\tst->expect = 2;",
-     "\t\telse if (1)\n\t\t\tst->expect = 2;",
-     [KEEP_PIPE]),
+     "\t\telse if (1)\n\t\t\tst->expect = 2;"),
     ("engine: a name's later ids overwrite its first", "strip/engine.c",
      "\t\tif (!st->names[which][i] || st->names[which][i] == id) {",
-     "\t\tif (1) {",
-     [bats("strings", "G1: --keep-strings")]),
+     "\t\tif (1) {"),
     ("tools: --keep-strings from stdin reads from offset 0", "strip/keepset.c",
      "\toff_t start = lseek(fd, 0, SEEK_CUR);  /* stdin may not be at 0 */",
-     "\toff_t start = 0 * lseek(fd, 0, SEEK_CUR);",
-     [bats("strings", "from where stdin stands")]),
+     "\toff_t start = 0 * lseek(fd, 0, SEEK_CUR);"),
     # ---- issue 11's own ----------------------------------------------------
     ("engine: a segment's fill is judged before the run is flushed",
      "strip/engine.c",
      "\t\tflush(st, c);  /* what the segment holds must not depend on cuts */",
-     "",
-     [STREAM_RESTORE]),
+     ""),
     ("tools: a pipe is not streamed", "strip/cli.c",
      "\tif (a->stream || o.kind == OUT_STREAM) {",
-     "\tif (a->stream) {",
-     [bats("output", "a pipe is streamed")]),
+     "\tif (a->stream) {"),
     ("shim: a compressor's exit status is not looked at", "preload/pipe.c",
-     "\t} else if (WEXITSTATUS(status)) {",
-     "\t} else if (0) {",
-     [bats("compress", "missing, exits 1")]),
+     "\telse if (WEXITSTATUS(status))\n"
+     "\t\tsnprintf(msg, size, \"%s exited with status %d\",",
+     "\telse if (0)\n\t\tsnprintf(msg, size, \"%s exited with status %d\","),
     ("shim: the compressor is not waited for", "preload/pipe.c",
-     "\tif (reap(p, &status)) {",
-     "\tif ((status = 0)) {",
-     [bats("compress", "no fd and no child left")]),
+     "\tgone = reap(p, &status);",
+     "\tgone = (status = 0);"),
     ("shim: the compressor inherits ignored signals", "preload/pipe.c",
      "\t\trc = posix_spawnattr_setsigdefault(&at, &all);",
-     "\t\trc = posix_spawnattr_setsigdefault(&at, &none);",
-     [bats("compress", "default signals")]),
+     "\t\trc = posix_spawnattr_setsigdefault(&at, &none);"),
     ("shim: the compressor inherits the runtime's fds", "preload/pipe.c",
      "\tif (!rc && closefrom)\n",
-     "\tif (0 && closefrom)\n",
-     [bats("compress", "default signals")]),
+     "\tif (0 && closefrom)\n"),
     ("shim: the plain copy is removed though the compressor failed",
      "preload/tracker.c",
      "\tif (pipe_finish(p, why, sizeof why)) {",
-     "\tif (pipe_finish(p, why, sizeof why) && 0) {",
-     [bats("compress", "missing, exits 1")]),
-    ("engine: --salvage keeps the bytes of the cut sub-record", "strip/engine.c",
+     "\tif (pipe_finish(p, why, sizeof why) && 0) {"),
+    ("engine: --salvage keeps the bytes of the cut sub-record",
+     "strip/engine.c",
      "\t} else {\n\t\tcut_output(st, st->sub_out);\n\t}",
-     "\t} else {\n\t\t(void)0;\n\t}",
-     [["sh", "-c", 'for f in ../shared/corpus/*/*.hprof; do '
-       's=$(stat -c %s "$f"); "$BUILD/splitcheck" -V -c $((s * 97 / 100)) '
-       '-p 8 -n 1 -s 1 "$f" >/dev/null || exit 1; done'],
-      bats("salvage", "hprofrestore --salvage of every")]),
+     "\t} else {\n\t\t(void)0;\n\t}"),
     ("engine: --salvage leaves out the array classes the cut dropped",
      "strip/engine.c",
      "\t\tif (!complete_array_classes(st, c, 1) && !st->gather &&",
-     "\t\tif (!0 && !st->gather &&",
-     [bats("salvage", "hprofrestore --salvage of every")]),
+     "\t\tif (!0 && !st->gather &&"),
     # ---- issue 8's own -----------------------------------------------------
-    ("shim: numbered dumps (<path>.<digits>) are not dumps", "preload/policy.c",
+    ("shim: numbered dumps (<path>.<digits>) are not dumps",
+     "preload/policy.c",
      "\treturn prefix_of(path, policy_numbered_base(path, \"\"), base,",
-     "\treturn 0 && prefix_of(path, policy_numbered_base(path, \"\"), base,",
-     [bats("dumps", "numbered names")]),
+     "\treturn 0 && prefix_of(path, policy_numbered_base(path, \"\"), base,"),
     ("shim: every process sniffs, not only a runtime's", "preload/policy.c",
      "\tif (!dl_iterate_phdr(runtime_lib, NULL))\n\t\treturn 0;",
-     "\tif (0 && !dl_iterate_phdr(runtime_lib, NULL))\n\t\treturn 0;",
-     [bats("dumps", "elsewhere it is left alone|cp, cat and python3")]),
+     "\tif (0 && !dl_iterate_phdr(runtime_lib, NULL))\n\t\treturn 0;"),
     ("shim: ART's libart.so does not count as a runtime", "preload/policy.c",
      "\treturn !strcmp(b, \"libjvm.so\") || !strcmp(b, \"libart.so\");",
-     "\treturn !strcmp(b, \"libjvm.so\");",
-     [bats("shim", "sniffing: an fd the shim never saw")]),
+     "\treturn !strcmp(b, \"libjvm.so\");"),
     ("shim: files this process creates are never sniffed", "preload/tracker.c",
      "set_fd_state(fd, fresh ? FD_FRESH : FD_SEEN);",
-     "set_fd_state(fd, fresh && 0 ? FD_FRESH : FD_SEEN);",
-     [bats("dumps", "whatever its name")]),
-    ("shim: the tools' request to stand aside is ignored", "preload/wrappers.c",
+     "set_fd_state(fd, fresh && 0 ? FD_FRESH : FD_SEEN);"),
+    ("shim: the tools' request to stand aside is ignored",
+     "preload/wrappers.c",
      "\treturn busy || __atomic_load_n(&standaside, __ATOMIC_RELAXED);",
-     "\treturn busy;",
-     [bats("dumps", "exported LD_PRELOAD")]),
+     "\treturn busy;"),
     ("shim: no guard against calls from below the shim", "preload/wrappers.c",
      "\t\tbusy = 1;                         \\",
-     "\t\tbusy = 0;                         \\",
-     [bats("dumps", "calls back into it")]),
+     "\t\tbusy = 0;                         \\"),
     ("shim: a file with content opened without O_TRUNC is tracked",
      "preload/tracker.c",
      "\t    (!(flags & O_TRUNC) && sb.st_size > 0))\n\t\tgoto out;",
-     "\t    0)\n\t\tgoto out;",
-     [bats("dumps", "opened without O_TRUNC")]),
+     "\t    0)\n\t\tgoto out;"),
     ("shim: ftruncate(fd, 0) does not restart the dump", "preload/write.c",
      "\t\tif (r == 0)\n\t\t\ttracker_restart(t);",
-     "\t\tif (r == 0)\n\t\t\tt->voff = t->voff;",
-     [bats("dumps", "setLength")]),
+     "\t\tif (r == 0)\n\t\t\tt->voff = t->voff;"),
     ("shim: a write past the end feeds no zeros", "preload/write.c",
      "\tif (at > t->st.in_off)\n\t\ttracker_gap(t, at);\n",
-     "",
-     [bats("dumps", "past the end")]),
+     ""),
     ("engine: a rewrite of the header is dropped", "strip/engine.c",
-     "\tif (in_off + len <= same)\n\t\treturn rewrite_out(st, in_off, buf, len);",
-     "\tif (0 && in_off + len <= same)\n\t\treturn rewrite_out(st, in_off, buf, len);",
-     [bats("dumps", "past the end")]),
+     "\tif (in_off + len <= same)\n"
+     "\t\treturn rewrite_out(st, in_off, buf, len);",
+     "\tif (0 && in_off + len <= same)\n"
+     "\t\treturn rewrite_out(st, in_off, buf, len);"),
     # ---- issue 13's own ------------------------------------------------------
-    ("engine: app-only strip writes every heap record's header", "strip/engine.c",
+    ("engine: app-only strip writes every heap record's header",
+     "strip/engine.c",
      "\tif (!jvm_convert(st) && !app_only(st))\n\t\temit_rec_header(st, c);",
-     "\tif (!jvm_convert(st))\n\t\temit_rec_header(st, c);",
-     [bats("apponly", "stays a 1.0.3 dump")]),
-    ("engine: app-only strip never writes a held HEAP_DUMP_INFO", "strip/engine.c",
+     "\tif (!jvm_convert(st))\n\t\temit_rec_header(st, c);"),
+    ("engine: app-only strip never writes a held HEAP_DUMP_INFO",
+     "strip/engine.c",
      "\tif (st->act != ACT_DROP)\n\t\temit_info(st, c);",
-     "\tif (0)\n\t\temit_info(st, c);",
-     [bats("apponly", "stays a 1.0.3 dump")]),
+     "\tif (0)\n\t\temit_info(st, c);"),
     ("engine: a held HEAP_DUMP_INFO is lost at a fallback", "strip/engine.c",
      "\tif (st->info_len && is_heap_tag(st->rec_tag) && st->rec_end != 0)",
-     "\tif (0 && st->info_len && is_heap_tag(st->rec_tag) && st->rec_end != 0)",
-     [bats("apponly", "unparseable bytes in the zygote heap")]),
-    ("engine: app-only strip passes a dropped String's value field", "strip/engine.c",
+     "\tif (0 && st->info_len && is_heap_tag(st->rec_tag) && st->rec_end != 0)"),
+    ("engine: app-only strip passes a dropped String's value field",
+     "strip/engine.c",
      "\th = take(st, c, st->idsize, st->act);",
-     "\th = take(st, c, st->idsize, ACT_PASS);",
-     [bats("apponly", "keep-strings")]),
+     "\th = take(st, c, st->idsize, ACT_PASS);"),
     ("shim: HPROFSTRIP_APP_ONLY is ignored", "preload/tracker.c",
-     "\tif (kind == T_MAIN && policy()->app_only)\n\t\tcfg.flags |= HS_APP_ONLY;",
+     "\tif (kind == T_MAIN && policy()->app_only)\n"
+     "\t\tcfg.flags |= HS_APP_ONLY;",
      "\tif (kind == T_MAIN && policy()->app_only)\n\t\t(void)0;",
-     [bats("apponly", "every ART replay mode")]),
+     ["apponly"]),
+    # ---- issue 18: the survivors of an audit -------------------------------
+    ("shim: the compressor's output is created 0666, not with the dump's mode",
+     "preload/pipe.c",
+     "O_CLOEXEC, (int)(sb.st_mode & 0666));",
+     "O_CLOEXEC, 0666);"),
+    ("shim: an aborted compressor's output is left behind", "preload/pipe.c",
+     "\treap(p, &status);\n\tif (p->out[0])\n\t\tunlink(p->out);\n",
+     "\treap(p, &status);\n"),
+    ("shim: a dup carries only a tracker, not a seen-or-not state",
+     "preload/tracker.c",
+     "\tif (fd_state(oldfd) || fd_state(newfd))\n\t\talias_fd(oldfd, newfd);",
+     "\tif (tracker_of(oldfd))\n\t\talias_fd(oldfd, newfd);"),
+    ("shim: a forked child keeps the compressor's socket", "preload/tracker.c",
+     "\t\tif (pool[i].piped)\n\t\t\tpipe_forget(&pool[i].pm->pipe);\n",
+     ""),
+    ("tools: stdout written in place is left where it was", "strip/out.c",
+     "\t\tif (lseek(1, (off_t)end, SEEK_SET) < 0)\n"
+     "\t\t\treturn say(o, \"\", errno), -1;\n",
+     ""),
+    ("tools: an inherited SIG_IGN for SIGCHLD stays", "strip/decomp.c",
+     "\tsignal(SIGCHLD, SIG_DFL);\n",
+     ""),
+    ("engine: keep-strings knows only Thread's own instances, not a subclass's",
+     "strip/engine.c",
+     "\t} else if (cls && st->class_thread) {",
+     "\t} else if (cls == st->class_thread) {"),
+    ("shim: a yes/no variable takes only 1 and 0", "preload/policy.c",
+     "\tfor (i = 0; i < sizeof words / sizeof words[0]; i++)\n"
+     "\t\tfor (j = 0; j < 2; j++)",
+     "\tfor (i = 0; i < 1; i++)\n\t\tfor (j = 0; j < 2; j++)"),
+    ("engine: a streamed fallback's rest segment leaves out the bytes held",
+     "strip/engine.c",
+     "\tuint64_t left = st->rec_end ? st->rec_end - from : UINT32_MAX;",
+     "\tuint64_t left = st->rec_end ? st->rec_end - st->in_off : UINT32_MAX;"),
+    ("launcher: the shim already preloaded is known by its inode alone",
+     "preload/hprofstrip-run.c",
+     "sb.st_dev == want.st_dev &&",
+     ""),
+    # ---- issue 18: whose dumps ----------------------------------------------
+    ("shim: a process that hosts no runtime and is not named strips",
+     "preload/tracker.c",
+     "\treturn policy_opted_in() ? VET_MAGIC : -1;",
+     "\treturn policy_opted_in() ? VET_MAGIC : VET_MAGIC;"),
+    ("shim: HPROFSTRIP_PROGRAMS names no program", "preload/policy.c",
+     "\tif (p->programs[0]) {",
+     "\tif (0 && p->programs[0]) {"),
+    ("shim: a header stamped before the process began is never a copy",
+     "preload/policy.c",
+     "\treturn born_ms && t + HDR_SLACK_MS < born_ms ? HDR_COPY : HDR_DUMP;",
+     "\treturn 0 && born_ms && t + HDR_SLACK_MS < born_ms ? HDR_COPY : HDR_DUMP;"),
+    ("shim: a runtime's process vets no stamp", "preload/write.c",
+     "t->vet_stamp ? hst_born_ms : 0, &stamp);",
+     "0, &stamp);"),
+    ("shim: what a filter left unread is not counted", "preload/pipe.c",
+     "\tif (ioctl(p->peer, FIONREAD, &n) < 0)\n"
+     "\t\tn = -1;  /* cannot tell: not taken */\n",
+     "\tif (ioctl(p->peer, FIONREAD, &n) < 0)\n"
+     "\t\tn = -1;  /* cannot tell: not taken */\n"
+     "\tn = 0;\n"),
+    ("tools: an output that is the input file is not refused", "strip/cli.c",
+     "\tif (same_file(r, out_path))\n\t\treturn EXIT_USAGE;",
+     "\tif (0 && same_file(r, out_path))\n\t\treturn EXIT_USAGE;"),
+    ("shim: a full disk does not give the compressor up", "preload/tracker.c",
+     "\tif (n >= 0 || (e != ENOSPC && e != EDQUOT) ||",
+     "\tif (1 || n >= 0 || (e != ENOSPC && e != EDQUOT) ||"),
+    ("shim: a FIFO target is not tracked", "preload/tracker.c",
+     "(!S_ISREG(sb.st_mode) && !S_ISFIFO(sb.st_mode))",
+     "!S_ISREG(sb.st_mode)"),
+    ("shim: a JDK 22 segment is tracked without its dump", "preload/tracker.c",
+     "\t\tif (!main) {\n"
+     "\t\t\tpthread_mutex_unlock(&table_lock);\n"
+     "\t\t\tgoto out;\n"
+     "\t\t}\n"
+     "\t\t/* only a runtime writes segment files: its dump is its own,\n"
+     "\t\t * whatever the stamp will say (vet) */\n"
+     "\t\t__atomic_store_n(&main->segments, 1, __ATOMIC_RELAXED);",
+     "\t\tif (main)\n"
+     "\t\t\t__atomic_store_n(&main->segments, 1, __ATOMIC_RELAXED);"),
 ]
 
 
@@ -253,12 +343,109 @@ def sh(cmd, **kw):
                           text=True, **kw)
 
 
+def area(m):
+    """The tests of mutant m: its file's area, and those it names."""
+    tests = list(AREAS[m[1]])
+    for t in (m[4] if len(m) > 4 else []):
+        if t not in tests:
+            tests.append(t)
+    return tests
+
+
+def label(test):
+    return test if isinstance(test, str) else test[0]
+
+
+def cleanup(tmp):
+    """Unmounts what a killed test left mounted under tmp, empties tmp."""
+    mounts = []
+    with open("/proc/self/mounts") as f:
+        for line in f:
+            p = line.split()[1].replace("\\040", " ")
+            if p == tmp or p.startswith(tmp + "/"):
+                mounts.append(p)
+    for p in sorted(mounts, key=len, reverse=True):
+        subprocess.run(["umount", "-l", p], stdout=subprocess.DEVNULL,
+                       stderr=subprocess.DEVNULL)
+    shutil.rmtree(tmp, ignore_errors=True)
+    os.makedirs(tmp)
+
+
+def run_test(test, tree, env, tmp, stop, limit=None):
+    """Runs one test: (passed, why, seconds, output tail). A Bats file
+    passes when every test in it is ok (none skipped, at least one run);
+    with stop, the run ends at its first failing test. Past limit
+    seconds the run is killed and fails as hung."""
+    if isinstance(test, str):
+        cmd = ["bats", "--tap", "bats/%s.bats" % test]
+    else:
+        cmd = test[1]
+    t0 = time.time()
+    p = subprocess.Popen(cmd, cwd=tree, env=dict(env, TMPDIR=tmp),
+                         stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
+                         text=True, start_new_session=True)
+    why, ok_tests, tail, hung = "", 0, [], []
+
+    def kill():
+        try:
+            os.killpg(p.pid, signal.SIGKILL)
+        except ProcessLookupError:
+            pass
+
+    timer = None
+    if limit:
+        timer = threading.Timer(limit, lambda: (hung.append(1), kill()))
+        timer.start()
+    for line in p.stdout:
+        tail = (tail + [line])[-60:]
+        if isinstance(test, str) and line.startswith("ok "):
+            if " # skip" in line:
+                why = why or "skipped: " + line.split(" ", 2)[2].strip()
+            else:
+                ok_tests += 1
+        elif isinstance(test, str) and line.startswith("not ok "):
+            why = why or line.split(" ", 3)[3].strip()
+        if why and stop:
+            break
+    if why and stop:
+        kill()
+    rc = p.wait()
+    if timer:
+        timer.cancel()
+    try:  # whatever the test left running in its session
+        os.killpg(p.pid, signal.SIGKILL)
+    except (ProcessLookupError, PermissionError):
+        pass
+    p.stdout.close()
+    cleanup(tmp)
+    secs = time.time() - t0
+    if hung:
+        return False, "hung: killed after %.0fs" % secs, secs, "".join(tail)
+    if why:
+        return False, why, secs, "".join(tail)
+    if rc:
+        return False, "exit status %d" % rc, secs, "".join(tail)
+    if isinstance(test, str) and not ok_tests:
+        return False, "runs no test", secs, "".join(tail)
+    return True, "", secs, "".join(tail)
+
+
 def main():
     want = sys.argv[1:]
     todo = [m for m in MUTANTS if not want or any(w in m[0] for w in want)]
     shared = os.path.realpath(os.path.join(ROOT, "..", "shared"))
     work = tempfile.mkdtemp(prefix="hprofstrip-mutants.")
+    try:
+        return run(todo, shared, work)
+    finally:
+        cleanup(os.path.join(work, "tmp"))
+        shutil.rmtree(work, ignore_errors=True)
+
+
+def run(todo, shared, work):
     tree = os.path.join(work, "main")
+    tmp = os.path.join(work, "tmp")
+    os.makedirs(tmp)
     os.symlink(shared, os.path.join(work, "shared"))
     files = sh(["git", "ls-files"], cwd=ROOT).stdout.split()
     for f in files:
@@ -268,34 +455,39 @@ def main():
             shutil.copy2(src, os.path.join(tree, f))
     build = os.path.join(work, "build")
     env = dict((k, v) for k, v in os.environ.items()
-               if not k.startswith("HPROFSTRIP_") and k != "LD_PRELOAD")
+               if not k.startswith("HPROFSTRIP_") and k != "LD_PRELOAD" and
+               not k.startswith("MAKE") and k != "MFLAGS")
     env["BUILD"] = build
-    targets = ["all", "%s/splitcheck" % build, "%s/oracle" % build,
-               "%s/replay" % build, "%s/libreenter.so" % build,
-               "%s/libfaultinject.so" % build, "%s/shimstress" % build,
-               "%s/strcheck" % build]
+    targets = ["all"] + ["%s/%s" % (build, t) for t in (
+        "splitcheck", "oracle", "replay", "libreenter.so", "libfaultinject.so",
+        "shimstress", "shimstress-lfs", "shimstress-fortify",
+        "shimstress-fortify64", "strcheck", "embedtest", "policytest")]
     r = sh(["make", "-s", "BUILD=" + build] + targets, cwd=tree, env=env)
     if r.returncode:
         print(r.stdout)
         print("mutants: the unmutated tree does not build")
         return 1
-    # every test must pass on the unmutated tree, or a failure proves nothing
-    seen = set()
+    # every test must pass on the unmutated tree, or a failure proves
+    # nothing; its time orders each area, cheapest first
+    t_start = time.time()
+    cost = {}
     for m in todo:
-        for cmd in m[4]:
-            if tuple(cmd) in seen:
+        for test in area(m):
+            if label(test) in cost:
                 continue
-            seen.add(tuple(cmd))
-            r = sh(cmd, cwd=tree, env=env)
-            if r.returncode:
-                print(r.stdout[-3000:])
-                print("mutants: fails without a mutant: %s" % " ".join(cmd))
+            ok, why, secs, out = run_test(test, tree, env, tmp, stop=False)
+            if not ok:
+                print(out[-3000:])
+                print("mutants: fails without a mutant: %s: %s" % (label(test), why))
                 return 1
-            if cmd[0] == "bats" and "\nok " not in "\n" + r.stdout:
-                print("mutants: runs no test: %s" % " ".join(cmd))
-                return 1
+            cost[label(test)] = secs
+            print("unmutated  %-36s passes  [%.0fs]" % (label(test), secs))
+            sys.stdout.flush()
+    print("unmutated: all %d test files pass  [%.0fs]" % (
+        len(cost), time.time() - t_start))
     caught = survived = broken = 0
-    for name, path, old, new, tests in todo:
+    for m in todo:
+        name, path, old, new = m[:4]
         p = os.path.join(tree, path)
         orig = open(p).read()  # the snapshot, restored after each mutant
         if orig.count(old) != 1:
@@ -312,24 +504,28 @@ def main():
             open(p, "w").write(orig)
             broken += 1
             continue
-        else:
-            verdict, why = "survived", ""
-            for cmd in tests:
-                r = sh(cmd, cwd=tree, env=env)
-                if r.returncode:
-                    verdict, why = "caught", " ".join(cmd)
-                    break
+        verdict, why, ran = "survived", "", []
+        for test in sorted(area(m), key=lambda t: cost[label(t)]):
+            limit = HANG_FACTOR * cost[label(test)] + 60
+            ok, what, secs, out = run_test(test, tree, env, tmp, stop=True,
+                                           limit=limit)
+            ran.append(label(test))
+            if not ok:
+                verdict, why = "caught", "%s: %s" % (label(test), what)
+                break
         open(p, "w").write(orig)
         if verdict == "caught":
             caught += 1
         else:
             survived += 1
-        print("%-9s %s  [%s, %.0fs]" % (verdict.upper(), name, why or
-                                        " ".join(tests[0]), time.time() - t0))
+            why = "ran " + ", ".join(ran)
+        print("%-9s %s  [%s; %d of %d files, %.0fs]" % (
+            verdict.upper(), name, why, len(ran), len(area(m)),
+            time.time() - t0))
         sys.stdout.flush()
-    shutil.rmtree(work, ignore_errors=True)
-    print("mutants: %d caught, %d survived%s" % (
-        caught, survived, ", %d not applied" % broken if broken else ""))
+    print("mutants: %d caught, %d survived%s  [%.0f min]" % (
+        caught, survived, ", %d not applied" % broken if broken else "",
+        (time.time() - t_start) / 60))
     return 1 if survived or broken else 0
 
 
