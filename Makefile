@@ -37,11 +37,12 @@ $(BUILD)/hprofstrip: strip/hprofstrip.c $(ENGINE) $(CLI) $(HDRS) | $(BUILD)
 $(BUILD)/hprofrestore: restore/hprofrestore.c $(ENGINE) $(CLI) $(HDRS) | $(BUILD)
 	$(CC) $(ALL_CFLAGS) -o $@ restore/hprofrestore.c $(ENGINE) $(CLI) $(LDFLAGS)
 
-SHIM_SRC = preload/wrappers.c preload/libc.c preload/policy.c \
-	preload/tracker.c preload/write.c preload/pipe.c $(ENGINE) strip/outbuf.c
-SHIM_HDRS = preload/libc.h preload/policy.h \
-	preload/tracker.h preload/pipe.h strip/hprof.h strip/outbuf.h \
-	strip/compressors.h preload/hprofstrip.h
+SHIM_SRC = preload/wrappers.c preload/libc.c preload/policy.c preload/say.c \
+	preload/api.c preload/fdtable.c preload/session.c preload/calls.c \
+	preload/pipe.c $(ENGINE) strip/outbuf.c
+SHIM_HDRS = preload/libc.h preload/policy.h preload/say.h \
+	preload/fdtable.h preload/session.h preload/pipe.h strip/hprof.h \
+	strip/outbuf.h strip/compressors.h preload/hprofstrip.h
 
 # the hst_* API stays hidden in the shim (HPROFSTRIP_API empty): it
 # exports the wrappers only
@@ -101,10 +102,10 @@ $(BUILD)/replay: tests/replay.c $(STUBS) | $(BUILD)
 	$(CC) $(ALL_CFLAGS) -pthread -o $@ tests/replay.c -ldl $(LDFLAGS)
 
 # the shim's policy as plain C, without LD_PRELOAD
-$(BUILD)/policytest: tests/policytest.c preload/policy.c preload/libc.c \
-		preload/policy.h preload/libc.h strip/compressors.h | $(BUILD)
+$(BUILD)/policytest: tests/policytest.c preload/policy.c preload/policy.h \
+		strip/compressors.h | $(BUILD)
 	$(CC) $(ALL_CFLAGS) -o $@ tests/policytest.c preload/policy.c \
-		preload/libc.c -ldl $(LDFLAGS)
+		-ldl $(LDFLAGS)
 
 # a preload below the shim that calls back into it (bats/dumps.bats)
 $(BUILD)/libreenter.so: tests/reenter.c | $(BUILD)

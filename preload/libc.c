@@ -135,6 +135,8 @@ struct libc real = {
 	.copy_file_range = raw_copy_file_range,
 };
 
+struct hst_io hst;
+
 
 static int resolved, resolving;
 

@@ -17,6 +17,8 @@
 #include <sys/uio.h>
 #include <unistd.h>
 
+#include "hprofstrip.h"
+
 /* musl <= 1.2.3 maps the *64 names to the plain ones with macros; the
  * system headers above are all that define them */
 #undef open64
@@ -79,6 +81,10 @@ struct libc {
 	sendfile64_fn sendfile64;
 	cfr_fn copy_file_range;
 };
+
+/* Dump tracking (hprofstrip.h) reaches the C library through the
+ * functions its caller hands it (hst_setup): the shim's are these. */
+extern struct hst_io hst;
 
 /* The real functions; base names are never NULL. Call libc_resolve()
  * first (the libc_* helpers do). */

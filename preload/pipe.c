@@ -1,8 +1,9 @@
 /* A dump's compressor or filter: see pipe.h. */
 #include "pipe.h"
 #include "../strip/compressors.h"
+#include "libc.h"
 #include "policy.h"
-#include "tracker.h"
+#include "say.h"
 
 #include <dlfcn.h>
 #include <errno.h>

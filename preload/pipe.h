@@ -2,7 +2,7 @@
  * A dump's compressor or filter (HPROFSTRIP_COMPRESS, HPROFSTRIP_FILTER):
  * a child started with posix_spawn when the dump starts, fed the stripped
  * stream on its stdin, and waited for when the dump ends. Part of dump
- * tracking (tracker.c): it reaches the C library through hst (hprofstrip.h)
+ * tracking (session.c): it reaches the C library through hst (libc.h)
  * for the calls the shim wraps.
  *
  * The child's stdin is a socket, so a send never raises SIGPIPE in the

@@ -1,13 +1,12 @@
 /* The shim's policy: see policy.h. */
 #include "policy.h"
-#include "libc.h"
 #include "../strip/compressors.h"
 #include "../strip/hprof.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <fnmatch.h>
 #include <link.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -314,35 +313,4 @@ int policy_opted_in(void)
 	__atomic_store_n(&state, yes ? 2 : 1, __ATOMIC_RELAXED);
 	errno = saved;
 	return yes;
-}
-
-void say(const char *fmt, ...)
-{
-	const struct policy *p = policy();
-	char line[PATH_MAX + 256];
-	int n, fd = 2, saved = errno;
-	va_list ap;
-
-	if (p->quiet)
-		return;
-	va_start(ap, fmt);
-	n = vsnprintf(line, sizeof line - 1, fmt, ap);
-	va_end(ap);
-	if (n < 0)
-		goto out;
-	if ((size_t)n > sizeof line - 2)
-		n = (int)sizeof line - 2;
-	line[n++] = '\n';
-	if (p->log[0]) {
-		fd = libc_open_log(p->log);
-		if (fd < 0)
-			fd = 2;
-	}
-	if (libc_write(fd, line, (size_t)n) < 0) {
-		/* nowhere else to report it */
-	}
-	if (fd != 2)
-		libc_close(fd);
-out:
-	errno = saved;
 }

@@ -1,8 +1,10 @@
 /*
- * The shim's policy: its configuration (the HPROFSTRIP_* variables), its
- * messages, and which paths and processes hold dumps. Apart from say()
- * and policy_hosts_runtime(), these are pure functions of their
- * arguments, unit-tested from C without LD_PRELOAD (tests/policytest.c).
+ * The shim's policy: its configuration (the HPROFSTRIP_* variables) and
+ * which paths and processes hold dumps. Apart from policy() (the
+ * environment, read once), policy_hosts_runtime() (the libraries loaded)
+ * and policy_opted_in() (the program's name), these are pure functions
+ * of their arguments, unit-tested from C without LD_PRELOAD
+ * (tests/policytest.c). Its messages are say.c's.
  */
 #ifndef HPROFSTRIP_POLICY_H
 #define HPROFSTRIP_POLICY_H
@@ -92,7 +94,5 @@ int policy_hosts_runtime(void);
 /* Is this program named by HPROFSTRIP_PROGRAMS (by argv[0]'s or its
  * executable's basename)? Read once. */
 int policy_opted_in(void);
-/* One line to stderr or HPROFSTRIP_LOG, in one write; errno kept. */
-void say(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 
 #endif

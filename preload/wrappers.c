@@ -26,7 +26,7 @@
  * whose output must never be stripped again), and for a call made while
  * this thread is already inside the shim. The latter is a library below
  * the shim in the preload list whose pwrite64 calls pwrite, or whose
- * writev calls write: the nested call must not take a tracker's lock
+ * writev calls write: the nested call must not take a session's lock
  * again, which would hang the process. */
 static int standaside;
 static __thread int busy __attribute__((tls_model("initial-exec")));

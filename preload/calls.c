@@ -1,0 +1,298 @@
+/*
+ * What each call of the runtime's does to its dump's session (s locked by
+ * the caller, the fd table's lookup): its bytes are fed at the runtime's
+ * own (virtual) offsets, and the runtime sees the return values, errno
+ * and offsets it would see without the shim. A session that vets its
+ * header holds the dump's first bytes until they show whether it is this
+ * runtime's dump; if not, the call returns CALL_LET_GO and the fd table
+ * lets go of it. The session's life and output: session.c.
+ */
+#include "session.h"
+#include "libc.h"
+#include "say.h"
+
+#include <errno.h>
+#include <limits.h>
+#include <stdio.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+/* ---- vetting: is this the runtime's own dump? ------------------------- */
+
+enum { VET_HELD, VET_GO, VET_LET_GO };
+
+/* Why a file is let go of, for its one line (NULL: nothing to say). */
+static const char *why_not(int judged, uint64_t stamp, char *buf, size_t size)
+{
+	struct tm tm;
+	time_t sec = (time_t)(stamp / 1000);
+
+	switch (judged) {
+	case HDR_GZIP:
+		return "gzip-compressed dump, written unchanged";
+	case HDR_COPY:
+		if (!gmtime_r(&sec, &tm) ||
+		    !strftime(buf, size, "a copy of a dump made %Y-%m-%d "
+		              "%H:%M:%S UTC, before this process began: "
+		              "written unchanged", &tm))
+			snprintf(buf, size, "a copy of a dump made before this "
+			         "process began: written unchanged");
+		return buf;
+	case HDR_OTHER:
+		return "not an HPROF dump: written unchanged";
+	default:
+		return "not written from its start: written unchanged";
+	}
+}
+
+/* s (locked) holds the first bytes of its file until they show whether it
+ * is a dump to strip (policy_header): a call writes the n bytes of iov at
+ * pos. VET_HELD: the call's bytes are all held (it succeeds); VET_GO: a
+ * dump: s->hdr (took of the call's bytes among them) is to be fed first;
+ * VET_LET_GO: not one (why->line says why), and the caller makes the real
+ * call. */
+static int vet(struct session *s, const struct iovec *iov, int cnt,
+               uint64_t pos, size_t *took, struct why *why)
+{
+	unsigned held = s->hdr_len;
+	uint64_t stamp = 0;
+	int i, judged = -1;
+
+	*took = 0;
+	if (pos == held) {
+		for (i = 0; i < cnt && s->hdr_len < HDR_MAX; i++) {
+			size_t n = HDR_MAX - s->hdr_len;
+			if (n > iov[i].iov_len)
+				n = iov[i].iov_len;
+			memcpy(s->hdr + s->hdr_len, iov[i].iov_base, n);
+			s->hdr_len += (unsigned)n;
+			*took += n;
+		}
+		judged = policy_header(s->hdr, s->hdr_len,
+		                       s->vet_stamp ? hst_born_ms : 0, &stamp);
+		if (judged == HDR_MORE)
+			return VET_HELD;
+		if (judged == HDR_COPY &&
+		    __atomic_load_n(&s->segments, __ATOMIC_RELAXED))
+			judged = HDR_DUMP;  /* a copy has no .pN files */
+		if (judged == HDR_DUMP) {
+			s->vet = 0;
+			return VET_GO;
+		}
+	}
+	/* the call's own bytes go out with the real call */
+	s->hdr_len = held;
+	*took = 0;
+	why->line = why_not(judged, stamp, why->buf, sizeof why->buf);
+	return VET_LET_GO;
+}
+
+/* ---- the calls ---------------------------------------------------------- */
+
+int session_write(struct session *s, int fd, const struct iovec *iov,
+                  int cnt, int64_t at, ssize_t *ret, struct why *why)
+{
+	int i, e = 0, saved = errno;
+	uint64_t pos, start;
+	size_t total = 0, skip = 0;
+
+	if (s->fifo && at >= 0) {
+		/* the real pwrite's ESPIPE */
+		pthread_mutex_unlock(&s->lock);
+		return CALL_PASS;
+	}
+	start = pos = at < 0 ? s->voff : (uint64_t)at;
+	for (i = 0; i < cnt; i++)
+		total += iov[i].iov_len;
+	if (s->vet && total) {
+		switch (vet(s, iov, cnt, pos, &skip, why)) {
+		case VET_LET_GO:
+			return CALL_LET_GO;
+		case VET_HELD:
+			skip = total;
+			break;
+		default:
+			e = session_feed(s, fd, s->hdr, s->hdr_len, 0);
+			s->hdr_len = 0;
+		}
+	}
+	for (i = 0; i < cnt && !e && skip < total; i++) {
+		const unsigned char *b = iov[i].iov_base;
+		size_t n = iov[i].iov_len, k = skip < n ? skip : n;
+
+		skip -= k;
+		pos += k;
+		e = session_feed(s, fd, b + k, n - k, pos);
+		pos += n - k;
+	}
+	if (!e && at < 0)
+		s->voff = start + total;
+	pthread_mutex_unlock(&s->lock);
+	errno = e ? e : saved;
+	*ret = e ? -1 : (ssize_t)total;
+	return CALL_DONE;
+}
+
+int session_lseek(struct session *s, int64_t off, int whence, int64_t *ret)
+{
+	uint64_t end;
+	int64_t pos;
+
+	if (s->fifo) {
+		/* the real lseek's ESPIPE */
+		pthread_mutex_unlock(&s->lock);
+		return CALL_PASS;
+	}
+	end = s->ext > s->st.in_off ? s->ext : s->st.in_off;
+	if (end < s->hdr_len)
+		end = s->hdr_len;
+	pos = whence == SEEK_SET ? off
+	    : whence == SEEK_CUR ? (int64_t)s->voff + off : (int64_t)end + off;
+	if (pos < 0) {
+		errno = EINVAL;
+		pos = -1;
+	} else {
+		s->voff = (uint64_t)pos;
+	}
+	pthread_mutex_unlock(&s->lock);
+	*ret = pos;
+	return CALL_DONE;
+}
+
+/* ftruncate of a dump, in the runtime's offsets: to 0 the dump
+ * starts over (ART erases a failed dump so; RandomAccessFile.setLength(0));
+ * to its end the stripped file is cut at its own end; past its end the
+ * runtime's file grows by zeros, which are fed at the next write past
+ * them or at close. A cut inside what was written cannot be mapped onto
+ * the stripped file: said once, and the file is left whole. */
+int session_ftruncate(struct session *s, int fd, int64_t len, int *ret)
+{
+	int r = 0, saved = errno;
+
+	if (s->fifo) {
+		/* the real ftruncate's EINVAL */
+		pthread_mutex_unlock(&s->lock);
+		return CALL_PASS;
+	}
+	if (s->vet && len)
+		return CALL_LET_GO;  /* no runtime sizes its dump before
+		                        writing the header */
+	if (len == 0) {
+		r = hst.ftruncate(fd, 0);
+		if (r == 0)
+			session_restart(s);
+	} else if ((uint64_t)len == s->st.in_off) {
+		s->ext = 0;
+		if (session_flush(s, fd))
+			r = (errno = s->ob.err, -1);
+		else
+			r = hst.ftruncate(fd, (int64_t)hs_ob_size(&s->ob));
+	} else if ((uint64_t)len > s->st.in_off) {
+		s->ext = (uint64_t)len;
+	} else if (!s->warned) {
+		s->warned = 1;
+		say("hprofstrip: %s: a truncation to %lld bytes falls on data "
+		    "already stripped and cannot be applied", s->path,
+		    (long long)len);
+	}
+	if (!r)
+		errno = saved;
+	pthread_mutex_unlock(&s->lock);
+	*ret = r;
+	return CALL_DONE;
+}
+
+/* Reads up to count bytes of in_fd (at *off, or at its position) and
+ * writes them through s as the runtime's next bytes. */
+static ssize_t pump_into(struct session *s, int out_fd, int in_fd,
+                         int64_t *off, size_t count)
+{
+	size_t done = 0;
+	int e = 0, saved = errno;
+
+	while (done < count) {
+		size_t want = count - done < IN_BUF ? count - done : IN_BUF;
+		ssize_t n = off ? hst.pread(in_fd, s->in, want, *off)
+		                : hst.read(in_fd, s->in, want);
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n < 0) {
+			e = errno;
+			break;
+		}
+		if (n == 0)
+			break;
+		e = session_feed(s, out_fd, s->in, (size_t)n, s->voff);
+		if (e)
+			break;
+		s->voff += (uint64_t)n;
+		done += (size_t)n;
+		if (off)
+			*off += n;
+	}
+	if (e && !done) {
+		errno = e;
+		return -1;
+	}
+	errno = saved;
+	return (ssize_t)done;
+}
+
+/* A copy into s (locked) while it vets its header: the first bytes of
+ * in_fd (at *off, or its position) are looked at, not read. Returns
+ * VET_GO (s->hdr fed, the copy goes on) or VET_LET_GO (why->line). */
+static int vet_copy(struct session *s, int out_fd, int in_fd,
+                    const int64_t *off, struct why *why)
+{
+	unsigned char peek[HDR_MAX];
+	unsigned held = s->hdr_len;
+	int64_t at = off ? *off : hst.lseek(in_fd, 0, SEEK_CUR);
+	ssize_t n = at < 0 ? -1 : hst.pread(in_fd, peek, HDR_MAX - held, at);
+	struct iovec v = { peek, n > 0 ? (size_t)n : 0 };
+	size_t took;
+	int e;
+
+	switch (n > 0 ? vet(s, &v, 1, s->voff, &took, why) : -1) {
+	case VET_LET_GO:
+		return VET_LET_GO;
+	case VET_GO:
+		/* the peeked bytes come with the copy */
+		s->hdr_len = held;
+		e = held ? session_feed(s, out_fd, s->hdr, held, 0) : 0;
+		s->hdr_len = 0;
+		if (!e)
+			return VET_GO;
+		/* the file failed: the real call says so */
+		__attribute__((fallthrough));
+	default:
+		/* a copy too short to tell (or unreadable): as it comes */
+		s->hdr_len = held;
+		s->vet = 1;
+		why->line = NULL;
+		return VET_LET_GO;
+	}
+}
+
+int session_copy(struct session *s, int out_fd, int in_fd, int64_t *in_off,
+                 int64_t *out_off, size_t len, ssize_t *ret, struct why *why)
+{
+	if (out_off && (uint64_t)*out_off != s->voff) {
+		/* positional writes elsewhere than the end are not dumps */
+		pthread_mutex_unlock(&s->lock);
+		errno = EINVAL;
+		*ret = -1;
+		return CALL_DONE;
+	}
+	if (s->vet && len &&
+	    vet_copy(s, out_fd, in_fd, in_off, why) == VET_LET_GO)
+		return CALL_LET_GO;
+	*ret = pump_into(s, out_fd, in_fd, in_off, len);
+	if (*ret > 0 && out_off) {
+		/* positional output leaves the file position where it was */
+		s->voff -= (uint64_t)*ret;
+		*out_off += *ret;
+	}
+	pthread_mutex_unlock(&s->lock);
+	return CALL_DONE;
+}

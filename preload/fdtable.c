@@ -1,0 +1,472 @@
+/*
+ * The fd table: which fd refers to which dump's session, from the open
+ * that names it a dump (or the first write that shows it is one:
+ * sniffing) through dup to the close that ends it, and fork. Which paths
+ * and processes hold dumps is the policy's (policy.c); a dump itself, its
+ * session's (session.c).
+ *
+ * A pattern matches the path as the program passed it, its basename, and,
+ * for a relative path when a pattern contains '/', the absolute path. A
+ * file opened and closed without a write is left as it was. A forked child
+ * forgets its parent's dumps (its close must not end them; its own dumps
+ * are tracked afresh); a vfork child, which shares our memory, changes
+ * nothing. An fd number handed out again (open, dup) after a close the
+ * shim never saw (close_range, a raw syscall) is a new file.
+ */
+#include "fdtable.h"
+#include "libc.h"
+#include "policy.h"
+#include "say.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#define MAX_SESSIONS 16
+#define MAX_FD 65536
+
+static struct session pool[MAX_SESSIONS];
+/* fd -> session index + 1, or FD_FRESH / FD_SEEN; 0: not seen opened
+ * (sniffed at any write at offset 0) */
+static unsigned char fdmap[MAX_FD];
+/* FD_SEEN: opened in front of the shim, not a dump, never sniffed.
+ * FD_FRESH: opened in front of the shim for writing with O_CREAT or
+ * O_TRUNC, not matched, not written yet (sniffed at its first write) */
+#define FD_SEEN 0xFF
+#define FD_FRESH 0xFE
+static pthread_mutex_t table_lock = PTHREAD_MUTEX_INITIALIZER;
+
+void table_setup(void)
+{
+	unsigned i;
+
+	for (i = 0; i < MAX_SESSIONS; i++)
+		pthread_mutex_init(&pool[i].lock, NULL);
+	session_of = table_session;
+}
+
+/* ---- the fd table ----------------------------------------------------- */
+
+struct session *table_session(int fd)
+{
+	unsigned i;
+
+	if (fd < 0 || fd >= MAX_FD)
+		return NULL;
+	i = __atomic_load_n(&fdmap[fd], __ATOMIC_ACQUIRE);
+	return i && i <= MAX_SESSIONS ? &pool[i - 1] : NULL;
+}
+
+static unsigned char fd_state(int fd)
+{
+	return fd >= 0 && fd < MAX_FD
+	           ? __atomic_load_n(&fdmap[fd], __ATOMIC_ACQUIRE) : 0;
+}
+
+static void set_fd_state(int fd, unsigned char v)
+{
+	if (fd >= 0 && fd < MAX_FD)
+		__atomic_store_n(&fdmap[fd], v, __ATOMIC_RELEASE);
+}
+
+static void map_fd(int fd, struct session *s)
+{
+	__atomic_store_n(&fdmap[fd], (unsigned char)(s ? s - pool + 1 : 0),
+	                 __ATOMIC_RELEASE);
+}
+
+/* ---- who strips -------------------------------------------------------- */
+
+/* Whether this process strips dumps at all, and how it vets them: a
+ * process that hosts a runtime (libjvm.so, libart.so) strips that
+ * runtime's dumps; a program named by HPROFSTRIP_PROGRAMS that hosts none
+ * (adb pulling a device's dump) strips every dump it writes; any other
+ * process strips nothing and is never looked at (cp, tar, gzip -d of a
+ * dump under an inherited LD_PRELOAD). Returns VET_STAMP, VET_MAGIC or
+ * -1 (nothing). */
+static int scope(void)
+{
+	if (policy_hosts_runtime())
+		return VET_STAMP;
+	return policy_opted_in() ? VET_MAGIC : -1;
+}
+
+/* ---- the pool ---------------------------------------------------------- */
+
+/* Takes a free session (table_lock held). */
+static struct session *pool_take(void)
+{
+	unsigned i;
+
+	for (i = 0; i < MAX_SESSIONS; i++)
+		if (pool[i].kind == S_FREE)
+			return &pool[i];
+	return NULL;
+}
+
+struct session *table_locked(int fd, struct session *s)
+{
+	if (!s)
+		return NULL;
+	pthread_mutex_lock(&s->lock);
+	if (table_session(fd) == s)
+		return s;
+	pthread_mutex_unlock(&s->lock);
+	return NULL;
+}
+
+void table_let_go(struct session *s, int fd, const char *why)
+{
+	char path[sizeof s->path];
+	int i;
+
+	session_let_go(s, fd);
+	memcpy(path, s->path, sizeof path);
+	pthread_mutex_unlock(&s->lock);
+	/* lock order: the table, then a session */
+	pthread_mutex_lock(&table_lock);
+	for (i = 0; i < MAX_FD; i++)
+		if (table_session(i) == s)
+			set_fd_state(i, FD_SEEN);
+	pthread_mutex_lock(&s->lock);
+	s->kind = S_FREE;
+	pthread_mutex_unlock(&s->lock);
+	pthread_mutex_unlock(&table_lock);
+	if (why)
+		say("hprofstrip: %s: %s", path, why);
+}
+
+/* ---- opens ------------------------------------------------------------- */
+
+/* Which dump fd is, by its path: DUMP_MAIN, DUMP_SEGMENT or DUMP_NONE. */
+static int kind_of(int dirfd, const char *path, char *base, size_t size)
+{
+	const struct policy *p = policy();
+	char full[PATH_MAX];
+	int kind = policy_kind(p, path, base, size);
+
+	if (kind == DUMP_NONE && path[0] != '/' && p->dirs &&
+	    policy_absolute(dirfd, path, full, sizeof full))
+		kind = policy_kind(p, full, base, size);
+	return kind;
+}
+
+/* After a successful open: start tracking fd if its path is a dump, or
+ * (force: hst_begin) whatever its path, as a main dump. */
+static void track(int fd, int dirfd, const char *path, int flags, int force)
+{
+	struct stat sb;
+	struct session *s, *main = NULL;
+	char base[PATH_MAX];
+	int kind, vet = VET_MAGIC, saved = errno;
+	unsigned i, idsize = (unsigned)sizeof(void *);
+
+	if (!path || (flags & O_ACCMODE) == O_RDONLY || (flags & O_APPEND))
+		return;
+	if (force) {
+		kind = DUMP_MAIN;
+		snprintf(base, sizeof base, "%s", path);
+	} else {
+		kind = kind_of(dirfd, path, base, sizeof base);
+		if (kind != DUMP_NONE)
+			vet = scope();
+	}
+	errno = saved;
+	if (kind == DUMP_NONE || vet < 0)
+		return;
+	if (fd >= MAX_FD) {
+		say("hprofstrip: %s: fd %d is past the shim's table; written "
+		    "unstripped", path, fd);
+		return;
+	}
+	/* a file with content opened without O_TRUNC is being changed, not
+	 * written afresh: not a dump being taken, so left alone */
+	if (fstat(fd, &sb) || (!S_ISREG(sb.st_mode) && !S_ISFIFO(sb.st_mode)) ||
+	    (!(flags & O_TRUNC) && sb.st_size > 0))
+		goto out;
+	pthread_mutex_lock(&table_lock);
+	s = pool_take();
+	if (!s) {
+		pthread_mutex_unlock(&table_lock);
+		say("hprofstrip: %s: too many dumps open at once; written "
+		    "unstripped", path);
+		goto out;
+	}
+	/* a segment's ids are its dump's, if the shim saw its header, else
+	 * the process's pointer size (HotSpot's id size) */
+	for (i = 0; kind == DUMP_SEGMENT && i < MAX_SESSIONS; i++)
+		if (pool[i].kind == S_MAIN && !strcmp(pool[i].base, base)) {
+			main = &pool[i];
+			if (main->st.idsize)
+				idsize = main->st.idsize;
+		}
+	if (kind == DUMP_SEGMENT) {
+		/* a segment of no dump being stripped is written as it
+		 * comes: its dump's file will get it verbatim too */
+		if (!main) {
+			pthread_mutex_unlock(&table_lock);
+			goto out;
+		}
+		/* only a runtime writes segment files: its dump is its own,
+		 * whatever the stamp will say (vet) */
+		__atomic_store_n(&main->segments, 1, __ATOMIC_RELAXED);
+	}
+	session_start(s, kind == DUMP_SEGMENT ? S_SEGMENT : S_MAIN, path, base,
+	              idsize, dirfd, path, vet, S_ISFIFO(sb.st_mode));
+	s->main = main;
+	map_fd(fd, s);
+	pthread_mutex_unlock(&table_lock);
+out:
+	errno = saved;
+}
+
+/* The kernel just handed out fd (open, dup...), so whatever fd referred
+ * to before was closed without us seeing it (close_range, a raw syscall,
+ * fclose of an fdopen'd stream). Forget that: if it was a dump's last fd,
+ * the dump ends where the runtime's last write left it (each call's
+ * output was flushed before the call returned). */
+static void fresh_fd(int fd)
+{
+	struct session *s;
+
+	if (!fd_state(fd))
+		return;
+	s = table_session(fd);
+	if (!s) {
+		set_fd_state(fd, 0);
+		return;
+	}
+	if (s->pid != getpid())
+		return;
+	pthread_mutex_lock(&table_lock);
+	if (table_session(fd) == s) {
+		map_fd(fd, NULL);
+		pthread_mutex_lock(&s->lock);
+		if (--s->refs == 0)
+			session_lost(s);
+		pthread_mutex_unlock(&s->lock);
+	}
+	pthread_mutex_unlock(&table_lock);
+}
+
+void hst_opened(int fd, int dirfd, const char *path, int flags)
+{
+	int fresh = (flags & O_ACCMODE) != O_RDONLY && !(flags & O_APPEND) &&
+	            (flags & (O_CREAT | O_TRUNC));
+
+	if (fd < 0)
+		return;
+	fresh_fd(fd);
+	track(fd, dirfd, path, flags, 0);
+	if (!table_session(fd))
+		set_fd_state(fd, fresh ? FD_FRESH : FD_SEEN);
+}
+
+int hst_begin(int fd, const char *path)
+{
+	if (fd < 0 || !path)
+		return 0;
+	fresh_fd(fd);
+	track(fd, AT_FDCWD, path, O_WRONLY | O_CREAT | O_TRUNC, 1);
+	if (!table_session(fd))
+		set_fd_state(fd, FD_FRESH);
+	return table_session(fd) != NULL;
+}
+
+/* ---- sniffing ---------------------------------------------------------- */
+
+/* The first write to an fd opened FD_FRESH decides: it is FD_SEEN now.
+ * Returns whether this call was that first write. */
+static int first_write(int fd)
+{
+	unsigned char fresh = FD_FRESH;
+
+	return fd >= 0 && fd < MAX_FD &&
+	       __atomic_compare_exchange_n(&fdmap[fd], &fresh, FD_SEEN, 0,
+	                                   __ATOMIC_ACQ_REL, __ATOMIC_ACQUIRE);
+}
+
+void table_untracked_write(int fd)
+{
+	first_write(fd);
+}
+
+/* In a process that strips (scope(); HPROFSTRIP_SNIFF unless no), a write
+ * of "JAVA PROFILE 1.0." at offset 0 of a regular file starts a dump when
+ * the file is new (the first write to a file this process created or
+ * truncated, whatever its name: jmap's heap.bin) or was opened where the
+ * shim could not see (the fd that `am dumpheap` hands to ART). Costs a
+ * memcmp and nothing else for any other write. */
+struct session *table_sniff(int fd, const void *buf, size_t len, int64_t at)
+{
+	struct stat sb;
+	struct session *s = NULL;
+	char path[PATH_MAX], link[64];
+	unsigned char was = fd_state(fd);
+	int fl, vet, saved;
+	ssize_t k;
+
+	if (was == FD_SEEN || fd < 0 || fd >= MAX_FD)
+		return NULL;
+	if (was == FD_FRESH && !first_write(fd))
+		return NULL;
+	if (!policy()->sniff || !buf || len < HS_MAGIC_LEN ||
+	    memcmp(buf, HS_MAGIC, HS_MAGIC_LEN) || (vet = scope()) < 0)
+		return NULL;
+	saved = errno;
+	if (fstat(fd, &sb) || !S_ISREG(sb.st_mode) ||
+	    (was == FD_FRESH && sb.st_size > 0))
+		goto out;
+	fl = hst.fcntl(fd, F_GETFL, 0);
+	if (fl < 0 || (fl & O_APPEND))
+		goto out;
+	if ((at < 0 ? hst.lseek(fd, 0, SEEK_CUR) : at) != 0)
+		goto out;
+	snprintf(link, sizeof link, "/proc/self/fd/%d", fd);
+	k = readlink(link, path, sizeof path - 1);
+	if (k > 0)
+		path[k] = 0;
+	else
+		snprintf(path, sizeof path, "fd %d", fd);
+	pthread_mutex_lock(&table_lock);
+	if (fd_state(fd) == (was == FD_FRESH ? FD_SEEN : 0) &&
+	    (s = pool_take()) != NULL) {
+		session_start(s, S_MAIN, path, "", 0, AT_FDCWD, path, vet, 0);
+		s->trunc_at_end = sb.st_size > 0;
+		map_fd(fd, s);
+	} else if (!s) {
+		s = table_session(fd);  /* another thread's write was first */
+	}
+	pthread_mutex_unlock(&table_lock);
+out:
+	errno = saved;
+	return s;
+}
+
+/* ---- fd lifetime ------------------------------------------------------- */
+
+/* fd stops referring to its session; the last reference ends the dump.
+ * Called before the real close so the last bytes can still be written.
+ * Returns 0, or the errno of a write that failed while ending the dump. */
+static int release_fd(int fd)
+{
+	struct session *s = table_session(fd);
+	int e = 0;
+
+	/* a vfork child shares our memory but not our fds: hands off */
+	if (!s || s->pid != getpid())
+		return 0;
+	pthread_mutex_lock(&table_lock);
+	if (table_session(fd) == s) {
+		map_fd(fd, NULL);
+		pthread_mutex_lock(&s->lock);
+		if (--s->refs == 0) {
+			int before = s->ob.err;
+			session_finish(s, fd);
+			if (s->ob.err && !before)
+				e = s->ob.err;
+		}
+		pthread_mutex_unlock(&s->lock);
+	}
+	pthread_mutex_unlock(&table_lock);
+	return e;
+}
+
+int hst_close(int fd)
+{
+	int saved = errno, e = 0;
+
+	if (table_session(fd))
+		e = release_fd(fd);
+	else if (fd_state(fd))
+		set_fd_state(fd, 0);
+	errno = saved;
+	return e;
+}
+
+/* newfd now refers to what oldfd refers to: the same session, or the same
+ * seen-or-not state. */
+static void alias_fd(int oldfd, int newfd)
+{
+	struct session *s = table_session(oldfd);
+
+	if (newfd < 0 || newfd >= MAX_FD || newfd == oldfd)
+		return;
+	if (!s) {
+		if (fd_state(newfd) != fd_state(oldfd))
+			set_fd_state(newfd, fd_state(oldfd));
+		return;
+	}
+	pthread_mutex_lock(&table_lock);
+	if (table_session(oldfd) == s) {
+		pthread_mutex_lock(&s->lock);
+		s->refs++;
+		pthread_mutex_unlock(&s->lock);
+		map_fd(newfd, s);
+	}
+	pthread_mutex_unlock(&table_lock);
+}
+
+void hst_dup(int oldfd, int newfd)
+{
+	int saved = errno;
+
+	if (newfd < 0 || newfd == oldfd)
+		return;
+	fresh_fd(newfd);
+	if (fd_state(oldfd) || fd_state(newfd))
+		alias_fd(oldfd, newfd);
+	errno = saved;
+}
+
+void hst_replace(int oldfd, int newfd)
+{
+	int saved = errno;
+
+	/* dup2 onto a tracked fd closes it: end that dump first */
+	if (oldfd != newfd && table_session(newfd) &&
+	    hst.fcntl(oldfd, F_GETFD, 0) >= 0)
+		release_fd(newfd);
+	errno = saved;
+}
+
+/* ---- fork -------------------------------------------------------------- */
+
+void hst_fork_prepare(void)
+{
+	unsigned i;
+
+	pthread_mutex_lock(&table_lock);
+	for (i = 0; i < MAX_SESSIONS; i++)
+		pthread_mutex_lock(&pool[i].lock);
+}
+
+void hst_fork_parent(void)
+{
+	unsigned i;
+
+	for (i = MAX_SESSIONS; i-- > 0;)
+		pthread_mutex_unlock(&pool[i].lock);
+	pthread_mutex_unlock(&table_lock);
+}
+
+/* The child of fork has a copy of the parent's sessions and the same
+ * files open. Those dumps are the parent's: the child must never write
+ * them through its copy (its close would end the parent's dump, with a
+ * length patch and maybe a truncation), so it forgets them. Its own dumps
+ * start afresh (KOOM forks and dumps in the child). */
+void hst_fork_child(void)
+{
+	unsigned i;
+	int fd;
+
+	for (fd = 0; fd < MAX_FD; fd++)
+		if (table_session(fd))
+			map_fd(fd, NULL);
+	for (i = 0; i < MAX_SESSIONS; i++)
+		session_forget(&pool[i]);
+	hst_fork_parent();
+}

@@ -1,0 +1,456 @@
+/*
+ * One dump's session, its life and its output: it starts (and starts
+ * over), is fed the runtime's bytes through the strip engine at the
+ * runtime's own (virtual) offsets, and ends. The engine's output goes to
+ * the file through the session's output buffer, flushed before each call
+ * returns, so a crash loses nothing the runtime thinks it wrote; with
+ * HPROFSTRIP_COMPRESS or _FILTER it goes to a child too (pipe.c), which
+ * is given up if the disk fills. What each call of the runtime's does to
+ * a session is in calls.c; which fd is which session, fdtable.c.
+ */
+#include "session.h"
+#include "libc.h"
+#include "say.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
+uint64_t hst_born_ms;
+struct session *(*session_of)(int fd);
+
+/* ---- output ------------------------------------------------------------ */
+
+int session_flush(struct session *s, int fd)
+{
+	s->ob.fd = fd;
+	return hs_ob_flush(&s->ob);
+}
+
+/* Says once that the engine fell back to copying verbatim. */
+static void report(struct session *s)
+{
+	if (!s->st.fallback || s->warned)
+		return;
+	s->warned = 1;
+	if (s->st.fallback == HS_E_GZIP)
+		say("hprofstrip: %s: gzip-compressed dump, written unchanged",
+		    s->path);
+	else
+		say("hprofstrip: %s: offset %llu: %s; writing the rest unchanged",
+		    s->path, (unsigned long long)s->st.fallback_off,
+		    hs_strerror(s->st.fallback));
+}
+
+/* HPROFSTRIP_KEEP=strings: fixed tables, one set per session, mapped once
+ * (not per object, not per dump). */
+struct keep_mem {
+	uint64_t pending[HS_KEEP_PENDING];
+	struct hs_class classes[HS_KEEP_CLASSES];
+	unsigned char hold[HS_KEEP_HOLD];  /* the array held back */
+};
+
+/* size bytes of zeroed memory for a session's tables, mapped once (not
+ * per object, not per dump); NULL if there is none, said once a process
+ * (what: the rest of the line after the path). errno kept. */
+static void *map_tables(size_t size, int *told, const char *path,
+                        const char *what)
+{
+	int saved = errno;
+	void *m = mmap(NULL, size, PROT_READ | PROT_WRITE,
+	               MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+
+	if (m == MAP_FAILED) {
+		m = NULL;
+		if (!__atomic_exchange_n(told, 1, __ATOMIC_RELAXED))
+			say("hprofstrip: %s: %s", path, what);
+	}
+	errno = saved;
+	return m;
+}
+
+/* The engine's keep tables for s's next dump, zeroed; 0 if they cannot be
+ * had (said once) or are not wanted. Segments (JDK 22 .pN files) have no
+ * class names of their own: they are stripped whole. */
+static int keep_tables(struct session *s, int kind, struct hs_keep *k)
+{
+	static int told_bad, told_mem;
+	const struct policy *p = policy();
+
+	if (p->keep_bad[0] && !__atomic_exchange_n(&told_bad, 1, __ATOMIC_RELAXED))
+		say("hprofstrip: HPROFSTRIP_KEEP: '%s' is not known (only "
+		    "'strings' is); ignored", p->keep_bad);
+	if (!p->keep_strings || kind != S_MAIN)
+		return 0;
+	if (!s->keep && !(s->keep = map_tables(sizeof *s->keep, &told_mem, s->path,
+	                                       "no memory for HPROFSTRIP_KEEP="
+	                                       "strings; strings stripped too")))
+		return 0;
+	/* a dump before this one used them (the hold buffer needs no
+	 * zeroing) */
+	memset(s->keep->pending, 0, sizeof s->keep->pending);
+	memset(s->keep->classes, 0, sizeof s->keep->classes);
+	memset(k, 0, sizeof *k);
+	k->pending = s->keep->pending;
+	k->pending_slots = HS_KEEP_PENDING;
+	k->classes = s->keep->classes;
+	k->class_slots = HS_KEEP_CLASSES;
+	k->hold = s->keep->hold;
+	k->hold_size = HS_KEEP_HOLD;
+	return 1;
+}
+
+/* HPROFSTRIP_COMPRESS or _FILTER, or a FIFO: the segment buffer and the
+ * child's state for s's next dump; NULL if not wanted or not to be had
+ * (said). */
+static struct pipe_mem *pipe_tables(struct session *s, int kind, int fifo)
+{
+	static int told_mem;
+
+	if (kind != S_MAIN || (!fifo && !pipe_wanted()))
+		return NULL;
+	if (!s->pm)
+		s->pm = map_tables(sizeof *s->pm, &told_mem, s->path,
+		                   "no memory for a compressor; the dump is "
+		                   "written uncompressed");
+	return s->pm;
+}
+
+/* The engine's sink with a child: the file gets every byte (the plain
+ * stripped dump, should the child fail), the child too. */
+static int tee_write(void *user, const void *buf, size_t len)
+{
+	struct session *s = user;
+
+	if (s->piped)
+		pipe_send(&s->pm->pipe, buf, len);
+	return hs_ob_write(&s->ob, buf, len);
+}
+
+/* A FIFO's writer: no offsets, the bytes in order (a raw write: the
+ * shim's own write() would come back here). */
+static ssize_t fifo_write(int fd, const void *buf, size_t len, int64_t off)
+{
+	(void)off;
+	return syscall(SYS_write, fd, buf, len);
+}
+
+/* The dump's writer: the real pwrite, except that a full disk while a
+ * child compresses gives the child up first (its output removed, so its
+ * room is freed) and tries again: compressing never makes a dump that
+ * fits on the disk fail. */
+static ssize_t dump_pwrite(int fd, const void *buf, size_t len, int64_t off)
+{
+	ssize_t n = hst.pwrite(fd, buf, len, off);
+	struct session *s;
+	int e = errno;
+
+	if (n >= 0 || (e != ENOSPC && e != EDQUOT) ||
+	    !(s = session_of(fd)) || !s->piped)
+		return n;
+	s->piped = 0;
+	pipe_abort(&s->pm->pipe);
+	n = hst.pwrite(fd, buf, len, off);
+	if (n >= 0)
+		say("hprofstrip: %s: %s while %s wrote too: it is given up, "
+		    "and its output removed to make room; the dump goes on, "
+		    "uncompressed, in %s", s->path, strerror(e),
+		    s->pm->pipe.what, s->pm->pipe.dump);
+	else
+		say("hprofstrip: %s: %s while %s wrote too: it is given up "
+		    "and its output removed, but the disk is still full: the "
+		    "dump is cut short", s->path, strerror(e),
+		    s->pm->pipe.what);
+	errno = n < 0 ? ENOSPC : errno;
+	return n;
+}
+
+/* The dump's first write, to fd: its child starts (pipe_pending). */
+static void first_write(struct session *s, int fd)
+{
+	s->pipe_pending = 0;
+	s->piped = pipe_start(&s->pm->pipe, fd) == 1;
+}
+
+/* ---- life ------------------------------------------------------------- */
+
+void session_start(struct session *s, int kind, const char *path,
+                   const char *base, unsigned idsize, int dirfd,
+                   const char *dump, int vet, int fifo)
+{
+	struct hs_config cfg = { .flags = HS_OPEN_LEN | HS_FALLBACK,
+	                         .idsize = idsize };
+	struct hs_sink sink = { hs_ob_write, hs_ob_patch, NULL, NULL };
+	struct hs_keep keep;
+	struct pipe_mem *pm;
+	static int told_bool;
+
+	if (policy()->bool_bad[0] &&
+	    !__atomic_exchange_n(&told_bool, 1, __ATOMIC_RELAXED))
+		say("hprofstrip: %s: not a yes/no value (1/0, yes/no, "
+		    "true/false, on/off); its default is used",
+		    policy()->bool_bad);
+	if (kind == S_SEGMENT)
+		cfg.flags |= HS_NO_HEADER;
+	/* a 1.0.3 dump's zygote and image objects go (the engine leaves
+	 * other versions alone) */
+	if (kind == S_MAIN && policy()->app_only)
+		cfg.flags |= HS_APP_ONLY;
+	sink.user = &s->ob;
+	s->kind = kind;
+	s->refs = 1;
+	s->pid = getpid();
+	snprintf(s->path, sizeof s->path, "%s", path);
+	snprintf(s->base, sizeof s->base, "%s", base);
+	s->voff = s->ext = 0;
+	s->warned = s->trunc_at_end = 0;
+	s->seg_in = s->seg_out = s->seg_arrays = 0;
+	s->main = NULL;
+	s->vet = kind == S_MAIN && vet != VET_NONE;
+	s->segments = 0;
+	s->vet_stamp = vet == VET_STAMP;
+	s->hdr_len = 0;
+	s->fifo = fifo;
+	hs_ob_init(&s->ob, fifo ? fifo_write : dump_pwrite, -1, 0, s->buf,
+	           sizeof s->buf);
+	if (keep_tables(s, kind, &keep)) {
+		cfg.flags |= HS_KEEP_STRINGS;
+		cfg.keep = &keep;
+	}
+	s->piped = s->pipe_pending = 0;
+	if ((pm = pipe_tables(s, kind, fifo)) != NULL && fifo) {
+		/* a FIFO is a stream: segments, never patched */
+		cfg.flags |= HS_STREAM;
+		cfg.seg_buf = pm->seg;
+	} else if (pm) {
+		/* nothing is ever patched: the child reads it as it comes */
+		pipe_prepare(&pm->pipe, dirfd, dump);
+		cfg.flags |= HS_STREAM;
+		cfg.seg_buf = pm->seg;
+		sink.write = tee_write;
+		sink.user = s;
+		s->pipe_pending = 1;  /* started at the first write */
+	}
+	hs_init(&s->st, &cfg, &sink);
+}
+
+void session_restart(struct session *s)
+{
+	int refs = s->refs;
+	uint64_t voff = s->voff;
+	struct session *main = s->main;
+	char path[sizeof s->path], base[sizeof s->base], dump[PATH_MAX];
+	int vet = s->vet_stamp ? VET_STAMP : s->kind == S_MAIN ? VET_MAGIC
+	                                                      : VET_NONE;
+
+	memcpy(path, s->path, sizeof path);
+	memcpy(base, s->base, sizeof base);
+	/* a child started over: the first child's output goes */
+	if (s->piped)
+		pipe_abort(&s->pm->pipe);
+	if (s->pm && (s->piped || s->pipe_pending))
+		memcpy(dump, s->pm->pipe.dump, sizeof dump);
+	else
+		snprintf(dump, sizeof dump, "%s", path);
+	session_start(s, s->kind, path, base, s->st.idsize, AT_FDCWD, dump,
+	              vet, s->fifo);
+	s->refs = refs;
+	s->voff = voff;  /* ftruncate leaves the file position alone */
+	s->main = main;
+}
+
+/* Feeds zeros up to input offset at (the runtime wrote past its end). */
+static void gap(struct session *s, uint64_t at)
+{
+	static const unsigned char zeros[4096];
+
+	while (s->st.in_off < at && !s->st.err) {
+		uint64_t n = at - s->st.in_off;
+		hs_feed(&s->st, zeros, n < sizeof zeros ? (size_t)n : sizeof zeros);
+	}
+}
+
+static void summary(struct session *s)
+{
+	uint64_t in = s->st.in_off - s->seg_out + s->seg_in;
+	uint64_t out = s->st.out_off;
+
+	if (s->ob.err)
+		say("hprofstrip: %s: write failed: %s", s->path,
+		    strerror(s->ob.err));
+	else if (s->st.err)
+		say("hprofstrip: %s: offset %llu: %s", s->path,
+		    (unsigned long long)s->st.err_off, hs_strerror(s->st.err));
+	say("hprofstrip: %s: %llu bytes in, %llu bytes out (%.1f%%), "
+	    "%llu arrays stripped", s->path, (unsigned long long)in,
+	    (unsigned long long)out,
+	    in ? 100.0 * (double)out / (double)in : 100.0,
+	    (unsigned long long)(s->st.arrays + s->seg_arrays));
+	if (s->st.flags & HS_KEEP_STRINGS)
+		say("hprofstrip: %s: %llu arrays kept (%llu bytes) for %llu "
+		    "strings", s->path, (unsigned long long)s->st.kept,
+		    (unsigned long long)s->st.kept_bytes,
+		    (unsigned long long)s->st.strings);
+}
+
+/* The dump's child has had every byte: wait for it. On success the
+ * plain copy goes (the file the runtime opened, emptied and removed), and
+ * the child's output is all there is; else the copy is the dump, and the
+ * child's output is removed. fd: the dump's, or -1 (closed already). */
+static void end_child(struct session *s, int fd)
+{
+	struct pipe_out *p = &s->pm->pipe;
+	char why[256];
+
+	s->piped = 0;
+	if (pipe_finish(p, why, sizeof why)) {
+		if (s->ob.err || fd < 0)
+			say("hprofstrip: %s: %s; %s holds what was written "
+			    "of the stripped dump, not all of it", s->path,
+			    why, p->dump);
+		else
+			say("hprofstrip: %s: %s; the stripped dump is in %s, "
+			    "uncompressed", s->path, why, p->dump);
+	} else if (s->ob.err || s->st.err) {
+		/* the copy is as damaged as what the child got: keep both */
+	} else if (fd >= 0) {
+		pipe_remove_dump(p, fd);
+		if (p->out[0])
+			say("hprofstrip: %s: %s wrote %s", s->path, p->what, p->out);
+		else
+			say("hprofstrip: %s: %s took it (%llu bytes); %s removed",
+			    s->path, p->what, (unsigned long long)p->sent, p->dump);
+	}
+}
+
+/* The bytes held while vetting go to the file as written (at 0), and
+ * fd's position where the program left it. */
+static void put_held(struct session *s, int fd)
+{
+	int saved = errno;
+
+	if (s->hdr_len && hs_pwrite_full(s->fifo ? fifo_write : hst.pwrite, fd,
+	                                 s->hdr, s->hdr_len, 0))
+		s->warned = 1;  /* as the real write would have, quietly */
+	if (!s->fifo && s->voff &&
+	    hst.lseek(fd, (int64_t)s->voff, SEEK_SET) < 0) {
+		/* a file that cannot seek was not tracked */
+	}
+	s->hdr_len = 0;
+	errno = saved;
+}
+
+void session_finish(struct session *s, int fd)
+{
+	if (s->vet) {
+		/* closed before its header was whole: what was held is
+		 * written as it came */
+		put_held(s, fd);
+		s->kind = S_FREE;
+		return;
+	}
+	if (!s->st.in_off && !s->seg_in && !s->ob.len && !s->ext) {
+		/* nothing was written (touch, an open to check a name): the
+		 * file stays as it was, old content and all */
+		s->kind = S_FREE;
+		return;
+	}
+	gap(s, s->ext);
+	hs_finish(&s->st);
+	session_flush(s, fd);
+	report(s);
+	if (s->trunc_at_end && !s->ob.err &&
+	    hst.ftruncate(fd, (int64_t)hs_ob_size(&s->ob))) {
+		/* the dump is still whole; old bytes remain after it */
+	}
+	if (s->kind == S_SEGMENT && s->main && s->main->kind == S_MAIN) {
+		s->main->seg_in += s->st.in_off;
+		s->main->seg_out += s->st.out_off;
+		s->main->seg_arrays += s->st.arrays;
+	} else if (s->kind == S_MAIN) {
+		summary(s);
+	}
+	if (s->piped)
+		end_child(s, fd);
+	s->piped = s->pipe_pending = 0;
+	s->kind = S_FREE;
+}
+
+void session_let_go(struct session *s, int fd)
+{
+	put_held(s, fd);
+	s->vet = 0;
+}
+
+void session_lost(struct session *s)
+{
+	say("hprofstrip: %s: closed behind the shim's back; the "
+	    "dump ends at %llu bytes in", s->path,
+	    (unsigned long long)s->st.in_off);
+	if (s->piped)
+		end_child(s, -1);
+	s->kind = S_FREE;
+}
+
+void session_forget(struct session *s)
+{
+	/* the parent's child reads the parent's dump: our copy of
+	 * its stdin must not keep it open */
+	if (s->piped)
+		pipe_forget(&s->pm->pipe);
+	s->piped = s->pipe_pending = 0;
+	s->kind = S_FREE;
+}
+
+/* ---- the engine feed --------------------------------------------------- */
+
+/* A rewrite of bytes fed already: the engine applies what it can (JDK 8's
+ * length patch, bytes that went out unchanged); what it cannot is said
+ * once. */
+static void rewrite(struct session *s, const void *buf, size_t len,
+                    uint64_t at)
+{
+	enum hs_err e = hs_rewrite(&s->st, at, buf, len);
+
+	if (s->warned || s->ob.err || (e != HS_E_REWRITE && e != HS_E_PATCH))
+		return;
+	s->warned = 1;
+	if (e == HS_E_PATCH)
+		say("hprofstrip: %s: length patch at offset %llu does not fit "
+		    "the record", s->path, (unsigned long long)at);
+	else
+		say("hprofstrip: %s: a rewrite of %zu bytes at offset %llu "
+		    "falls on data already stripped and cannot be applied; the "
+		    "dump is damaged", s->path, len, (unsigned long long)at);
+}
+
+int session_feed(struct session *s, int fd, const void *buf, size_t len,
+                 uint64_t at)
+{
+	s->ob.fd = fd;
+	if (s->ob.err)
+		return s->ob.err;
+	if (s->pipe_pending)
+		first_write(s, fd);
+	if (at > s->st.in_off)
+		gap(s, at);
+	if (at < s->st.in_off) {
+		/* a rewrite, maybe going on past the end */
+		size_t old = at + len > s->st.in_off ? (size_t)(s->st.in_off - at)
+		                                     : len;
+		rewrite(s, buf, old, at);
+		buf = (const unsigned char *)buf + old;
+		len -= old;
+		at += old;
+	}
+	if (len)
+		hs_feed(&s->st, buf, len);
+	report(s);
+	if (session_flush(s, fd))
+		return s->ob.err;
+	return 0;
+}

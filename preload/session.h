@@ -1,0 +1,144 @@
+/*
+ * Inside dump tracking (hprofstrip.h): one dump's session. session.c holds
+ * its life and its output (start, restart, the engine feed, flush, finish,
+ * the compressor or filter child, keep tables); calls.c what each call of
+ * the runtime's does to it (write, lseek, ftruncate, copy, and the vetting
+ * of the header). Their functions take a session, called with its lock
+ * held; which fd is which session is the fd table's (fdtable.h). Not an
+ * interface for anyone else.
+ */
+#ifndef HPROFSTRIP_SESSION_H
+#define HPROFSTRIP_SESSION_H
+
+#include "../strip/hprof.h"
+#include "../strip/outbuf.h"
+#include "pipe.h"
+#include "policy.h"
+#include "hprofstrip.h"
+
+#include <limits.h>
+#include <pthread.h>
+#include <stdint.h>
+#include <sys/types.h>
+#include <sys/uio.h>
+
+#define OUT_BUF (64u * 1024)
+#define IN_BUF (64u * 1024)
+
+enum { S_FREE, S_MAIN, S_SEGMENT };
+
+/* How a session judges the dump's first bytes before anything of it is
+ * written (s->vet): not at all (a JDK 22 .pN file has no header), for
+ * an HPROF header (not gzip, not something else), or also for its stamp:
+ * a process that hosts a runtime strips that runtime's dumps only, and a
+ * runtime stamps its dump's header with the time the dump began, so a
+ * header stamped before the process began is a copy of an older dump
+ * (Files.copy, an uploader). */
+enum { VET_NONE, VET_MAGIC, VET_STAMP };
+
+struct session {
+	int kind;
+	int refs;                /* fds that refer to it */
+	pid_t pid;               /* the process that tracks it (vfork) */
+	pthread_mutex_t lock;
+	char path[256];          /* for messages (may be cut) */
+	char base[PATH_MAX];     /* the dump's path (a segment's: without .pN) */
+	struct hs_state st;
+	struct hs_outbuf ob;     /* the engine's sink, into the file */
+	uint64_t voff;           /* the runtime's file position */
+	uint64_t ext;            /* ftruncate past the end: zeros up to here */
+	int warned;              /* a fallback or a lost rewrite was reported */
+	int trunc_at_end;        /* file had old content: cut it at close */
+	uint64_t seg_in, seg_out, seg_arrays; /* merged .pN segments */
+	struct session *main;    /* segment: its main file, if open */
+	struct keep_mem *keep;   /* HPROFSTRIP_KEEP=strings: its tables,
+	                            mapped at its first dump, then reused */
+	struct pipe_mem *pm;     /* HPROFSTRIP_COMPRESS or _FILTER: the
+	                            segment buffer and the child, likewise */
+	int fifo;                /* a FIFO: streamed, written in order */
+	int vet;                 /* the header is held until judged (the
+	                            dump's first bytes, hdr_len of them) */
+	int vet_stamp;           /* ... and a stamp before the process began
+	                            makes it a copy, not this runtime's */
+	unsigned hdr_len;
+	unsigned char hdr[HDR_MAX];
+	int segments;            /* JDK 22 .pN files of it were opened */
+	int piped;               /* this dump streams to pm->pipe */
+	int pipe_pending;        /* ... from its first write on */
+	unsigned char buf[OUT_BUF];
+	unsigned char in[IN_BUF];  /* sendfile/copy_file_range staging */
+};
+
+/* HPROFSTRIP_COMPRESS or _FILTER: the engine streams (HS_STREAM) into
+ * seg, and its output goes both to the file (the plain stripped dump, kept
+ * if the child fails) and to the child. */
+struct pipe_mem {
+	unsigned char seg[HS_STREAM_BUF];
+	struct pipe_out pipe;
+};
+
+/* When this process began to be tracked (ms since the epoch): a dump
+ * stamped before it is a copy, not its runtime's (policy_header). Set by
+ * hst_setup. */
+extern uint64_t hst_born_ms;
+
+/* The one way back to the fd table: the session fd refers to, or NULL.
+ * The fd table sets it (table_setup); the dump's writer asks it whose
+ * output a full disk stops (a child to give up). */
+extern struct session *(*session_of)(int fd);
+
+/* ---- session.c: life and output ---------------------------------------- */
+
+/* Starts a dump of kind S_MAIN or S_SEGMENT in s: path for messages, base
+ * the dump's (a segment's main dump's), dump the path as opened (relative
+ * to dirfd) for a child's output; vet: VET_*; fifo: a FIFO. */
+void session_start(struct session *s, int kind, const char *path,
+                   const char *base, unsigned idsize, int dirfd,
+                   const char *dump, int vet, int fifo);
+/* Start over: ftruncate(fd, 0). */
+void session_restart(struct session *s);
+/* A write of len bytes at virtual offset at, through the engine, flushed
+ * to fd. Returns 0 or an errno. */
+int session_feed(struct session *s, int fd, const void *buf, size_t len,
+                 uint64_t at);
+/* Writes the session's buffered output to fd; 0, or -1 (s->ob.err). */
+int session_flush(struct session *s, int fd);
+/* s is no dump of this runtime's (vetting): the bytes held go to the
+ * file as written (at 0), fd's position where the program left it, and
+ * nothing more is held. */
+void session_let_go(struct session *s, int fd);
+/* The dump's last fd is being closed (fd: that fd, still open): the dump
+ * ends and s is free. */
+void session_finish(struct session *s, int fd);
+/* The dump's last fd was closed behind the shim's back: the dump ends
+ * where the runtime's last write left it, and s is free. */
+void session_lost(struct session *s);
+/* In a forked child: the dump is the parent's; s is free. */
+void session_forget(struct session *s);
+
+/* ---- calls.c: each call of the runtime's -------------------------------- */
+
+/* What a call did: CALL_DONE, the call was made in the dump (its result
+ * in *ret, errno set as the real call's; s unlocked); CALL_PASS, the
+ * caller makes the real call (s unlocked); CALL_LET_GO, s is no dump of
+ * this runtime's: the caller lets go of it (table_let_go, s still locked;
+ * why->line, or NULL, to say after its path), then makes the real call. */
+enum { CALL_DONE, CALL_PASS, CALL_LET_GO };
+
+struct why {
+	const char *line;
+	char buf[160];
+};
+
+/* A write of iov at at (-1: at fd's position, which moves) to fd. */
+int session_write(struct session *s, int fd, const struct iovec *iov,
+                  int cnt, int64_t at, ssize_t *ret, struct why *why);
+/* lseek(fd, off, whence): whence is SEEK_SET, SEEK_CUR or SEEK_END. */
+int session_lseek(struct session *s, int64_t off, int whence, int64_t *ret);
+/* ftruncate(fd, len), len >= 0 (never CALL_LET_GO with a why). */
+int session_ftruncate(struct session *s, int fd, int64_t len, int *ret);
+/* sendfile, copy_file_range from in_fd into out_fd. */
+int session_copy(struct session *s, int out_fd, int in_fd, int64_t *in_off,
+                 int64_t *out_off, size_t len, ssize_t *ret, struct why *why);
+
+#endif
