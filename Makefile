@@ -128,7 +128,8 @@ demo: deps all
 bench: all $(BUILD)/strcheck
 	BUILD=$(BUILD) tests/bench/bench.sh
 
-# deliberate one-line bugs, each caught by a named test (tests/mutants.py)
+# deliberate one-line bugs, each run against the test files of its area
+# (tests/mutants.py)
 mutants: deps
 	tests/mutants.py
 
