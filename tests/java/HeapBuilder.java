@@ -211,6 +211,11 @@ public final class HeapBuilder {
      *  (which makes -XX:+HeapDumpOnOutOfMemoryError write its dump), then
      *  lets the chunks go and returns. */
     static void oom() {
+        oom("HeapBuilder");
+    }
+
+    /** oom for the program who (for its message): StringHeap's too. */
+    static void oom(String who) {
         try {
             while (true) {
                 FILLER.add(new byte[1 << 20]);
@@ -218,7 +223,7 @@ public final class HeapBuilder {
         } catch (OutOfMemoryError expected) {
             int chunks = FILLER.size();
             FILLER.clear();
-            System.err.println("HeapBuilder: OutOfMemoryError after " + chunks + " MiB chunks");
+            System.err.println(who + ": OutOfMemoryError after " + chunks + " MiB chunks");
         }
     }
 

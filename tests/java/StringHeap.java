@@ -116,8 +116,6 @@ public final class StringHeap {
     static Object REFERENT;
     static State STATE;
     static String LONG_URL;
-    /** The oom mode's filler. */
-    static final List<byte[]> FILLER = new ArrayList<>();
 
     enum State { CREATED, STARTED, STOPPED }
 
@@ -287,15 +285,7 @@ public final class StringHeap {
     /** Fills the heap with 1 MiB chunks until OutOfMemoryError (which makes
      *  -XX:+HeapDumpOnOutOfMemoryError write its dump), then lets them go. */
     static void oom() {
-        try {
-            while (true) {
-                FILLER.add(new byte[1 << 20]);
-            }
-        } catch (OutOfMemoryError expected) {
-            int chunks = FILLER.size();
-            FILLER.clear();
-            System.err.println("StringHeap: OutOfMemoryError after " + chunks + " MiB chunks");
-        }
+        HeapBuilder.oom("StringHeap");
     }
     static void waitForTest(String file) throws InterruptedException {
         HeapBuilder.waitFor("StringHeap", file);
