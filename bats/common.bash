@@ -143,6 +143,18 @@ stop_jvm() {
 	wait "$JVM"
 }
 
+# same_heap A B: two restored dumps hold the same sub-records
+# (`oracle flat`, whatever their records' framing: a file's and a
+# stream's) and VisualVM's library gives them the same class histogram
+same_heap() {
+	"$ORACLE" flat "$1" "$1.flat"
+	"$ORACLE" flat "$2" "$2.flat"
+	cmp "$1.flat" "$2.flat"
+	"$JUDGE" histo "$1" >"$1.histo"
+	"$JUDGE" histo "$2" >"$2.histo"
+	diff "$1.histo" "$2.histo"
+}
+
 # Fails unless the file has no 0x23 left and walks cleanly (independent
 # parser), and its size plus its arrays' element bytes is the restored size.
 assert_stripped_dump() {
