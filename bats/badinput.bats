@@ -116,7 +116,7 @@ setup_file() {
 	"$STRIP" -o "$BATS_TEST_TMPDIR/plain" "$f"
 	"$STRIP" -o "$BATS_TEST_TMPDIR/gz" "$BATS_TEST_TMPDIR/z.hprof.gz"
 	cmp "$BATS_TEST_TMPDIR/plain" "$BATS_TEST_TMPDIR/gz"
-	# cut short (bats/compressed.bats has the rest, for zstd and xz too)
+	# cut short (bats/compressed-input.bats has the rest, for zstd and xz too)
 	head -c 100000 "$BATS_TEST_TMPDIR/z.hprof.gz" >"$BATS_TEST_TMPDIR/cut.gz"
 	expect_rejected "$STRIP" "$BATS_TEST_TMPDIR/cut.gz" \
 		'^hprofstrip: .*/cut.gz: gzip -dc failed \(exit status 1\): gzip: stdin: unexpected end of file$'

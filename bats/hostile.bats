@@ -292,7 +292,7 @@ class_dump() {
 	printf 'JAVA PROFILE 2.0.1\0' >"$T/v2"
 	rejected "$T/v2" 13 'not an HPROF file: no "JAVA PROFILE 1\.0\." header'
 	base "$J" "$T/b" >/dev/null
-	# gzip'd, it is read through gzip (bats/compressed.bats has the rest)
+	# gzip'd, it is read through gzip (bats/compressed-input.bats has the rest)
 	gzip -c "$T/b" >"$T/gz"
 	"$STRIP" -o "$T/gz.s" "$T/gz"
 	"$STRIP" -o "$T/b.s" "$T/b"

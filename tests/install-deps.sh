@@ -9,7 +9,7 @@ command -v bats >/dev/null 2>&1 || need="$need bats"
 dpkg -s visualvm >/dev/null 2>&1 || need="$need visualvm"
 command -v javac >/dev/null 2>&1 || need="$need openjdk-17-jdk-headless"
 command -v script >/dev/null 2>&1 || need="$need bsdutils"
-# bats/compressed.bats: compressed input is read through zstd and xz (and
+# bats/compressed-input.bats: compressed input is read through zstd and xz (and
 # gzip, which Debian always has)
 command -v zstd >/dev/null 2>&1 || need="$need zstd"
 command -v xz >/dev/null 2>&1 || need="$need xz-utils"

@@ -66,20 +66,20 @@ SALVAGE_SPLIT = ("splitcheck: --salvage at 97%", ["sh", "-c",
                  '|| exit 1; done'])
 
 SHIM = ["shim", "dumps", "own-dumps", "shim-robust", "handover", "faults",
-        "compress"]
+        "shim-compress"]
 TOOLS = ["output", "cli", "same-file", "badinput"]
 
 # the tests of each mutated file: its own suites, and those that run it
 AREAS = {
     "strip/engine.c": [UNIT_ALL, UNIT_JDK8, KEEP_PIPE, STREAM_RESTORE,
                        SALVAGE_SPLIT, "strip", "stream", "strings",
-                       "salvage", "apponly", "jvm", "shim", "dumps"],
+                       "salvage", "apponly", "restore-jvm", "shim", "dumps"],
     "strip/out.c": TOOLS,
     "strip/cli.c": TOOLS,
     "strip/outbuf.c": ["faults", "output"],
-    "strip/decomp.c": ["compressed"],
-    "strip/keepset.c": ["strings", "compressed"],
-    "preload/pipe.c": ["compress", "handover"],
+    "strip/decomp.c": ["compressed-input"],
+    "strip/keepset.c": ["strings", "compressed-input"],
+    "preload/pipe.c": ["shim-compress", "handover"],
     "preload/fdtable.c": SHIM,
     "preload/session.c": SHIM,
     "preload/calls.c": SHIM,

@@ -23,7 +23,7 @@ SHIMSTRESS = $(BUILD)/shimstress $(BUILD)/shimstress-lfs \
 SHIM_EXTRA_BIN = $(FAULTINJ) $(SHIMSTRESS)
 
 # the offline tools' bats files (no shim, no replay): what the ports run
-PORT_BATS_ALL = info progress jvm strip badinput cli hostile
+PORT_BATS_ALL = info progress restore-jvm strip badinput cli hostile
 PORT_BATS = $(foreach f,$(PORT_BATS_ALL),$(wildcard bats/$(f).bats))
 
 $(FAULTINJ): tests/faultinject.c | $(BUILD)

@@ -120,7 +120,7 @@ SAN_CFLAGS = -O2 -g -fsanitize=address,undefined -fno-sanitize-recover=all \
 SAN_LOG = $(CURDIR)/$(ASAN_BUILD)/sanitizer-logs
 # the bats files that run the offline tools (the lead may edit the list;
 # files not there yet are left out)
-OFFLINE_BATS = bats/info.bats bats/progress.bats bats/jvm.bats \
+OFFLINE_BATS = bats/info.bats bats/progress.bats bats/restore-jvm.bats \
 	bats/hostile.bats bats/strip.bats bats/badinput.bats bats/cli.bats
 # unit.sh's split checks, scaled down: sanitized drivers are 4x slower
 SAN_UNIT_PREFIX ?= 32
