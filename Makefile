@@ -13,11 +13,11 @@ CFLAGS ?= -O2 -g
 WARN = -std=c11 -D_GNU_SOURCE -Wall -Wextra -Werror
 ALL_CFLAGS = $(WARN) $(CFLAGS)
 
-ENGINE = strip/engine.c
-CLI = strip/cli.c strip/out.c strip/outbuf.c strip/info.c strip/keepset.c \
-	strip/standaside.c strip/decomp.c
-HDRS = strip/hprof.h strip/cli.h strip/out.h strip/outbuf.h strip/info.h \
-	strip/keepset.h strip/decomp.h strip/compressors.h
+ENGINE = strip/engine/engine.c
+CLI = strip/cli/cli.c strip/cli/out.c strip/cli/outbuf.c strip/cli/info.c strip/cli/keepset.c \
+	strip/cli/standaside.c strip/cli/decomp.c
+HDRS = strip/engine/hprof.h strip/cli/cli.h strip/cli/out.h strip/cli/outbuf.h strip/cli/info.h \
+	strip/cli/keepset.h strip/cli/decomp.h strip/cli/compressors.h
 TOOLS = $(BUILD)/hprofstrip $(BUILD)/hprofrestore
 SHIM = $(BUILD)/libhprofstrip.so
 LAUNCHER = $(BUILD)/hprofstrip-run
@@ -31,18 +31,18 @@ all: $(TOOLS) $(SHIM) $(LAUNCHER) $(ARCHIVE)
 $(BUILD):
 	mkdir -p $@
 
-$(BUILD)/hprofstrip: strip/hprofstrip.c $(ENGINE) $(CLI) $(HDRS) | $(BUILD)
-	$(CC) $(ALL_CFLAGS) -o $@ strip/hprofstrip.c $(ENGINE) $(CLI) $(LDFLAGS)
+$(BUILD)/hprofstrip: strip/cli/hprofstrip.c $(ENGINE) $(CLI) $(HDRS) | $(BUILD)
+	$(CC) $(ALL_CFLAGS) -o $@ strip/cli/hprofstrip.c $(ENGINE) $(CLI) $(LDFLAGS)
 
 $(BUILD)/hprofrestore: restore/hprofrestore.c $(ENGINE) $(CLI) $(HDRS) | $(BUILD)
 	$(CC) $(ALL_CFLAGS) -o $@ restore/hprofrestore.c $(ENGINE) $(CLI) $(LDFLAGS)
 
 SHIM_SRC = preload/wrappers.c preload/libc.c preload/policy.c preload/say.c \
 	preload/api.c preload/fdtable.c preload/session.c preload/calls.c \
-	preload/pipe.c $(ENGINE) strip/outbuf.c
+	preload/pipe.c $(ENGINE) strip/cli/outbuf.c
 SHIM_HDRS = preload/libc.h preload/policy.h preload/say.h \
-	preload/fdtable.h preload/session.h preload/pipe.h strip/hprof.h \
-	strip/outbuf.h strip/compressors.h preload/hprofstrip.h
+	preload/fdtable.h preload/session.h preload/pipe.h strip/engine/hprof.h \
+	strip/cli/outbuf.h strip/cli/compressors.h preload/hprofstrip.h
 
 # the hst_* API stays hidden in the shim (HPROFSTRIP_API empty): it
 # exports the wrappers only
@@ -78,10 +78,10 @@ $(BUILD)/embedtest: tests/embedtest.c examples/android/hook-example.c \
 		$(ARCHIVE) -ldl $(LDFLAGS)
 
 # sets LD_PRELOAD and the shim's variables, then execs a command
-$(LAUNCHER): preload/hprofstrip-run.c strip/hprof.h strip/compressors.h | $(BUILD)
+$(LAUNCHER): preload/hprofstrip-run.c strip/engine/hprof.h strip/cli/compressors.h | $(BUILD)
 	$(CC) $(ALL_CFLAGS) -o $@ preload/hprofstrip-run.c $(LDFLAGS)
 
-$(BUILD)/splitcheck: tests/splitcheck.c $(ENGINE) strip/hprof.h | $(BUILD)
+$(BUILD)/splitcheck: tests/splitcheck.c $(ENGINE) strip/engine/hprof.h | $(BUILD)
 	$(CC) $(ALL_CFLAGS) -o $@ tests/splitcheck.c $(ENGINE) $(LDFLAGS)
 
 $(BUILD)/oracle: tests/oracle.c | $(BUILD)
@@ -103,7 +103,7 @@ $(BUILD)/replay: tests/replay.c $(STUBS) | $(BUILD)
 
 # the shim's policy as plain C, without LD_PRELOAD
 $(BUILD)/policytest: tests/policytest.c preload/policy.c preload/policy.h \
-		strip/compressors.h | $(BUILD)
+		strip/cli/compressors.h | $(BUILD)
 	$(CC) $(ALL_CFLAGS) -o $@ tests/policytest.c preload/policy.c \
 		-ldl $(LDFLAGS)
 
@@ -141,7 +141,7 @@ clean:
 # and lib directories are PREFIX's, not set apart.
 PREFIX ?= /usr/local
 INSTALL ?= install
-MAN1 = strip/hprofstrip.1 restore/hprofrestore.1 preload/hprofstrip-run.1
+MAN1 = strip/cli/hprofstrip.1 restore/hprofrestore.1 preload/hprofstrip-run.1
 MAN7 = preload/libhprofstrip.7
 INSTALLED = $(addprefix $(PREFIX)/bin/,hprofstrip hprofrestore hprofstrip-run) \
 	$(PREFIX)/lib/hprofstrip/libhprofstrip.so \

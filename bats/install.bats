@@ -303,7 +303,7 @@ env_of() {
 @test "hprofstrip-run --help and --version" {
 	run --separate-stderr "$RUN" --version
 	assert_success
-	assert_output "hprofstrip-run $(sed -n 's/^#define HS_VERSION "\(.*\)"$/\1/p' "$ROOT/strip/hprof.h")"
+	assert_output "hprofstrip-run $(sed -n 's/^#define HS_VERSION "\(.*\)"$/\1/p' "$ROOT/strip/engine/hprof.h")"
 	run --separate-stderr "$RUN" --help
 	assert_success
 	assert_line --regexp '^Usage: hprofstrip-run '
@@ -337,7 +337,7 @@ env_of() {
 	# every option in a tool's --help is in its page
 	for tool in hprofstrip hprofrestore hprofstrip-run; do
 		case $tool in
-		hprofstrip) page=$man/strip/hprofstrip.1 ;;
+		hprofstrip) page=$man/strip/cli/hprofstrip.1 ;;
 		hprofrestore) page=$man/restore/hprofrestore.1 ;;
 		*) page=$man/preload/hprofstrip-run.1 ;;
 		esac

@@ -1,5 +1,5 @@
 #!/usr/bin/env bats
-# Where the offline tools' output goes (strip/out.c): devices, FIFOs and
+# Where the offline tools' output goes (strip/cli/out.c): devices, FIFOs and
 # sockets are written into, symlinks followed, permissions never widened,
 # a reused stdout file cut at the end, a pipe streamed with no room in
 # TMPDIR, -q silent everywhere; and write faults (tests/faultinject.c: 1-byte

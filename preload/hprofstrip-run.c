@@ -8,8 +8,8 @@
  * (readlink /proc/self/exe), DIR/../lib/hprofstrip/libhprofstrip.so (the
  * installed layout), else DIR/libhprofstrip.so (the build directory).
  */
-#include "../strip/compressors.h"
-#include "../strip/hprof.h"
+#include "../strip/cli/compressors.h"
+#include "../strip/engine/hprof.h"
 
 #include <errno.h>
 #include <limits.h>

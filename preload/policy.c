@@ -1,7 +1,7 @@
 /* The shim's policy: see policy.h. */
 #include "policy.h"
-#include "../strip/compressors.h"
-#include "../strip/hprof.h"
+#include "../strip/cli/compressors.h"
+#include "../strip/engine/hprof.h"
 
 #include <errno.h>
 #include <fcntl.h>

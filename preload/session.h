@@ -10,8 +10,8 @@
 #ifndef HPROFSTRIP_SESSION_H
 #define HPROFSTRIP_SESSION_H
 
-#include "../strip/hprof.h"
-#include "../strip/outbuf.h"
+#include "../strip/engine/hprof.h"
+#include "../strip/cli/outbuf.h"
 #include "pipe.h"
 #include "policy.h"
 #include "hprofstrip.h"

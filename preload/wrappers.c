@@ -52,7 +52,7 @@ static int passthrough(void)
 		return r_;                        \
 	} while (0)
 
-/* Called by the project's own tools before main (strip/standaside.c). */
+/* Called by the project's own tools before main (strip/cli/standaside.c). */
 EXPORT void hprofstrip_preload_standaside(void)
 {
 	__atomic_store_n(&standaside, 1, __ATOMIC_RELAXED);

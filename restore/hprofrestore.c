@@ -1,5 +1,5 @@
 /* hprofrestore: turn a stripped HPROF dump back into one viewers open. */
-#include "../strip/cli.h"
+#include "../strip/cli/cli.h"
 
 static const char usage[] =
 "Usage: hprofrestore [OPTIONS] [IN]\n"

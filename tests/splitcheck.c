@@ -24,7 +24,7 @@
  *       verbatim, and leave the top-level framing exact, for any cut.
  *   splitcheck -w FILE OUT   write the one-shot strip output (for tests)
  */
-#include "../strip/hprof.h"
+#include "../strip/engine/hprof.h"
 
 #include <stdio.h>
 #include <stdlib.h>

@@ -11,7 +11,7 @@
 #ifndef HPROFSTRIP_FUZZ_COMMON_H
 #define HPROFSTRIP_FUZZ_COMMON_H
 
-#include "../../strip/hprof.h"
+#include "../../strip/engine/hprof.h"
 
 #include <stddef.h>
 #include <stdint.h>

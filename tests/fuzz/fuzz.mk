@@ -29,7 +29,7 @@ FUZZ_CFLAGS = -std=c11 -D_GNU_SOURCE -Wall -Wextra -Werror -g -O1 \
 	-fsanitize=fuzzer,address,undefined -fno-sanitize-recover=all \
 	-fno-omit-frame-pointer -DORACLE_LIB
 FUZZ_SRC = tests/fuzz/common.c tests/oracle.c $(ENGINE)
-FUZZ_DEPS = $(FUZZ_SRC) tests/fuzz/common.h tests/fuzz/oracle.h strip/hprof.h
+FUZZ_DEPS = $(FUZZ_SRC) tests/fuzz/common.h tests/fuzz/oracle.h strip/engine/hprof.h
 FUZZ_BINS = $(FUZZ_TARGETS:%=$(FUZZ_BUILD)/fuzz_%)
 FUZZ_SEEDS = $(FUZZ_BUILD)/seeds/.stamp
 FUZZ_RUN = FUZZ_BUILD=$(FUZZ_BUILD) FUZZ_MAX_LEN=$(FUZZ_MAX_LEN) tests/fuzz/run.sh
@@ -42,9 +42,9 @@ $(FUZZ_BUILD)/fuzz_restore: tests/fuzz/fuzz_restore.c $(FUZZ_DEPS)
 	@mkdir -p $(@D)
 	$(FUZZ_CC) $(FUZZ_CFLAGS) -o $@ tests/fuzz/fuzz_restore.c $(FUZZ_SRC)
 
-$(FUZZ_BUILD)/fuzz_info: tests/fuzz/fuzz_info.c strip/info.c strip/info.h $(FUZZ_DEPS)
+$(FUZZ_BUILD)/fuzz_info: tests/fuzz/fuzz_info.c strip/cli/info.c strip/cli/info.h $(FUZZ_DEPS)
 	@mkdir -p $(@D)
-	$(FUZZ_CC) $(FUZZ_CFLAGS) -o $@ tests/fuzz/fuzz_info.c strip/info.c \
+	$(FUZZ_CC) $(FUZZ_CFLAGS) -o $@ tests/fuzz/fuzz_info.c strip/cli/info.c \
 		$(FUZZ_SRC)
 
 $(FUZZ_BUILD)/mkseeds: tests/fuzz/mkseeds.c tests/oracle.c tests/fuzz/oracle.h
@@ -84,7 +84,7 @@ LLVM_COV ?= llvm-cov
 fuzz-coverage: $(FUZZ_SEEDS)
 	@mkdir -p $(FUZZ_COV)
 	@for t in $(FUZZ_TARGETS); do \
-		extra=; [ $$t = info ] && extra=strip/info.c; \
+		extra=; [ $$t = info ] && extra=strip/cli/info.c; \
 		$(FUZZ_CC) $(FUZZ_COV_CFLAGS) -o $(FUZZ_COV)/fuzz_$$t \
 			tests/fuzz/fuzz_$$t.c $$extra $(FUZZ_SRC) || exit 1; \
 		mkdir -p $(FUZZ_BUILD)/corpus/$$t; \
@@ -105,11 +105,11 @@ fuzz-coverage: $(FUZZ_SEEDS)
 		$(FUZZ_TARGETS:%=$(FUZZ_COV)/%.profraw)
 	@$(LLVM_COV) report $(FUZZ_COV)/fuzz_engine \
 		$(FUZZ_TARGETS:%=-object $(FUZZ_COV)/fuzz_%) \
-		-instr-profile=$(FUZZ_COV)/all.profdata $(ENGINE) strip/info.c | \
+		-instr-profile=$(FUZZ_COV)/all.profdata $(ENGINE) strip/cli/info.c | \
 		sed -n '1p;/\.c /p'
 	@$(LLVM_COV) show $(FUZZ_COV)/fuzz_engine \
 		$(FUZZ_TARGETS:%=-object $(FUZZ_COV)/fuzz_%) \
-		-instr-profile=$(FUZZ_COV)/all.profdata $(ENGINE) strip/info.c \
+		-instr-profile=$(FUZZ_COV)/all.profdata $(ENGINE) strip/cli/info.c \
 		>$(FUZZ_COV)/all.txt
 
 # ---- sanitized tests ---------------------------------------------------------

@@ -1,5 +1,5 @@
 /*
- * libFuzzer target: hprofstrip --info, the census (strip/info.c and the
+ * libFuzzer target: hprofstrip --info, the census (strip/cli/info.c and the
  * engine's census).
  *
  * Input: flags, 3 seed bytes for the piece sizes (see common.h), the dump.
@@ -15,7 +15,7 @@
  */
 #include "common.h"
 #include "oracle.h"
-#include "../../strip/info.h"
+#include "../../strip/cli/info.h"
 
 #include <stdio.h>
 #include <stdlib.h>

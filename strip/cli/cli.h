@@ -2,7 +2,7 @@
 #ifndef HPROFSTRIP_CLI_H
 #define HPROFSTRIP_CLI_H
 
-#include "hprof.h"
+#include "../engine/hprof.h"
 
 /* A tool's own long option: the engine flags it adds. */
 struct cli_option {

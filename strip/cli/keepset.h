@@ -6,7 +6,7 @@
 #ifndef HPROFSTRIP_KEEPSET_H
 #define HPROFSTRIP_KEEPSET_H
 
-#include "hprof.h"
+#include "../engine/hprof.h"
 
 struct keepset {
 	struct hs_keep keep;   /* for hs_config.keep */

@@ -2,7 +2,7 @@
 #ifndef HPROFSTRIP_INFO_H
 #define HPROFSTRIP_INFO_H
 
-#include "hprof.h"
+#include "../engine/hprof.h"
 
 #include <stddef.h>
 

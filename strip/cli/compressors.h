@@ -3,7 +3,7 @@
  * (HPROFSTRIP_COMPRESS, preload/policy.c and pipe.c), the launcher checks
  * the name its --compress is given (preload/hprofstrip-run.c), and the
  * tools read a compressed dump through one, known by its magic bytes
- * (strip/decomp.c). Each is the program of that name on PATH.
+ * (strip/cli/decomp.c). Each is the program of that name on PATH.
  */
 #ifndef HPROFSTRIP_COMPRESSORS_H
 #define HPROFSTRIP_COMPRESSORS_H
