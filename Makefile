@@ -119,6 +119,7 @@ check: deps all $(TESTBIN) check-man
 	$(MAKE) fuzz-short
 	$(MAKE) check-sanitize
 	$(BUILD)/policytest
+	CC="$(CC)" tests/circles.sh
 	BUILD=$(BUILD) tests/unit.sh
 	BUILD=$(BUILD) tests/run-bats.sh bats/
 
