@@ -13,10 +13,13 @@ CFLAGS ?= -O2 -g
 WARN = -std=c11 -D_GNU_SOURCE -Wall -Wextra -Werror
 ALL_CFLAGS = $(WARN) $(CFLAGS)
 
-ENGINE = strip/engine/engine.c
+# the engine, its files top to bottom (strip/engine/internal.h)
+ENGINE = strip/engine/rewrite.c strip/engine/engine.c strip/engine/keep.c \
+	strip/engine/salvage.c strip/engine/record.c strip/engine/hold.c \
+	strip/engine/segment.c strip/engine/emit.c strip/engine/format.c
 CLI = strip/cli/cli.c strip/cli/out.c strip/cli/outbuf.c strip/cli/info.c strip/cli/keepset.c \
 	strip/cli/standaside.c strip/cli/decomp.c
-HDRS = strip/engine/hprof.h strip/cli/cli.h strip/cli/out.h strip/cli/outbuf.h strip/cli/info.h \
+HDRS = strip/engine/hprof.h strip/engine/internal.h strip/cli/cli.h strip/cli/out.h strip/cli/outbuf.h strip/cli/info.h \
 	strip/cli/keepset.h strip/cli/decomp.h strip/cli/compressors.h
 TOOLS = $(BUILD)/hprofstrip $(BUILD)/hprofrestore
 SHIM = $(BUILD)/libhprofstrip.so
@@ -42,6 +45,7 @@ SHIM_SRC = preload/wrappers.c preload/libc.c preload/policy.c preload/say.c \
 	preload/pipe.c $(ENGINE) strip/cli/outbuf.c
 SHIM_HDRS = preload/libc.h preload/policy.h preload/say.h \
 	preload/fdtable.h preload/session.h preload/pipe.h strip/engine/hprof.h \
+	strip/engine/internal.h \
 	strip/cli/outbuf.h strip/cli/compressors.h preload/hprofstrip.h
 
 # the hst_* API stays hidden in the shim (HPROFSTRIP_API empty): it
@@ -81,7 +85,8 @@ $(BUILD)/embedtest: tests/embedtest.c examples/android/hook-example.c \
 $(LAUNCHER): preload/hprofstrip-run.c strip/engine/hprof.h strip/cli/compressors.h | $(BUILD)
 	$(CC) $(ALL_CFLAGS) -o $@ preload/hprofstrip-run.c $(LDFLAGS)
 
-$(BUILD)/splitcheck: tests/splitcheck.c $(ENGINE) strip/engine/hprof.h | $(BUILD)
+$(BUILD)/splitcheck: tests/splitcheck.c $(ENGINE) strip/engine/hprof.h \
+		strip/engine/internal.h | $(BUILD)
 	$(CC) $(ALL_CFLAGS) -o $@ tests/splitcheck.c $(ENGINE) $(LDFLAGS)
 
 $(BUILD)/oracle: tests/oracle.c | $(BUILD)

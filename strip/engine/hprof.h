@@ -125,8 +125,8 @@ enum {
 	HS_JVM = 1u << 1,      /* with HS_RESTORE: Android 1.0.3 -> 1.0.2 */
 	HS_APP_ONLY = 1u << 2, /* with HS_JVM, or stripping: drop zygote and
 	                          image heap objects (1.0.3 only); stripping,
-	                          a HEAP_DUMP_INFO is held back until a
-	                          sub-record it governs is kept */
+	                          a HEAP_DUMP_INFO waits until a sub-record
+	                          it governs is kept */
 	HS_OPEN_LEN = 1u << 3, /* a heap record of length 0 followed by a
 	                          sub-record is a placeholder, closed when
 	                          hs_rewrite brings its length (JDK 8 seeks
@@ -175,7 +175,7 @@ enum {
  * HEAP_DUMP_END follows when the dump has segments, and st->salvaged says
  * what was dropped. Output already written past that point is cut back
  * with the sink's truncate(). The class dumps of primitive array classes
- * that the cut left out are completed (see complete_array_classes). A cut
+ * that the cut left out are completed (salvage.c: complete_classes). A cut
  * inside the file header, or before the first whole instance or array
  * dump, is still an error. A heap record of length 0 followed by a
  * sub-record is read as a JDK 8 placeholder (as with HS_OPEN_LEN) that was
@@ -203,7 +203,7 @@ enum {
  *                   them); when the array ends a heap record (HotSpot
  *                   ends a segment after a large array), until the next
  *                   record's header and first sub-record show it (at
- *                   most 73 bytes, in st->xlook), the array staying the
+ *                   most 73 bytes, in st->ks.xlook), the array staying the
  *                   last sub-record of its record. So output lags input
  *                   by at most hold_size + 91 bytes. An array a String
  *                   further on claims, and any array larger than
@@ -286,125 +286,182 @@ struct hs_config {
 	unsigned char *seg_buf;    /* HS_STREAM: HS_STREAM_BUF bytes */
 };
 
-struct hs_state {
-	/* configuration (set by hs_init, readable) */
-	unsigned flags;
-	struct hs_sink sink;
-	struct hs_census *census; /* NULL: no census */
+/* The engine's private state, by who owns it (strip/engine/internal.h
+ * has the map): the caller only gives it room. */
 
-	/* results, readable at any time */
-	uint64_t in_off;        /* input bytes consumed */
-	uint64_t out_off;       /* output bytes emitted */
-	uint64_t arrays;        /* arrays stripped or restored */
-	uint64_t elem_bytes;    /* element bytes removed or added */
-	uint64_t records;       /* top-level records seen */
-	uint64_t kept;          /* HS_KEEP_STRINGS: arrays kept whole */
-	uint64_t kept_bytes;    /* their element bytes */
-	uint64_t strings;       /* String instances read */
-	uint64_t evicted;       /* pending ids dropped: the table was full */
-	uint64_t class_full;    /* class dumps not recorded: table full */
-	uint64_t late;          /* instances read before their layout was
-	                           known (not ART's Strings) */
-	uint64_t objects;       /* instance and array dumps written whole */
-	int salvaged;           /* HS_SALVAGE: the stream was cut inside a
-	                           record, and ends at the last whole unit */
-	uint64_t salvage_from;  /* ... the input dropped from here on */
-	uint64_t salvage_subs;  /* ... of which partial sub-records (0, 1) */
-	uint64_t salvage_recs;  /* ... and partial records (0, 1) */
-	uint64_t salvage_classes; /* ... primitive array classes whose class
-	                           dump the cut left out, completed */
-	enum hs_err err;        /* sticky; HS_E_OK while healthy */
-	uint64_t err_off;       /* input offset of the error */
-	enum hs_err fallback;   /* HS_FALLBACK: the error that started it */
-	uint64_t fallback_off;
-	uint64_t fb_in, fb_out; /* where the verbatim copy began, in and out */
-	uint64_t same_until;    /* input bytes before this offset that were
-	                           emitted (out_off) went out unchanged at the
-	                           same offset: everything before the first
-	                           heap record (UINT64_MAX until one starts) */
-	unsigned idsize;        /* 4 or 8 once the header is read */
-	char version;           /* '1', '2', '3' (0 before the header) */
-	char header[32];        /* the header string, NUL-terminated */
-	uint64_t timestamp;
+/* The effective mode, resolved once from the flags and the dump's version
+ * (hs_init, then again when the file header is read). */
+struct hs_mode {
+	unsigned char restore;     /* HS_RESTORE: 0xC3 -> 0x23 + zeros */
+	unsigned char convert;     /* HS_JVM on a 1.0.3 dump: to 1.0.2 */
+	unsigned char app_only;    /* HS_APP_ONLY in effect (1.0.3 only) */
+	unsigned char app_strip;   /* ... stripping: HEAP_DUMP_INFOs wait */
+	unsigned char late_header; /* heap record headers wait for output */
+	unsigned char keep;        /* HS_KEEP_STRINGS while stripping */
+	unsigned char keep_reads;  /* ... reading fields (not exact pass 2) */
+	unsigned char keep_streams;/* ... streaming: pending ids, hold-back */
+	unsigned char stream;      /* HS_STREAM: segments */
+	unsigned char salvage;     /* HS_SALVAGE */
+	unsigned char fallback;    /* HS_FALLBACK */
+	unsigned char open_len;    /* HS_OPEN_LEN (HS_SALVAGE brings it) */
+	unsigned char no_header;   /* HS_NO_HEADER */
+};
 
-	/* private */
-	unsigned phase, next, act, have, need, count;
-	unsigned char rec_tag, sub_tag, heap, rec_hdr_out, open, maybe_open;
-	unsigned char scratch[72]; /* the longest unit gathered: a class
-	                              dump's fixed part, 67 bytes with
-	                              8-byte ids */
-	unsigned char rec_hdr[9];
-	unsigned char info[16]; /* HS_APP_ONLY strip: the HEAP_DUMP_INFO held
-	                           back (1 + id + 4 bytes), info_len of them;
-	                           0: none */
-	unsigned char info_len;
-	uint64_t rec_end;       /* input offset where the record ends */
-	uint64_t rec_len;       /* the record's input length */
-	uint64_t rec_body_in;   /* input offset of the record body */
-	uint64_t rec_body_out;  /* output offset of the record body */
-	uint64_t sub_in;        /* input offset of the current sub-record */
-	uint64_t sub_out;       /* ... and its output offset */
-	size_t sub_seg;         /* HS_STREAM: seg_len when it began */
-	uint64_t own_start;     /* HS_STREAM: output offset of the segment
-	                           of its own, header included */
-	/* HS_SALVAGE: the primitive array classes by element type (viewers
-	 * need their class dumps to show such arrays) */
-	uint64_t arr_name[12];  /* STRING ids of "[B", "byte[]" ... + 1 */
-	uint64_t arr_class[12]; /* LOAD_CLASS ids of those classes + 1 */
-	uint32_t arr_trace[12]; /* ... their stack trace serials */
-	uint64_t obj_name, obj_class; /* java.lang.Object's, + 1 */
-	unsigned arr_dumped;    /* bit t: the class dump of type t came */
-	unsigned arr_used;      /* bit t: an array of type t went out */
-	unsigned char had_segments; /* a 0x1C record was read or written */
-	uint64_t heap_written;      /* heap records (segments) written */
-	unsigned char sub_drop;     /* the whole sub-record is dropped */
-	unsigned char in_segments;  /* the input's segments lack their END */
-	uint64_t left;          /* bytes left in the current body */
-	uint64_t zeros;         /* restore: zeros still to emit */
-	unsigned elem_type;
-	uint64_t patch_off;     /* the length field being rewritten */
-	unsigned char patch[4];
-	unsigned patch_mask;    /* which of its bytes arrived */
-
-	/* HS_KEEP_STRINGS */
-	struct hs_keep keep;
+/* HS_KEEP_STRINGS (keep.c) */
+struct hs_keeping {
+	struct hs_keep cfg;        /* the caller's tables and callbacks */
 	/* ids of the STRING records naming java/lang/String (or, Android,
 	 * java.lang.String), java/lang/Thread, "value" and "name": a name
 	 * may have more than one (the first 4 are kept) */
 	uint64_t names[4][4];
 	uint64_t class_string, class_thread;
-	int32_t string_ref;     /* offset of String.value, -1: not known */
-	int32_t thread_ref;     /* offset of Thread.name, -1: not known */
-	unsigned char expect;   /* the last sub-record was a String whose
-	                           layout is not known yet (ART) */
-	unsigned char look_n;   /* the instance header's length in look */
-	uint64_t rest;          /* instance bytes after the field read */
-	uint64_t cls_id, cls_super; /* the class dump being read */
+	unsigned char expect;      /* the last sub-record was a String whose
+	                              layout is not known yet (ART) */
+	uint64_t rest;             /* instance bytes after the field read */
+	uint64_t cls_id, cls_super;/* the class dump being read */
 	uint32_t cls_bytes;
 	int32_t cls_ref;
 	unsigned pend_count, pend_hand, cls_count;
-	uint64_t hold_id;       /* the held array: its id, */
-	size_t hold_len;        /* its bytes held (header + elements), */
-	size_t hold_need;       /* and its full length; 0: none held */
-	unsigned char hold_hdr[20]; /* its header; the elements are in
-	                           keep.hold */
-	uint64_t claimed;       /* the String value kept as xlook showed */
-	unsigned xlook_len;     /* the bytes after a heap record that ended */
-	unsigned char xlook[9 + 64]; /* with an array held: the next
-	                           record's header and the start of its first
-	                           sub-record, up to a String's value */
+	uint64_t held_id;          /* the held array: its id, */
+	size_t held_len;           /* its bytes held (header + elements), */
+	size_t held_need;          /* and its full length; 0: none held */
+	unsigned char held_hdr[20];/* its header; the elements are in
+	                              cfg.hold */
+	uint64_t claimed;          /* the String value kept as xlook showed */
+	unsigned xlook_len;        /* the bytes after a heap record that */
+	unsigned char xlook[9 + 64];/* ended with an array held: the next
+	                              record's header and the start of its
+	                              first sub-record, up to a String's
+	                              value */
 	unsigned look_len, look_need; /* an instance gathered behind it */
 	unsigned char look[64];
+};
 
-	/* HS_STREAM */
-	unsigned char *seg;     /* the segment being gathered */
-	size_t seg_len;
-	uint64_t own_left;      /* bytes left of a segment of its own */
-	unsigned char seg_time[4]; /* the input heap record's time field */
-	unsigned char stream_hold; /* the sub-record's header was held to
-	                           decide its segment first */
-	unsigned char need_end; /* a HEAP_DUMP became segments: an END is due */
-	unsigned char gather;   /* in a heap record: output gathers in seg */
+/* HS_STREAM (segment.c) */
+struct hs_segments {
+	unsigned char *buf;        /* the segment being gathered */
+	size_t len;
+	size_t sub_start;          /* len when the sub-record began */
+	unsigned char gather;      /* in a heap record: output gathers in buf */
+	unsigned char sizing;      /* the sub-record's header was taken to
+	                              decide its segment first */
+	unsigned char time[4];     /* the input heap record's time field */
+	uint64_t own_left;         /* bytes left of a segment of its own */
+	uint64_t own_start;        /* its output offset, header included */
+};
+
+/* HS_SALVAGE (salvage.c): the primitive array classes by element type
+ * (viewers need their class dumps to show such arrays) */
+struct hs_salvaging {
+	uint64_t arr_name[12];     /* STRING ids of "[B", "byte[]" ... + 1 */
+	uint64_t arr_class[12];    /* LOAD_CLASS ids of those classes + 1 */
+	uint32_t arr_trace[12];    /* ... their stack trace serials */
+	uint64_t obj_name, obj_class; /* java.lang.Object's, + 1 */
+	unsigned arr_dumped;       /* bit t: the class dump of type t came */
+	unsigned arr_used;         /* bit t: an array of type t went out */
+};
+
+struct hs_state {
+	/* configuration (set by hs_init, readable): the flags in effect
+	 * (hs_init drops HS_KEEP_STRINGS without hs_config.keep and
+	 * HS_STREAM without hs_config.seg_buf; HS_SALVAGE brings
+	 * HS_OPEN_LEN) */
+	unsigned flags;
+	struct hs_sink sink;
+	struct hs_census *census; /* NULL: no census */
+
+	/* results, readable at any time */
+	struct {
+		uint64_t in_off;        /* input bytes consumed */
+		uint64_t out_off;       /* output bytes emitted */
+		uint64_t arrays;        /* arrays stripped or restored */
+		uint64_t elem_bytes;    /* element bytes removed or added */
+		uint64_t records;       /* top-level records seen */
+		uint64_t kept;          /* HS_KEEP_STRINGS: arrays kept whole */
+		uint64_t kept_bytes;    /* their element bytes */
+		uint64_t strings;       /* String instances read */
+		uint64_t evicted;       /* pending ids dropped: the table was
+		                           full */
+		uint64_t class_full;    /* class dumps not recorded: table
+		                           full */
+		uint64_t late;          /* instances read before their layout
+		                           was known (not ART's Strings) */
+		int32_t string_ref;     /* offset of String.value in an
+		                           instance, -1: not known */
+		int32_t thread_ref;     /* offset of Thread.name, -1: not
+		                           known */
+		uint64_t objects;       /* instance and array dumps written
+		                           whole */
+		int salvaged;           /* HS_SALVAGE: the stream was cut inside
+		                           a record, and ends at the last whole
+		                           unit */
+		uint64_t salvage_from;  /* ... the input dropped from here on */
+		uint64_t salvage_subs;  /* ... of which partial sub-records
+		                           (0, 1) */
+		uint64_t salvage_recs;  /* ... and partial records (0, 1) */
+		uint64_t salvage_classes; /* ... primitive array classes whose
+		                           class dump the cut left out,
+		                           completed */
+		enum hs_err err;        /* sticky; HS_E_OK while healthy */
+		uint64_t err_off;       /* input offset of the error */
+		enum hs_err fallback;   /* HS_FALLBACK: the error that started
+		                           it */
+		uint64_t fallback_off;
+		uint64_t fb_in, fb_out; /* where the verbatim copy began, in and
+		                           out */
+		uint64_t same_until;    /* input bytes before this offset that
+		                           were emitted (out_off) went out
+		                           unchanged at the same offset:
+		                           everything before the first heap
+		                           record (UINT64_MAX until one
+		                           starts) */
+		unsigned idsize;        /* 4 or 8 once the header is read */
+		char version;           /* '1', '2', '3' (0 before the
+		                           header) */
+		char header[32];        /* the header string, NUL-terminated */
+		uint64_t timestamp;
+	};
+
+	/* private: the phase machine (engine.c) */
+	struct {
+		unsigned phase, next, act, have, need, count;
+		unsigned char rec_tag, sub_tag, heap, rec_hdr_out;
+		unsigned char open;       /* HS_OPEN_LEN: the record's length is
+		                             a placeholder still */
+		unsigned char maybe_open; /* ... or it may be: the next byte
+		                             tells */
+		unsigned char sub_drop;   /* the whole sub-record is dropped */
+		unsigned char had_segments; /* a 0x1C record was read or
+		                             written */
+		unsigned char in_segments;/* the input's segments lack their
+		                             END */
+		unsigned char need_end;   /* segments went out: an END is due */
+		unsigned char scratch[72];/* the longest unit gathered: a class
+		                             dump's fixed part, 67 bytes with
+		                             8-byte ids */
+		unsigned char rec_hdr[9];
+		unsigned char info[16];   /* HS_APP_ONLY strip: the
+		                             HEAP_DUMP_INFO waiting (1 + id +
+		                             4 bytes), info_len of them; 0:
+		                             none */
+		unsigned char info_len;
+		uint64_t rec_end;       /* input offset where the record ends */
+		uint64_t rec_len;       /* the record's input length */
+		uint64_t rec_body_in;   /* input offset of the record body */
+		uint64_t rec_body_out;  /* output offset of the record body */
+		uint64_t sub_in;        /* input offset of the current
+		                           sub-record */
+		uint64_t sub_out;       /* ... and its output offset */
+		uint64_t heap_written;  /* heap records (segments) written */
+		uint64_t left;          /* bytes left in the current body */
+		uint64_t patch_off;     /* the length field being rewritten */
+		unsigned char patch[4];
+		unsigned patch_mask;    /* which of its bytes arrived */
+	};
+	struct hs_mode mode;
+	struct hs_keeping ks;     /* keep.c */
+	struct hs_segments sg;    /* segment.c */
+	struct hs_salvaging sv;   /* salvage.c */
 };
 
 /* Basic type sizes (0: invalid); type 2 is an object id. */

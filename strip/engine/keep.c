@@ -1,0 +1,436 @@
+/*
+ * HS_KEEP_STRINGS (see hprof.h): the arrays that String values (and JDK
+ * <= 8's Thread names) point at keep their elements.
+ *
+ * On the way through, this layer reads the names of String and Thread
+ * (STRING and LOAD_CLASS records), their layouts (class dumps' instance
+ * fields, PH_IF), and each instance's String.value or Thread.name
+ * (PH_PEEK). Streaming, the ids read wait in the pending table for their
+ * arrays, and an array may be held back until a String claims it
+ * (hold.c). Every hook does nothing unless keep-strings is on.
+ */
+#include "internal.h"
+
+/* ---- the pending ids and the classes ----------------------------------- */
+
+/* Ids are addresses: multiply, keep the high bits. */
+static unsigned slot_of(uint64_t id, unsigned slots)
+{
+	return (unsigned)((id * 0x9E3779B97F4A7C15u) >> 32) & (slots - 1);
+}
+
+/* Linear probing; removal shifts the entries after it back, so no
+ * tombstones (Knuth 6.4, algorithm R). */
+static void pend_remove(struct hs_state *st, unsigned i)
+{
+	uint64_t *t = st->ks.cfg.pending;
+	unsigned mask = st->ks.cfg.pending_slots - 1, j = i, k;
+
+	for (;;) {
+		j = (j + 1) & mask;
+		if (!t[j])
+			break;
+		k = slot_of(t[j], mask + 1);
+		/* t[j] may move to i unless its home lies cyclically in (i, j] */
+		if (i <= j ? (i < k && k <= j) : (i < k || k <= j))
+			continue;
+		t[i] = t[j];
+		i = j;
+	}
+	t[i] = 0;
+	st->ks.pend_count--;
+}
+
+static void pend_put(struct hs_state *st, uint64_t id)
+{
+	uint64_t *t = st->ks.cfg.pending;
+	unsigned slots = st->ks.cfg.pending_slots, i;
+
+	if (!slots)
+		return;
+	/* full (7/8): evict one, sweeping the table like a clock hand */
+	if (st->ks.pend_count >= slots - slots / 8) {
+		while (!t[st->ks.pend_hand])
+			st->ks.pend_hand = (st->ks.pend_hand + 1) & (slots - 1);
+		pend_remove(st, st->ks.pend_hand);
+		st->ks.pend_hand = (st->ks.pend_hand + 1) & (slots - 1);
+		st->evicted++;
+	}
+	for (i = slot_of(id, slots); t[i]; i = (i + 1) & (slots - 1))
+		if (t[i] == id)
+			return;
+	t[i] = id;
+	st->ks.pend_count++;
+}
+
+/* Is id pending? Then it is taken out. */
+static int pend_take(struct hs_state *st, uint64_t id)
+{
+	uint64_t *t = st->ks.cfg.pending;
+	unsigned slots = st->ks.cfg.pending_slots, i;
+
+	if (!slots)
+		return 0;
+	for (i = slot_of(id, slots); t[i]; i = (i + 1) & (slots - 1))
+		if (t[i] == id) {
+			pend_remove(st, i);
+			return 1;
+		}
+	return 0;
+}
+
+static struct hs_class *class_find(const struct hs_state *st, uint64_t id)
+{
+	struct hs_class *t = st->ks.cfg.classes;
+	unsigned slots = st->ks.cfg.class_slots, i;
+
+	if (!slots || !id)
+		return NULL;
+	for (i = slot_of(id, slots); t[i].id; i = (i + 1) & (slots - 1))
+		if (t[i].id == id)
+			return &t[i];
+	return NULL;
+}
+
+/* The class dump just read (st->ks.cls_*). */
+static void class_done(struct hs_state *st)
+{
+	struct hs_class *t = st->ks.cfg.classes;
+	unsigned slots = st->ks.cfg.class_slots, i;
+	uint64_t id = st->ks.cls_id;
+
+	if (id && id == st->ks.class_string)
+		st->string_ref = st->ks.cls_ref;
+	if (id && id == st->ks.class_thread)
+		st->thread_ref = st->ks.cls_ref;
+	if (!slots || !id || class_find(st, id))
+		return;
+	if (st->ks.cls_count >= slots - slots / 8) {
+		st->class_full++;
+		return;
+	}
+	for (i = slot_of(id, slots); t[i].id; i = (i + 1) & (slots - 1))
+		;
+	t[i].id = id;
+	t[i].super = st->ks.cls_super;
+	t[i].bytes = st->ks.cls_bytes;
+	t[i].ref = -2;
+	st->ks.cls_count++;
+}
+
+/* Where Thread.name sits in an instance of class id: -1 if it is not a
+ * Thread (or not known). An instance holds its class's own fields, then
+ * its superclass's, up the chain. */
+static int32_t thread_ref_of(struct hs_state *st, uint64_t id)
+{
+	struct hs_class *e = class_find(st, id), *c = e;
+	uint64_t off = 0;
+	int depth;
+
+	if (!class_find(st, st->ks.class_thread) || !e) {
+		st->late++;  /* Thread's or this class's dump is yet to come */
+		return -1;
+	}
+	if (st->thread_ref < 0)
+		return -1;
+	if (e->ref != -2)
+		return e->ref;
+	for (depth = 0; depth < 64 && off < INT32_MAX; depth++) {
+		if (c->id == st->ks.class_thread) {
+			e->ref = (int32_t)(off + (uint64_t)st->thread_ref);
+			return e->ref;
+		}
+		off += c->bytes;
+		if (!c->super) {
+			e->ref = -1;
+			return -1;
+		}
+		c = class_find(st, c->super);
+		if (!c) {  /* not known (yet): ask again next time */
+			st->late++;
+			return -1;
+		}
+	}
+	e->ref = -1;
+	return -1;
+}
+
+/* A String's value (or a Thread's name) points at id. */
+static void keep_found(struct hs_state *st, uint64_t id)
+{
+	if (!id)
+		return;
+	if (id == st->ks.claimed) {  /* kept already (hold_resolve) */
+		st->ks.claimed = 0;
+		return;
+	}
+	if (st->ks.cfg.found)
+		st->ks.cfg.found(st->ks.cfg.user, id);
+	else
+		pend_put(st, id);
+}
+
+/* Does the array id keep its elements? */
+static int keep_wants(struct hs_state *st, uint64_t id)
+{
+	if (st->ks.expect == 1) {  /* right after a String of unknown layout */
+		keep_found(st, id);
+		return st->ks.cfg.found ? 0 : (pend_take(st, id), 1);
+	}
+	if (st->ks.cfg.has)
+		return st->ks.cfg.has(st->ks.cfg.user, id) != 0;
+	return pend_take(st, id);
+}
+
+/* ---- the names: STRING and LOAD_CLASS records -------------------------- */
+
+enum { N_STRING, N_THREAD, N_VALUE, N_NAME };
+
+static void name_add(struct hs_state *st, unsigned which, uint64_t id)
+{
+	unsigned i;
+
+	for (i = 0; i < 4; i++)
+		if (!st->ks.names[which][i] || st->ks.names[which][i] == id) {
+			st->ks.names[which][i] = id;
+			return;
+		}
+}
+
+static int name_is(const struct hs_state *st, unsigned which, uint64_t id)
+{
+	unsigned i;
+
+	for (i = 0; id && i < 4; i++)
+		if (st->ks.names[which][i] == id)
+			return 1;
+	return 0;
+}
+
+/* Is this record body one keep_names wants? */
+int keep_wants_record(const struct hs_state *st, unsigned tag, uint32_t len)
+{
+	unsigned id = st->idsize;
+
+	if (!st->mode.keep_reads)
+		return 0;
+	if (tag == HS_REC_STRING)
+		return len == id + 16 || len == id + 5 || len == id + 4;
+	return tag == HS_REC_LOAD_CLASS && len == 8 + 2 * id;
+}
+
+/* A STRING or LOAD_CLASS record body, whole in h: the names and classes
+ * of String and Thread. */
+void keep_names(struct hs_state *st, const unsigned char *h)
+{
+	unsigned id = st->idsize;
+
+	if (!st->mode.keep_reads)
+		return;
+	if (st->rec_tag == HS_REC_STRING) {
+		const char *s = (const char *)h + id;
+		size_t n = st->rec_len - id;
+		uint64_t sid = rd_id(st, h);
+#define IS_(lit) (n == sizeof lit - 1 && !memcmp(s, lit, n))
+		if (IS_("java/lang/String") || IS_("java.lang.String"))
+			name_add(st, N_STRING, sid);
+		else if (IS_("java/lang/Thread") || IS_("java.lang.Thread"))
+			name_add(st, N_THREAD, sid);
+		else if (IS_("value"))
+			name_add(st, N_VALUE, sid);
+		else if (IS_("name"))
+			name_add(st, N_NAME, sid);
+#undef IS_
+	} else {  /* LOAD_CLASS: u4 serial, class id, u4 trace, name id */
+		uint64_t cls = rd_id(st, h + 4), name = rd_id(st, h + 8 + id);
+		if (name_is(st, N_STRING, name))
+			st->ks.class_string = cls;
+		else if (name_is(st, N_THREAD, name))
+			st->ks.class_thread = cls;
+	}
+}
+
+/* ---- class dumps: the layouts of String and Thread --------------------- */
+
+/* A class dump's fixed part, h. */
+void keep_class(struct hs_state *st, const unsigned char *h)
+{
+	unsigned id = st->idsize;
+
+	if (!st->mode.keep_reads)
+		return;
+	st->ks.cls_id = rd_id(st, h + 1);
+	st->ks.cls_super = rd_id(st, h + 1 + id + 4);
+	st->ks.cls_bytes = 0;
+	st->ks.cls_ref = -1;
+}
+
+/* Its instance fields, st->count of them, are next: 1 if they are read
+ * here one by one (PH_IF) rather than skipped. */
+int keep_fields(struct hs_state *st, struct cur *c)
+{
+	if (!st->mode.keep_reads)
+		return 0;
+	/* they must fit, as when they are skipped */
+	if ((uint64_t)st->count * (st->idsize + 1) > rec_left(st)) {
+		eng_fail(st, c, HS_E_OVERRUN, st->sub_in, NULL, 0);
+		return 1;
+	}
+	if (!st->count) {
+		class_done(st);
+		st->phase = PH_SUB_END;
+		return 1;
+	}
+	st->phase = PH_IF;
+	return 1;
+}
+
+/* PH_IF: one instance field {name id, type}, h; instance field types are
+ * not checked, as when the fields are skipped. */
+void keep_field(struct hs_state *st, const unsigned char *h)
+{
+	unsigned id = st->idsize;
+	uint64_t name = rd_id(st, h), cls = st->ks.cls_id;
+	unsigned type = h[id];
+
+	if (type == 2 &&
+	    ((cls == st->ks.class_string && name_is(st, N_VALUE, name)) ||
+	     (cls == st->ks.class_thread && name_is(st, N_NAME, name))))
+		st->ks.cls_ref = (int32_t)st->ks.cls_bytes;
+	st->ks.cls_bytes += hs_type_size(type, id);
+	if (--st->count)
+		return;
+	class_done(st);
+	st->phase = PH_SUB_END;
+}
+
+/* A sub-record starts (its act chosen): behind a held array, an instance
+ * may be the String that claims it (taken, to look at: keep_instance);
+ * anything else releases it. */
+void keep_sub_start(struct hs_state *st, unsigned tag)
+{
+	/* 2 right after a String of unknown layout, 1 at the next */
+	st->ks.expect = st->ks.expect == 2;
+	if (!st->ks.held_need)
+		return;
+	if (tag == HS_SUB_INSTANCE_DUMP && st->act != ACT_DROP)
+		st->act = ACT_TAKE;
+	else
+		hold_release(st, 0);
+}
+
+/* An instance whose header h was just read, its fields len bytes: 1 if
+ * it is read here. A String's value field or a Thread's name is read on
+ * the way (PH_PEEK); behind a held array, a String is gathered until its
+ * value shows whether it claims that array (PH_LOOK). */
+int keep_instance(struct hs_state *st, struct cur *c, const unsigned char *h,
+                  uint64_t len)
+{
+	unsigned id = st->idsize, n = st->need;
+	uint64_t cls;
+	int32_t ref = -1;
+	int is_string;
+
+	if (!st->mode.keep_reads)
+		return 0;
+	cls = rd_id(st, h + 1 + id + 4);
+	is_string = cls && cls == st->ks.class_string;
+	if (len > rec_left(st))
+		return eng_set_body(st, c, len, PH_SUB_END, h,
+		                    st->act == ACT_PASS ? 0 : n);
+	if (is_string) {
+		st->strings++;
+		ref = st->string_ref;
+		if (ref >= 0)
+			;
+		else if (st->version == '3')
+			st->ks.expect = 2;  /* ART: its value comes next */
+		else
+			st->late++;
+	} else if (cls && st->ks.class_thread) {
+		ref = thread_ref_of(st, cls);
+	}
+	if (ref >= 0 && (uint64_t)ref + id > len)
+		ref = -1;
+	if (st->ks.held_need) {  /* h was taken (keep_sub_start) */
+		if (is_string && hold_look(st, h, len, ref))
+			return 1;
+		hold_release(st, 0);
+		seg_emit_sized(st, h, n, n + len);
+	} else {
+		seg_sized(st, h, n, n + len);
+	}
+	if (ref < 0)
+		return eng_set_body(st, c, len, PH_SUB_END, NULL, 0);
+	st->ks.rest = len - (uint64_t)ref - id;
+	return eng_set_body(st, c, (uint64_t)ref, PH_PEEK, NULL, 0);
+}
+
+/* An array's header h, its elements bytes long, that stripping would
+ * strip. 1 if this decided its fate: kept whole, or held back
+ * (streaming: hold_array). */
+int keep_array(struct hs_state *st, struct cur *c, const unsigned char *h,
+               uint64_t bytes)
+{
+	unsigned n = st->need;
+	uint64_t id = rd_id(st, h + 1);
+
+	if (!st->mode.keep)
+		return 0;
+	if (keep_wants(st, id)) {
+		seg_reserve(st, n + bytes);
+		eng_emit(st, h, n);
+		st->kept++;
+		st->kept_bytes += bytes;
+		st->act = ACT_PASS;
+	} else if (!hold_array(st, h, bytes)) {
+		return 0;
+	}
+	return eng_set_body(st, c, bytes, PH_SUB_END, NULL, 0);
+}
+
+/* PH_PEEK: the field's id, then the rest of the instance. */
+int keep_step_peek(struct hs_state *st, struct cur *c)
+{
+	/* an app-only strip reads the Strings it drops too */
+	const unsigned char *h = eng_unit(st, c, st->idsize);
+
+	if (!h)
+		return 0;
+	keep_found(st, rd_id(st, h));
+	return eng_set_body(st, c, st->ks.rest, PH_SUB_END, NULL, 0);
+}
+
+/* PH_LOOK: a String behind a held array, gathered up to its value. */
+int keep_step_look(struct hs_state *st, struct cur *c)
+{
+	size_t avail = (size_t)(c->end - c->p);
+	size_t k = st->ks.look_need - st->ks.look_len;
+	uint64_t v;
+
+	if (k) {
+		if (!avail)
+			return 0;
+		if (k > avail)
+			k = avail;
+		memcpy(st->ks.look + st->ks.look_len, c->p, k);
+		consume(st, c, k);
+		c->run = c->p;
+		st->ks.look_len += (unsigned)k;
+		st->left -= k;
+		return 1;
+	}
+	v = rd_id(st, st->ks.look + st->ks.look_len - st->idsize);
+	if (v == st->ks.held_id) {
+		hold_release(st, 1);
+	} else {
+		hold_release(st, 0);
+		keep_found(st, v);
+	}
+	eng_emit(st, st->ks.look, st->ks.look_len);
+	st->ks.look_len = st->ks.look_need = 0;
+	st->act = ACT_PASS;
+	st->next = PH_SUB_END;
+	st->phase = PH_BODY;
+	return 1;
+}
