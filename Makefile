@@ -85,9 +85,9 @@ $(BUILD)/embedtest: tests/embedtest.c examples/android/hook-example.c \
 $(LAUNCHER): preload/hprofstrip-run.c strip/engine/hprof.h strip/cli/compressors.h | $(BUILD)
 	$(CC) $(ALL_CFLAGS) -o $@ preload/hprofstrip-run.c $(LDFLAGS)
 
-$(BUILD)/splitcheck: tests/splitcheck.c $(ENGINE) strip/engine/hprof.h \
-		strip/engine/internal.h | $(BUILD)
-	$(CC) $(ALL_CFLAGS) -o $@ tests/splitcheck.c $(ENGINE) $(LDFLAGS)
+$(BUILD)/splitcheck: tests/splitcheck.c tests/cutrun.c tests/cutrun.h $(ENGINE) \
+		strip/engine/hprof.h strip/engine/internal.h | $(BUILD)
+	$(CC) $(ALL_CFLAGS) -o $@ tests/splitcheck.c tests/cutrun.c $(ENGINE) $(LDFLAGS)
 
 $(BUILD)/oracle: tests/oracle.c | $(BUILD)
 	$(CC) $(ALL_CFLAGS) -o $@ tests/oracle.c $(LDFLAGS)

@@ -24,73 +24,26 @@
  *       verbatim, and leave the top-level framing exact, for any cut.
  *   splitcheck -w FILE OUT   write the one-shot strip output (for tests)
  */
-#include "../strip/engine/hprof.h"
+#include "cutrun.h"
 
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-struct mem {
-	unsigned char *b;
-	size_t len, cap;
-};
-
-static int mem_write(void *u, const void *buf, size_t len)
+void cr_fail(const char *fmt, ...)
 {
-	struct mem *m = u;
-	if (m->len + len > m->cap) {
-		size_t cap = m->cap ? m->cap : 1 << 16;
-		while (cap < m->len + len)
-			cap *= 2;
-		m->b = realloc(m->b, cap);
-		if (!m->b) {
-			perror("realloc");
-			exit(2);
-		}
-		m->cap = cap;
-	}
-	memcpy(m->b + m->len, buf, len);
-	m->len += len;
-	return 0;
+	va_list ap;
+
+	fputs("splitcheck: ", stderr);
+	va_start(ap, fmt);
+	vfprintf(stderr, fmt, ap);
+	va_end(ap);
+	fputc('\n', stderr);
+	exit(1);
 }
 
 static unsigned flags;
-
-/* --salvage takes back output past a cut */
-static int mem_truncate(void *u, uint64_t off)
-{
-	struct mem *m = u;
-	if (off > m->len) {
-		fprintf(stderr, "splitcheck: truncate past the output (%llu)\n",
-		        (unsigned long long)off);
-		exit(1);
-	}
-	m->len = (size_t)off;
-	return 0;
-}
-
-static int mem_patch(void *u, uint64_t off, const void *buf, size_t len)
-{
-	struct mem *m = u;
-	if (flags & HS_STREAM) {
-		fprintf(stderr, "splitcheck: a streamed output was patched at "
-		        "%llu\n", (unsigned long long)off);
-		exit(1);
-	}
-	if (off > m->len || len > m->len - off) {
-		fprintf(stderr, "splitcheck: patch past the output (%llu)\n",
-		        (unsigned long long)off);
-		exit(1);
-	}
-	memcpy(m->b + off, buf, len);
-	return 0;
-}
-
-struct result {
-	struct mem out;
-	enum hs_err err, fallback;
-	uint64_t err_off, fallback_off, arrays, elem_bytes, kept, kept_bytes;
-};
 
 static uint64_t rng;
 
@@ -102,71 +55,47 @@ static uint64_t next_rand(void)
 	return rng;
 }
 
-/* Records for -O: input offsets of each heap record's length field. */
-struct rec {
-	size_t len_off, body_end;
-	uint32_t len;
+/* -O: the heap records, whose lengths the writer rewrites (in seeded
+ * pieces and order) once their body is fed */
+static struct cr_rec *recs;
+static size_t nrecs, recs_cap;
+
+static uint64_t seek_back_rand(void *user, size_t i)
+{
+	(void)user, (void)i;
+	return next_rand();
+}
+
+/* the cut points, sorted, may repeat */
+struct points {
+	const size_t *at;
+	size_t n, i;
 };
-static struct rec *recs;
-static size_t nrecs;
 
-static void find_heap_records(const unsigned char *in, size_t len)
+static size_t to_next_point(void *user, size_t pos, size_t left)
 {
-	size_t off = 0;
-	while (off < len && in[off])
-		off++;
-	off += 1 + 4 + 8;
-	while (off + 9 <= len) {
-		uint32_t l = hs_be32(in + off + 5);
-		if (in[off] == 0x0C || in[off] == 0x1C) {
-			recs = realloc(recs, (nrecs + 1) * sizeof *recs);
-			recs[nrecs].len_off = off + 5;
-			recs[nrecs].body_end = off + 9 + l;
-			recs[nrecs].len = l;
-			nrecs++;
-		}
-		off += 9 + (size_t)l;
-	}
+	struct points *p = user;
+
+	while (p->i < p->n && p->at[p->i] <= pos)
+		p->i++;
+	return p->i < p->n && p->at[p->i] - pos < left ? p->at[p->i] - pos
+	                                                : left;
 }
 
-/* The writer's seek back to a placeholder: the record's 4 length bytes,
- * rewritten whole, in two pieces, or one byte at a time, in either order
- * (seeded). */
-static enum hs_err patch_len(struct hs_state *st, const struct rec *rc)
-{
-	unsigned char be[4];
-	uint64_t r = next_rand();
-	unsigned cut = (unsigned)(r % 5), i;
-	enum hs_err e = HS_E_OK;
-
-	hs_put_be32(be, rc->len);
-	if (cut == 4) {  /* byte by byte, last first */
-		for (i = 4; i-- > 0 && !e;)
-			e = hs_rewrite(st, rc->len_off + i, be + i, 1);
-		return e;
-	}
-	if (r >> 8 & 1) {  /* the tail first */
-		e = hs_rewrite(st, rc->len_off + cut, be + cut, 4 - cut);
-		return e ? e : hs_rewrite(st, rc->len_off, be, cut);
-	}
-	e = hs_rewrite(st, rc->len_off, be, cut);
-	return e ? e : hs_rewrite(st, rc->len_off + cut, be + cut, 4 - cut);
-}
-
-/* Feed [0,len) cut at the given points (sorted, may repeat). With -O,
- * close open records as soon as their body has been fed. */
+/* Feed [0,len) cut at the given points. With -O, close open records as
+ * soon as their body has been fed. */
 static void run(const unsigned char *in, size_t len, const size_t *cuts,
-                size_t ncuts, struct result *r)
+                size_t ncuts, struct cr_run *r)
 {
-	struct hs_state st;
-	struct hs_sink sink = { mem_write, mem_patch, NULL, mem_truncate };
-	size_t i, pos = 0, next_rec = 0;
-
 	struct hs_config cfg = { .flags = flags };
 	struct hs_keep keep;
+	struct points p = { cuts, ncuts, 0 };
+	struct cr_open open = { recs, nrecs, 0, (size_t)-1, seek_back_rand,
+	                        NULL };
+	struct cr_cuts c = { to_next_point, &p,
+	                     flags & HS_OPEN_LEN ? &open : NULL };
 
 	memset(r, 0, sizeof *r);
-	sink.user = &r->out;
 	if (flags & HS_KEEP_STRINGS) {  /* fresh tables for every run */
 		memset(&keep, 0, sizeof keep);
 		keep.pending = calloc(HS_KEEP_PENDING, sizeof *keep.pending);
@@ -181,47 +110,7 @@ static void run(const unsigned char *in, size_t len, const size_t *cuts,
 		keep.hold_size = HS_KEEP_HOLD;
 		cfg.keep = &keep;
 	}
-	if (flags & HS_STREAM) {
-		static unsigned char *seg;
-		if (!seg && !(seg = malloc(HS_STREAM_BUF))) {
-			perror("malloc");
-			exit(2);
-		}
-		cfg.seg_buf = seg;
-	}
-	hs_init(&st, &cfg, &sink);
-	for (i = 0; i <= ncuts && !st.err; i++) {
-		size_t end = i < ncuts ? cuts[i] : len;
-		while (pos < end && !st.err) {
-			size_t stop = end;
-			if ((flags & HS_OPEN_LEN) && next_rec < nrecs &&
-			    recs[next_rec].body_end <= stop &&
-			    recs[next_rec].body_end >= pos)
-				stop = recs[next_rec].body_end;
-			hs_feed(&st, in + pos, stop - pos);
-			pos = stop;
-			if ((flags & HS_OPEN_LEN) && next_rec < nrecs &&
-			    pos == recs[next_rec].body_end) {
-				enum hs_err e = patch_len(&st, &recs[next_rec]);
-				if (e) {
-					fprintf(stderr, "splitcheck: close at %zu: %s\n",
-					        recs[next_rec].len_off, hs_strerror(e));
-					exit(1);
-				}
-				next_rec++;
-			}
-		}
-	}
-	if (!st.err)
-		hs_finish(&st);
-	r->err = st.err;
-	r->err_off = st.err_off;
-	r->fallback = st.fallback;
-	r->fallback_off = st.fallback_off;
-	r->arrays = st.arrays;
-	r->elem_bytes = st.elem_bytes;
-	r->kept = st.kept;
-	r->kept_bytes = st.kept_bytes;
+	cr_run(in, len, &cfg, &c, SIZE_MAX, r);
 	if (cfg.keep) {
 		free(keep.pending);
 		free(keep.classes);
@@ -229,7 +118,7 @@ static void run(const unsigned char *in, size_t len, const size_t *cuts,
 	}
 }
 
-static int same(const struct result *a, const struct result *b,
+static int same(const struct cr_run *a, const struct cr_run *b,
                 const char *what)
 {
 	size_t i;
@@ -259,10 +148,10 @@ static int same(const struct result *a, const struct result *b,
 }
 
 static int check_cuts(const unsigned char *in, size_t len, const size_t *cuts,
-                      size_t ncuts, const struct result *want,
+                      size_t ncuts, const struct cr_run *want,
                       const char *what)
 {
-	struct result got;
+	struct cr_run got;
 	int ok;
 
 	run(in, len, cuts, ncuts, &got);
@@ -305,7 +194,7 @@ static size_t *cuts_random(size_t len, size_t *n)
 
 /* Top-level framing of an output: header then records that end exactly at
  * the end of the buffer. */
-static int framing_ok(const struct mem *m)
+static int framing_ok(const struct cr_mem *m)
 {
 	size_t off = 0;
 	while (off < m->len && m->b[off])
@@ -345,7 +234,7 @@ int main(int argc, char **argv)
 	const char *path = NULL, *write_to = NULL;
 	unsigned char *in;
 	size_t len, n, *c;
-	struct result want;
+	struct cr_run want;
 	char what[128];
 	static const size_t pieces[] = { 1, 2, 3, 7, 4096, 65536, 1 << 20 };
 
@@ -416,8 +305,10 @@ int main(int argc, char **argv)
 	run(in, len, NULL, 0, &want);
 	if (open_mode) {
 		/* the reference is the normal output of the real file */
-		size_t r;
-		find_heap_records(in, len);
+		size_t r, off = 0;
+		while (off < len && in[off])
+			off++;
+		nrecs = cr_heap_records(in, len, off + 1 + 4 + 8, &recs, &recs_cap);
 		for (r = 0; r < nrecs; r++)
 			memset(in + recs[r].len_off, 0, 4);
 		flags |= HS_OPEN_LEN;

@@ -7,9 +7,8 @@
 #include <string.h>
 
 struct hs_keep fz_keep;
-int fz_streaming;
 
-void fz_fail(const char *fmt, ...)
+void cr_fail(const char *fmt, ...)
 {
 	va_list ap;
 
@@ -19,42 +18,6 @@ void fz_fail(const char *fmt, ...)
 	va_end(ap);
 	fputc('\n', stderr);
 	abort();
-}
-
-int fz_sink_write(void *user, const void *buf, size_t len)
-{
-	struct fz_out *o = user;
-
-	if (len > o->limit - o->len) {
-		o->over = 1;
-		return -1;
-	}
-	if (o->len + len > o->cap) {
-		size_t cap = o->cap ? o->cap : 1 << 16;
-		while (cap < o->len + len)
-			cap *= 2;
-		o->b = realloc(o->b, cap);
-		if (!o->b)
-			fz_fail("out of memory");
-		o->cap = cap;
-	}
-	memcpy(o->b + o->len, buf, len);
-	o->len += len;
-	return 0;
-}
-
-int fz_sink_patch(void *user, uint64_t off, const void *buf, size_t len)
-{
-	struct fz_out *o = user;
-
-	if (fz_streaming)
-		fz_fail("HS_STREAM output patched at %llu", (unsigned long long)off);
-	/* the contract: only bytes already written */
-	if (off > o->len || o->len - off < len)
-		fz_fail("patch at %llu past the output (%zu bytes)",
-		        (unsigned long long)off, o->len);
-	memcpy(o->b + off, buf, len);
-	return 0;
 }
 
 int fz_input(const unsigned char *data, size_t size, const unsigned char **x,
@@ -107,74 +70,43 @@ size_t fz_next_piece(struct fz_cuts *c, size_t left)
 	return piece < left ? piece : left;
 }
 
+static size_t piece(void *user, size_t pos, size_t left)
+{
+	(void)pos;
+	return fz_next_piece(user, left);
+}
+
+struct cr_cuts fz_pieces(struct fz_cuts *c)
+{
+	struct cr_cuts cuts = { c ? piece : NULL, c, NULL };
+	return cuts;
+}
+
 void fz_engine(const unsigned char *in, size_t len, unsigned flags,
                unsigned idsize, struct fz_cuts *c, size_t limit,
-               struct hs_census *census, struct fz_run *r)
+               struct hs_census *census, struct cr_run *r)
 {
-	struct hs_state st;
-	struct hs_sink sink;
-	size_t pos = 0;
-	unsigned empty = 0;
+	struct hs_config cfg = { .flags = flags, .idsize = idsize,
+	                         .census = census, .keep = &fz_keep };
+	struct cr_cuts cuts = fz_pieces(c);
 
-	r->out.len = 0;
-	r->out.limit = limit;
-	r->out.over = 0;
-	sink.write = fz_sink_write;
-	sink.patch = fz_sink_patch;
-	sink.truncate = NULL;
-	sink.user = &r->out;
 	if (census)
 		memset(census, 0, sizeof *census);
-	{
-		struct hs_config cfg = { .flags = flags, .idsize = idsize,
-		                         .census = census, .keep = &fz_keep };
-		if (fz_keep.pending)
-			memset(fz_keep.pending, 0,
-			       fz_keep.pending_slots * sizeof *fz_keep.pending);
-		if (fz_keep.classes)
-			memset(fz_keep.classes, 0,
-			       fz_keep.class_slots * sizeof *fz_keep.classes);
-		static unsigned char *seg;
-		if ((flags & HS_STREAM) && !seg && !(seg = malloc(HS_STREAM_BUF)))
-			fz_fail("out of memory");
-		cfg.seg_buf = seg;
-		fz_streaming = (flags & HS_STREAM) != 0;
-		hs_init(&st, &cfg, &sink);
-	}
-	while (pos < len && !st.err) {
-		size_t k = c ? fz_next_piece(c, len - pos) : len - pos;
-		if (!k && ++empty > 64)  /* a run of empty feeds: move on */
-			k = 1;
-		if (k)
-			empty = 0;
-		hs_feed(&st, in + pos, k);
-		pos += k;
-	}
-	if (!st.err)
-		hs_finish(&st);
-	r->err = st.err;
-	r->err_off = st.err_off;
-	r->fallback = st.fallback;
-	r->fallback_off = st.fallback_off;
-	r->fb_in = st.fb_in;
-	r->fb_out = st.fb_out;
-	r->in_off = st.in_off;
-	r->out_off = st.out_off;
-	r->arrays = st.arrays;
-	r->elem_bytes = st.elem_bytes;
-	r->records = st.records;
-	r->kept = st.kept;
-	r->kept_bytes = st.kept_bytes;
-	r->idsize = st.idsize;
-	r->version = st.version;
-	if (!st.err && st.out_off != r->out.len)
+	if (fz_keep.pending)
+		memset(fz_keep.pending, 0,
+		       fz_keep.pending_slots * sizeof *fz_keep.pending);
+	if (fz_keep.classes)
+		memset(fz_keep.classes, 0,
+		       fz_keep.class_slots * sizeof *fz_keep.classes);
+	cr_run(in, len, &cfg, &cuts, limit, r);
+	if (!r->err && r->out_off != r->out.len)
 		fz_fail("out_off %llu, but %zu bytes written",
-		        (unsigned long long)st.out_off, r->out.len);
+		        (unsigned long long)r->out_off, r->out.len);
 	/* a sticky error stops the engine where it says */
-	if (st.err && st.err != HS_E_EMIT && st.err_off > st.in_off)
+	if (r->err && r->err != HS_E_EMIT && r->err_off > r->in_off)
 		fz_fail("error offset %llu past the input consumed (%llu)",
-		        (unsigned long long)st.err_off,
-		        (unsigned long long)st.in_off);
+		        (unsigned long long)r->err_off,
+		        (unsigned long long)r->in_off);
 }
 
 void fz_same_bytes(const unsigned char *a, size_t alen,
@@ -190,7 +122,7 @@ void fz_same_bytes(const unsigned char *a, size_t alen,
 		        what, i, alen, blen);
 }
 
-void fz_same(const struct fz_run *a, const struct fz_run *b, const char *what)
+void fz_same(const struct cr_run *a, const struct cr_run *b, const char *what)
 {
 	if (a->out.over || b->out.over) {
 		size_t n = a->out.len < b->out.len ? a->out.len : b->out.len;
@@ -216,7 +148,7 @@ void fz_same(const struct fz_run *a, const struct fz_run *b, const char *what)
 		fz_same_bytes(a->out.b, a->out.len, b->out.b, b->out.len, what);
 }
 
-void fz_free(struct fz_run *r)
+void fz_free(struct cr_run *r)
 {
 	free(r->out.b);
 	memset(r, 0, sizeof *r);

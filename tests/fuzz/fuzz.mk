@@ -28,9 +28,9 @@ HPROFSTRIP_CORPUS ?= $(CURDIR)/../shared/corpus
 FUZZ_CFLAGS = -std=c11 -D_GNU_SOURCE -Wall -Wextra -Werror -g -O1 \
 	-fsanitize=fuzzer,address,undefined -fno-sanitize-recover=all \
 	-fno-omit-frame-pointer -DORACLE_LIB
-FUZZ_SRC = tests/fuzz/common.c tests/oracle.c $(ENGINE)
-FUZZ_DEPS = $(FUZZ_SRC) tests/fuzz/common.h tests/fuzz/oracle.h strip/engine/hprof.h \
-	strip/engine/internal.h
+FUZZ_SRC = tests/fuzz/common.c tests/cutrun.c tests/oracle.c $(ENGINE)
+FUZZ_DEPS = $(FUZZ_SRC) tests/fuzz/common.h tests/cutrun.h tests/fuzz/oracle.h \
+	strip/engine/hprof.h strip/engine/internal.h
 FUZZ_BINS = $(FUZZ_TARGETS:%=$(FUZZ_BUILD)/fuzz_%)
 FUZZ_SEEDS = $(FUZZ_BUILD)/seeds/.stamp
 FUZZ_RUN = FUZZ_BUILD=$(FUZZ_BUILD) FUZZ_MAX_LEN=$(FUZZ_MAX_LEN) tests/fuzz/run.sh

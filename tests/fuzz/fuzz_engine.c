@@ -44,7 +44,7 @@
 
 #define RESTORE_SLACK (16u << 20)
 
-static struct fz_run A, B, R, F1, F2, K1, K2, S1, S2, P1, P2, J1, J2;
+static struct cr_run A, B, R, F1, F2, K1, K2, S1, S2, P1, P2, J1, J2;
 
 /* The oracle rejects, the engine accepts on purpose: a header string
  * other than "JAVA PROFILE 1.0.[123]" (the engine takes any it can
@@ -58,7 +58,7 @@ static int lenient(const struct oracle_result *o)
 
 /* The engine rejects, the oracle accepts on purpose: a header with no
  * record after it, an invalid element type in a 0xC3. */
-static int stricter(const struct fz_run *a, const struct oracle_result *o)
+static int stricter(const struct cr_run *a, const struct oracle_result *o)
 {
 	return a->err == HS_E_NORECORDS || (a->err == HS_E_TYPE && o->nc3);
 }
@@ -128,7 +128,7 @@ static int has(void *user, uint64_t id)
 }
 
 /* K1 kept what it says and stripped the rest as A did. */
-static void same_as_strip(const struct fz_run *k, const char *what)
+static void same_as_strip(const struct cr_run *k, const char *what)
 {
 	if (k->err != A.err || k->err_off != A.err_off)
 		fz_fail("%s: %s at %llu, strip: %s at %llu", what,
@@ -151,12 +151,14 @@ static void same_as_strip(const struct fz_run *k, const char *what)
 	fz_same_bytes(B.out.b, B.out.len, A.out.b, A.out.len, what);
 }
 
-static void check_keep(const unsigned char *x, size_t n, uint32_t seed)
+/* Keeping strings, streamed with tiny tables: evictions happen, and
+ * arrays of more than 64 bytes are not held back. */
+static struct hs_class classes[16];
+
+static void tiny_keep(void)
 {
 	static uint64_t pending[64];
-	static struct hs_class classes[16];
-	static unsigned char hold[64];  /* larger arrays are not held */
-	struct fz_cuts c;
+	static unsigned char hold[64];
 
 	memset(&fz_keep, 0, sizeof fz_keep);
 	fz_keep.pending = pending;
@@ -165,6 +167,13 @@ static void check_keep(const unsigned char *x, size_t n, uint32_t seed)
 	fz_keep.class_slots = 16;
 	fz_keep.hold = hold;
 	fz_keep.hold_size = sizeof hold;
+}
+
+static void check_keep(const unsigned char *x, size_t n, uint32_t seed)
+{
+	struct fz_cuts c;
+
+	tiny_keep();
 	fz_engine(x, n, HS_KEEP_STRINGS, 0, NULL, n, NULL, &K1);
 	fz_cuts_init(&c, seed ^ 0x3535);
 	fz_engine(x, n, HS_KEEP_STRINGS, 0, &c, n, NULL, &K2);
@@ -236,9 +245,6 @@ static void check_fallback(const unsigned char *x, size_t n, uint32_t seed)
 /* --app-only while stripping (see the top). */
 static void check_app_only(const unsigned char *x, size_t n, uint32_t seed)
 {
-	static uint64_t pending[64];
-	static struct hs_class classes[16];
-	static unsigned char hold[64];
 	struct fz_cuts c;
 
 	fz_engine(x, n, HS_APP_ONLY, 0, NULL, n, NULL, &P1);
@@ -301,13 +307,7 @@ static void check_app_only(const unsigned char *x, size_t n, uint32_t seed)
 	          2 * n + 64, NULL, &S2);
 	fz_same(&S1, &S2, "app-only stream + fallback, cut");
 	/* keeping strings, streamed with tiny tables */
-	memset(&fz_keep, 0, sizeof fz_keep);
-	fz_keep.pending = pending;
-	fz_keep.pending_slots = 64;
-	fz_keep.classes = classes;
-	fz_keep.class_slots = 16;
-	fz_keep.hold = hold;
-	fz_keep.hold_size = sizeof hold;
+	tiny_keep();
 	fz_engine(x, n, HS_APP_ONLY | HS_KEEP_STRINGS, 0, NULL, n, NULL, &K1);
 	fz_cuts_init(&c, seed ^ 0x7C7C7C);
 	fz_engine(x, n, HS_APP_ONLY | HS_KEEP_STRINGS, 0, &c, n, NULL, &K2);
@@ -323,49 +323,24 @@ static void check_app_only(const unsigned char *x, size_t n, uint32_t seed)
 	}
 }
 
-/* HS_OPEN_LEN: heap record lengths zeroed, patched with hs_rewrite. */
-struct hrec {
-	size_t len_off, body, end;
-	uint32_t len;
-};
-
-static const struct hs_config open_len = { .flags = HS_OPEN_LEN };
-
-/* The writer's seek back to a placeholder: the 4 length bytes through
- * hs_rewrite, whole, in two pieces or one at a time, in either order. */
-static enum hs_err seek_back(struct hs_state *st, const struct hrec *rc,
-                             uint32_t seed)
+/* HS_OPEN_LEN: heap record lengths zeroed, patched with hs_rewrite, each
+ * cut as the seed and its index say. */
+static uint64_t seek_back_rand(void *user, size_t i)
 {
-	unsigned char be[4];
-	unsigned cut = seed % 5, i;
-	enum hs_err e = HS_E_OK;
-
-	hs_put_be32(be, rc->len);
-	if (cut == 4) {
-		for (i = 4; i-- > 0 && !e;)
-			e = hs_rewrite(st, rc->len_off + i, be + i, 1);
-		return e;
-	}
-	if (seed >> 8 & 1) {
-		e = hs_rewrite(st, rc->len_off + cut, be + cut, 4 - cut);
-		return e ? e : hs_rewrite(st, rc->len_off, be, cut);
-	}
-	e = hs_rewrite(st, rc->len_off, be, cut);
-	return e ? e : hs_rewrite(st, rc->len_off + cut, be + cut, 4 - cut);
+	return *(uint32_t *)user ^ (uint32_t)i;
 }
-
 
 static void check_open_len(unsigned fl, const unsigned char *x, size_t n,
                            uint32_t seed)
 {
+	static const struct hs_config open_len = { .flags = HS_OPEN_LEN };
 	static unsigned char *y;
-	static struct hrec *recs;
+	static struct cr_rec *recs;
 	static size_t ycap, rcap;
-	size_t nrec = 0, off = fz_header_len(x, n), pos = 0, i = 0, unclosed;
+	size_t nrec = fz_header_len(x, n), i;
 	struct fz_cuts c;
-	struct fz_run *r = &B;
-	struct hs_state st;
-	struct hs_sink sink;
+	struct cr_open open = { NULL, 0, 0, (size_t)-1, seek_back_rand, &seed };
+	struct cr_cuts cuts = fz_pieces(&c);
 	uint64_t rnd = seed * 2654435761u + 7;
 
 	if (n > ycap) {
@@ -373,68 +348,28 @@ static void check_open_len(unsigned fl, const unsigned char *x, size_t n,
 		ycap = n;
 	}
 	memcpy(y, x, n);
-	while (n - off >= 9) {
-		uint32_t len = hs_be32(x + off + 5);
-		if (x[off] == 0x0C || x[off] == 0x1C) {
-			if (nrec == rcap) {
-				rcap = rcap ? 2 * rcap : 64;
-				recs = realloc(recs, rcap * sizeof *recs);
-			}
-			recs[nrec].len_off = off + 5;
-			recs[nrec].body = off + 9;
-			recs[nrec].end = off + 9 + len;
-			recs[nrec].len = len;
-			/* flag 2: the writer patches before the body is all in */
-			if (fl & 2) {
-				rnd ^= rnd << 13, rnd ^= rnd >> 7, rnd ^= rnd << 17;
-				recs[nrec].end = off + 9 + (size_t)(rnd % ((uint64_t)len + 1));
-			}
-			memset(y + off + 5, 0, 4);
-			nrec++;
+	nrec = cr_heap_records(x, n, nrec, &recs, &rcap);
+	for (i = 0; i < nrec; i++) {
+		/* flag 2: the writer patches before the body is all in */
+		if (fl & 2) {
+			rnd ^= rnd << 13, rnd ^= rnd >> 7, rnd ^= rnd << 17;
+			recs[i].end = recs[i].body +
+			              (size_t)(rnd % ((uint64_t)recs[i].len + 1));
 		}
-		off += 9 + (size_t)len;
+		memset(y + recs[i].len_off, 0, 4);
 	}
 	/* flag 4: the last record, a heap record, never patched */
-	unclosed = (fl & 4) && nrec && recs[nrec - 1].body +
-	           recs[nrec - 1].len == n ? nrec - 1 : (size_t)-1;
-
-	r->out.len = 0;
-	r->out.limit = n;
-	r->out.over = 0;
-	sink.write = fz_sink_write;
-	sink.patch = fz_sink_patch;
-	sink.truncate = NULL;
-	sink.user = &r->out;
-	hs_init(&st, &open_len, &sink);
+	if ((fl & 4) && nrec && recs[nrec - 1].body + recs[nrec - 1].len == n)
+		open.unclosed = nrec - 1;
+	open.rec = recs;
+	open.n = nrec;
+	cuts.open = &open;
 	fz_cuts_init(&c, seed ^ 0x3C3C3C);
-	while (!st.err) {
-		size_t stop = n;
-		if (i < nrec && i != unclosed && recs[i].end < stop)
-			stop = recs[i].end;
-		if (pos < stop) {
-			size_t k = fz_next_piece(&c, stop - pos);
-			hs_feed(&st, y + pos, k);
-			pos += k;
-		}
-		if (i < nrec && i != unclosed && pos == recs[i].end &&
-		    pos >= recs[i].body) {
-			enum hs_err e = seek_back(&st, &recs[i], seed ^ (uint32_t)i);
-			if (e)
-				fz_fail("open-len: closing the record at %zu: %s",
-				        recs[i].len_off, hs_strerror(e));
-			i++;
-		} else if (i == unclosed) {
-			i++;
-		} else if (pos == n) {
-			break;
-		}
-	}
-	if (!st.err)
-		hs_finish(&st);
-	if (st.err)
-		fz_fail("open-len: %s at %llu", hs_strerror(st.err),
-		        (unsigned long long)st.err_off);
-	fz_same_bytes(r->out.b, r->out.len, A.out.b, A.out.len,
+	cr_run(y, n, &open_len, &cuts, n, &B);
+	if (B.err)
+		fz_fail("open-len: %s at %llu", hs_strerror(B.err),
+		        (unsigned long long)B.err_off);
+	fz_same_bytes(B.out.b, B.out.len, A.out.b, A.out.len,
 	              "open-len vs strip");
 }
 
@@ -451,13 +386,7 @@ static void check_misuse(const unsigned char *x, size_t n, uint32_t seed)
 	uint64_t at;
 	enum hs_err e;
 
-	s.write = fz_sink_write;
-	s.patch = fz_sink_patch;
-	s.truncate = NULL;
-	B.out.len = 0;
-	B.out.limit = 2 * n + 64;
-	B.out.over = 0;
-	s.user = &B.out;
+	cr_sink(&s, &B.out, 2 * n + 64, 0);
 	hs_init(&st, &cfg, &s);
 	hs_feed(&st, x, k);
 	at = k ? (seed >> 8) % k : 0;

@@ -21,7 +21,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-static struct fz_run A, B;
+static struct cr_run A, B;
 static struct hs_census ca, cb;
 
 /* ---- a strict JSON checker ---------------------------------------------- */

@@ -24,7 +24,7 @@
 
 #define OUT_LIMIT (8u << 20)
 
-static struct fz_run A, B;
+static struct cr_run A, B;
 static unsigned char *saved;
 static size_t saved_cap;
 
