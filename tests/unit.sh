@@ -13,6 +13,7 @@
 # dumps: split invariance (also streamed, keeping strings, with JDK 8
 # placeholder lengths and a fallback, also in the zygote heap), and a
 # --jvm restore of it equals --app-only of the plain strip, byte for byte.
+# Every check is a row of the table MODES below, walked for every dump.
 # Prints one line per check and 'N passed, N failed'.
 set -u
 # a clean environment; root, b, corpus; check()
@@ -38,19 +39,40 @@ restored() {
 		cmp "$tmp/zero" "$tmp/r"
 }
 
-# like_conv MODE CONVOPT F STRIPPED EXACT: hprofrestore MODE of STRIPPED
-# equals hprof-conv [CONVOPT] of F zeroed, byte for byte (EXACT=1) or once
+# conv_of EXACT MODE [CONVOPT] F S: hprofrestore MODE of S equals
+# hprof-conv [CONVOPT] of F zeroed, byte for byte (EXACT=1) or once
 # hprof-conv's empty heap records are dropped
-like_conv() {
-	local mode=$1 opt=$2 f=$3 s=$4 exact=$5
+conv_of() {
+	local exact=$1 mode=$2
+	shift 2
+	local f=${@: -2:1} s=${@: -1}
 	"$b/oracle" zero "$f" "$tmp/zero" || return 1
 	"$b/hprofrestore" "$mode" -o "$tmp/ours" "$s" || return 1
-	"$hprofconv" $opt "$tmp/zero" "$tmp/conv" || return 1
+	"$hprofconv" "${@:1:$#-2}" "$tmp/zero" "$tmp/conv" || return 1
 	if [ "$exact" = 1 ]; then
 		cmp "$tmp/conv" "$tmp/ours"
 	else
 		drop_empty "$tmp/conv" "$tmp/conv.ne" && cmp "$tmp/conv.ne" "$tmp/ours"
 	fi
+}
+
+# hprof_conv MODE [CONVOPT] F S: conv_of, byte for byte on the Dalvik dump
+# (what hprof-conv makes of ART's keeps its empty segments)
+hprof_conv() {
+	case $(basename "${@: -2:1}") in
+	dalvik-*) conv_of 1 "$@" ;;
+	*) conv_of 0 "$@" ;;
+	esac
+}
+
+# hprof_conv_ne MODE [CONVOPT] F S: conv_of, less the empty heap records
+hprof_conv_ne() {
+	conv_of 0 "$@"
+}
+
+# cli_strip F S: hprofstrip -o of F equals S, the engine's one-shot strip
+cli_strip() {
+	"$b/hprofstrip" -o "$tmp/cli.s" "$1" && cmp "$tmp/cli.s" "$2"
 }
 
 # kept_file F: --keep-strings from a file keeps every String value of F
@@ -74,10 +96,6 @@ kept_streamed() {
 	"$b/strcheck" --min "$min" "$1" "$tmp/ks"
 }
 
-# streamed F: hprofstrip | hprofrestore through pipes (streamed, as any
-# non-seekable output), with no room in TMPDIR, gives the oracle's zeroed F
-# once both are flattened (the heap cut into other records, the same
-# sub-records)
 # app_only_jvm F STRIPPED: hprofstrip --app-only F, restored with --jvm,
 # equals hprofrestore --app-only of F's plain strip, byte for byte; and it
 # is no larger than the plain strip
@@ -109,7 +127,11 @@ while i + 9 <= len(b):
 PY
 }
 
-streamed() {
+# pipes F: hprofstrip | hprofrestore through pipes (streamed, as any
+# non-seekable output), with no room in TMPDIR, gives the oracle's zeroed F
+# once both are flattened (the heap cut into other records, the same
+# sub-records)
+pipes() {
 	TMPDIR=$tmp/none "$b/hprofstrip" "$1" | TMPDIR=$tmp/none "$b/hprofrestore" |
 		cat >"$tmp/st" || return 1
 	"$b/oracle" zero "$1" "$tmp/zero" &&
@@ -137,67 +159,111 @@ if [ ! -s "$fresh" ]; then
 	java -cp "$b/java" HeapBuilder mxbean "$fresh.tmp.hprof" &&
 		mv "$fresh.tmp.hprof" "$fresh"
 fi
+# The modes: one row a check, run in this order for every dump F; S is
+# F's one-shot strip by the engine (splitcheck -w).
+#   when     all: every dump; 1.0.3: the Android dumps; zygote: those
+#            with a zygote HEAP_DUMP_INFO that starts a heap record
+#   inputs   what the judge is given, after the options: F, S or F+S
+#   judge    what the output is compared against:
+#            cuts    splitcheck OPTIONS: the output of every cut equals
+#                    the whole's (2-way split prefix and random rounds
+#                    as set above)
+#            cuts/4  the same with a quarter of the prefix and half the
+#                    rounds
+#            else a function above: cli_strip, restored (the oracle's
+#            zeroed original), hprof_conv and hprof_conv_ne (hprof-conv
+#            of it), app_only_jvm, pipes, kept_file, kept_streamed
+#   options  the judge's; @off is the first instance dump's tag (an
+#            invalid tag there: a fallback), @zoff the zygote heap's,
+#            @cut60 and @cut1 F's size at 60% and less one byte, @scut
+#            S's size at 2/3
+#   name     the check's name (its @ words too), then ": " and F's name
+#            (the rest of the line: it may hold a |)
+mapfile -t modes <<'MODES'
+all    | F   | cuts          |                 | split invariance, strip
+all    | F+S | cli_strip     |                 | hprofstrip equals the engine's one-shot strip
+all    | F+S | restored      |                 | restore equals the oracle's zeroed original
+all    | S   | cuts          | -r              | split invariance, restore
+all    | F   | cuts/4        | -O              | JDK 8 placeholder lengths
+1.0.3  | S   | cuts/4        | -j              | split invariance, --jvm
+1.0.3  | S   | cuts/4        | -a              | split invariance, --app-only
+1.0.3  | F+S | hprof_conv    | --jvm           | --jvm equals hprof-conv
+1.0.3  | F+S | hprof_conv_ne | --app-only -z   | --app-only equals hprof-conv -z
+1.0.3  | F   | cuts/4        | -A              | split invariance, strip --app-only
+1.0.3  | F   | cuts/4        | -A -S           | split invariance, strip --app-only --stream
+1.0.3  | F   | cuts/4        | -A -k           | split invariance, strip --app-only keeping strings
+1.0.3  | F   | cuts/4        | -A -k -S        | split invariance, strip --app-only keeping strings, --stream
+1.0.3  | F   | cuts/4        | -A -O           | JDK 8 placeholder lengths, strip --app-only
+1.0.3  | F   | cuts/4        | -A -F @off      | fallback at offset @off, strip --app-only
+1.0.3  | F   | cuts/4        | -A -S -F @off   | fallback at offset @off, strip --app-only --stream
+zygote | F   | cuts/4        | -A -F @zoff     | fallback in the zygote heap at @zoff, strip --app-only
+zygote | F   | cuts/4        | -A -S -F @zoff  | fallback in the zygote heap at @zoff, strip --app-only --stream
+1.0.3  | F+S | app_only_jvm  |                 | strip --app-only, restored with --jvm, equals --app-only of the plain strip
+all    | F   | cuts/4        | -F @off         | fallback at offset @off
+all    | F   | cuts/4        | -k              | split invariance, keep strings
+all    | F   | cuts/4        | -k -O           | JDK 8 placeholder lengths, keep strings
+all    | F   | cuts/4        | -k -F @off      | fallback at offset @off, keep strings
+all    | F   | cuts/4        | -S              | split invariance, --stream strip
+all    | S   | cuts/4        | -S -r           | split invariance, --stream restore
+all    | F   | cuts/4        | -S -k           | split invariance, --stream keeping strings
+all    | F   | cuts/4        | -S -O           | JDK 8 placeholder lengths, --stream
+all    | F   | cuts/4        | -V -c @cut60    | split invariance, --salvage cut at @cut60
+all    | F   | cuts/4        | -V -S -c @cut60 | split invariance, --salvage --stream cut at @cut60
+all    | F   | cuts/4        | -V -c @cut1     | split invariance, --salvage cut at @cut1
+all    | F   | cuts/4        | -V -S -c @cut1  | split invariance, --salvage --stream cut at @cut1
+all    | S   | cuts/4        | -V -r -c @scut  | split invariance, restore --salvage cut at @scut
+all    | F   | cuts/4        | -S -F @off      | fallback at offset @off, --stream (the shim compressing)
+all    | F   | pipes         |                 | strip | restore through pipes, no TMPDIR: the zeroed original's sub-records
+all    | F   | kept_file     |                 | keep strings from a file: all String values, nothing else
+all    | F   | kept_streamed |                 | keep strings streamed: most String values, nothing else
+MODES
+
+# at TEXT: TEXT with the dump's @ words replaced
+at() {
+	local t=$1
+	t=${t//@zoff/$zoff}
+	t=${t//@off/$off}
+	t=${t//@cut60/$cut60}
+	t=${t//@cut1/$cut1}
+	printf '%s' "${t//@scut/$scut}"
+}
+
 for f in $files $fresh; do
 	n=$(basename "$f")
-	check "split invariance, strip: $n" "$b/splitcheck" -p "$prefix" -n "$rounds" -s "$seed" "$f"
-	"$b/splitcheck" -w "$f" "$tmp/$n.s"
-	check "hprofstrip equals the engine's one-shot strip: $n" \
-		sh -c '"$1" -o "$2" "$3" && cmp "$2" "$4"' _ "$b/hprofstrip" "$tmp/cli.s" "$f" "$tmp/$n.s"
-	check "restore equals the oracle's zeroed original: $n" restored "$f" "$tmp/$n.s"
-	check "split invariance, restore: $n" "$b/splitcheck" -r -p "$prefix" -n "$rounds" -s "$seed" "$tmp/$n.s"
-	check "JDK 8 placeholder lengths: $n" "$b/splitcheck" -O -p "$prefix4" -n "$rounds2" -s "$seed" "$f"
-	case $(head -c 18 "$f") in
-	*1.0.3)
-		check "split invariance, --jvm: $n" "$b/splitcheck" -j -p "$prefix4" -n "$rounds2" -s "$seed" "$tmp/$n.s"
-		check "split invariance, --app-only: $n" "$b/splitcheck" -a -p "$prefix4" -n "$rounds2" -s "$seed" "$tmp/$n.s"
-		# what hprof-conv makes of the zeroed original: the Dalvik dump
-		# byte for byte, ART's once its empty segments are dropped
-		exact=0
-		case $n in dalvik-*) exact=1 ;; esac
-		check "--jvm equals hprof-conv: $n" like_conv --jvm "" "$f" "$tmp/$n.s" "$exact"
-		check "--app-only equals hprof-conv -z: $n" like_conv --app-only -z "$f" "$tmp/$n.s" 0
-		;;
-	esac
-	# fallback: an invalid tag at the first instance dump's offset
+	s=$tmp/$n.s
+	"$b/splitcheck" -w "$f" "$s"
+	android= zoff=
+	case $(head -c 18 "$f") in *1.0.3) android=1 zoff=$(zygote_tag "$f") ;; esac
 	off=$(( $("$b/oracle" offsets "$f" | sed -n "s/^sub-header //p") - 4 ))
-	case $(head -c 18 "$f") in
-	*1.0.3)
-		check "split invariance, strip --app-only: $n" "$b/splitcheck" -A -p "$prefix4" -n "$rounds2" -s "$seed" "$f"
-		check "split invariance, strip --app-only --stream: $n" "$b/splitcheck" -A -S -p "$prefix4" -n "$rounds2" -s "$seed" "$f"
-		check "split invariance, strip --app-only keeping strings: $n" "$b/splitcheck" -A -k -p "$prefix4" -n "$rounds2" -s "$seed" "$f"
-		check "split invariance, strip --app-only keeping strings, --stream: $n" "$b/splitcheck" -A -k -S -p "$prefix4" -n "$rounds2" -s "$seed" "$f"
-		check "JDK 8 placeholder lengths, strip --app-only: $n" "$b/splitcheck" -A -O -p "$prefix4" -n "$rounds2" -s "$seed" "$f"
-		check "fallback at offset $off, strip --app-only: $n" "$b/splitcheck" -A -F "$off" -p "$prefix4" -n "$rounds2" -s "$seed" "$f"
-		check "fallback at offset $off, strip --app-only --stream: $n" "$b/splitcheck" -A -S -F "$off" -p "$prefix4" -n "$rounds2" -s "$seed" "$f"
-		# a fallback where a zygote HEAP_DUMP_INFO is held back
-		zoff=$(zygote_tag "$f")
-		if [ -n "$zoff" ]; then
-			check "fallback in the zygote heap at $zoff, strip --app-only: $n" "$b/splitcheck" -A -F "$zoff" -p "$prefix4" -n "$rounds2" -s "$seed" "$f"
-			check "fallback in the zygote heap at $zoff, strip --app-only --stream: $n" "$b/splitcheck" -A -S -F "$zoff" -p "$prefix4" -n "$rounds2" -s "$seed" "$f"
-		fi
-		check "strip --app-only, restored with --jvm, equals --app-only of the plain strip: $n" app_only_jvm "$f" "$tmp/$n.s"
-		;;
-	esac
-	check "fallback at offset $off: $n" "$b/splitcheck" -F "$off" -p "$prefix4" -n "$rounds2" -s "$seed" "$f"
-	check "split invariance, keep strings: $n" "$b/splitcheck" -k -p "$prefix4" -n "$rounds2" -s "$seed" "$f"
-	check "JDK 8 placeholder lengths, keep strings: $n" "$b/splitcheck" -k -O -p "$prefix4" -n "$rounds2" -s "$seed" "$f"
-	check "fallback at offset $off, keep strings: $n" "$b/splitcheck" -k -F "$off" -p "$prefix4" -n "$rounds2" -s "$seed" "$f"
-	check "split invariance, --stream strip: $n" "$b/splitcheck" -S -p "$prefix4" -n "$rounds2" -s "$seed" "$f"
-	check "split invariance, --stream restore: $n" "$b/splitcheck" -S -r -p "$prefix4" -n "$rounds2" -s "$seed" "$tmp/$n.s"
-	check "split invariance, --stream keeping strings: $n" "$b/splitcheck" -S -k -p "$prefix4" -n "$rounds2" -s "$seed" "$f"
-	check "JDK 8 placeholder lengths, --stream: $n" "$b/splitcheck" -S -O -p "$prefix4" -n "$rounds2" -s "$seed" "$f"
-	# --salvage: a dump cut at 60% and one byte short, plain and stripped
-	sz=$(stat -c %s "$f")
-	for cut in $((sz * 60 / 100)) $((sz - 1)); do
-		check "split invariance, --salvage cut at $cut: $n" "$b/splitcheck" -V -c "$cut" -p "$prefix4" -n "$rounds2" -s "$seed" "$f"
-		check "split invariance, --salvage --stream cut at $cut: $n" "$b/splitcheck" -V -S -c "$cut" -p "$prefix4" -n "$rounds2" -s "$seed" "$f"
+	sz=$(stat -c %s "$f") ssz=$(stat -c %s "$s")
+	cut60=$((sz * 60 / 100)) cut1=$((sz - 1)) scut=$((ssz * 2 / 3))
+	for row in "${modes[@]}"; do
+		IFS='|' read -r when inputs judge opts name <<<"$row"
+		read -r when <<<"$when"
+		read -r inputs <<<"$inputs"
+		read -r judge <<<"$judge"
+		read -r name <<<"$name"
+		case $when in
+		all) ;;
+		1.0.3) [ -n "$android" ] || continue ;;
+		zygote) [ -n "$zoff" ] || continue ;;
+		*) echo "unit: MODES: no such 'when': $when" >&2; exit 2 ;;
+		esac
+		case $inputs in
+		F) ins=("$f") ;;
+		S) ins=("$s") ;;
+		F+S) ins=("$f" "$s") ;;
+		*) echo "unit: MODES: no such inputs: $inputs" >&2; exit 2 ;;
+		esac
+		# options are words (no quoting in the table)
+		read -ra o <<<"$(at "$opts")"
+		name="$(at "$name"): $n"
+		case $judge in
+		cuts) check "$name" "$b/splitcheck" "${o[@]}" -p "$prefix" -n "$rounds" -s "$seed" "${ins[@]}" ;;
+		cuts/4) check "$name" "$b/splitcheck" "${o[@]}" -p "$prefix4" -n "$rounds2" -s "$seed" "${ins[@]}" ;;
+		*) check "$name" "$judge" "${o[@]}" "${ins[@]}" ;;
+		esac
 	done
-	ssz=$(stat -c %s "$tmp/$n.s")
-	check "split invariance, restore --salvage cut at $((ssz * 2 / 3)): $n" "$b/splitcheck" -V -r -c $((ssz * 2 / 3)) -p "$prefix4" -n "$rounds2" -s "$seed" "$tmp/$n.s"
-	check "fallback at offset $off, --stream (the shim compressing): $n" "$b/splitcheck" -S -F "$off" -p "$prefix4" -n "$rounds2" -s "$seed" "$f"
-	check "strip | restore through pipes, no TMPDIR: the zeroed original's sub-records: $n" streamed "$f"
-	check "keep strings from a file: all String values, nothing else: $n" kept_file "$f"
-	check "keep strings streamed: most String values, nothing else: $n" kept_streamed "$f"
 done
 echo "$pass passed, $fail failed"
 [ "$fail" -eq 0 ]
