@@ -22,9 +22,9 @@ SHIMSTRESS = $(BUILD)/shimstress $(BUILD)/shimstress-lfs \
 	$(BUILD)/shimstress-fortify $(BUILD)/shimstress-fortify64
 SHIM_EXTRA_BIN = $(FAULTINJ) $(SHIMSTRESS)
 
-# the offline tools' bats files (no shim, no replay): what the ports run
-PORT_BATS_ALL = info progress restore-jvm strip badinput cli hostile
-PORT_BATS = $(foreach f,$(PORT_BATS_ALL),$(wildcard bats/$(f).bats))
+# which Bats suites the ports, the sanitized build and check-preloaded
+# run: bats/offline.list, printed by tests/bats-list USE (a recipe's
+# `s=$$(tests/bats-list USE) &&` fails when the list does)
 
 $(FAULTINJ): tests/faultinject.c | $(BUILD)
 	$(CC) $(ALL_CFLAGS) -fPIC -shared -fvisibility=hidden -pthread \
@@ -62,9 +62,9 @@ check-env: all $(BUILD)/replay
 # An exported LD_PRELOAD (a Dockerfile ENV, a shell profile) changes none
 # of the tools' results: their own suites once more, with the shim in every
 # process they start (bats/common.bash exports TEST_LD_PRELOAD)
-PRELOADED_BATS = $(foreach f,cli strip badinput info output,$(wildcard bats/$(f).bats))
 check-preloaded: all $(TESTBIN)
-	TEST_LD_PRELOAD=$(abspath $(SHIM)) BUILD=$(BUILD) tests/run-bats.sh $(PRELOADED_BATS)
+	s=$$(tests/bats-list preloaded) && \
+		TEST_LD_PRELOAD=$(abspath $(SHIM)) BUILD=$(BUILD) tests/run-bats.sh $$s
 
 # the Android example's self-test (wrap.sh, dumpheap.sh against a fake adb)
 check-android: deps all $(BUILD)/replay
@@ -96,8 +96,9 @@ check-musl: deps
 	@file $(MUSL)/replay | grep -q 'interpreter /lib/ld-musl' || \
 		{ echo "$(MUSL)/replay is not linked against musl"; exit 1; }
 	BUILD=$(MUSL) tests/unit.sh
-	BUILD=$(MUSL) tests/run-bats.sh $(PORT_BATS)
-	BUILD=$(MUSL_STATIC) bats --print-output-on-failure bats/info.bats bats/progress.bats
+	s=$$(tests/bats-list offline) && BUILD=$(MUSL) tests/run-bats.sh $$s
+	s=$$(tests/bats-list static) && \
+		BUILD=$(MUSL_STATIC) bats --print-output-on-failure $$s
 	tests/ports.sh shim-replay $(MUSL)
 	tests/ports.sh shimstress $(MUSL)
 
@@ -122,7 +123,8 @@ check-arm64: deps
 		{ echo "$(ARM64)/bin/hprofstrip is not an arm64 binary"; exit 1; }
 	BUILD=$(ARM64) tests/unit.sh
 	# under qemu a peak RSS is qemu's; hostile.bats measures it natively
-	HPROFSTRIP_SANITIZED=1 BUILD=$(ARM64) tests/run-bats.sh $(PORT_BATS)
+	s=$$(tests/bats-list offline) && \
+		HPROFSTRIP_SANITIZED=1 BUILD=$(ARM64) tests/run-bats.sh $$s
 	tests/ports.sh shim-replay $(ARM64) qemu-aarch64 -L $(ARM64_SYSROOT)
 
 .PHONY: check-musl check-arm64

@@ -10,7 +10,8 @@
 #   make fuzz-coverage   line/branch coverage of strip/ by each target's
 #                        corpus (build/fuzz/coverage/TARGET.txt)
 #   make check-sanitize  tools and test drivers built with ASan+UBSan in
-#                        build/asan, then tests/unit.sh and OFFLINE_BATS
+#                        build/asan, then tests/unit.sh and the offline
+#                        Bats suites (bats/offline.list)
 #
 # Fuzz binaries, seeds, corpora, artifacts and logs go to FUZZ_BUILD
 # (build/fuzz); nothing is written into the shared corpus. A crash found
@@ -119,10 +120,6 @@ ASAN_BUILD = build/asan
 SAN_CFLAGS = -O2 -g -fsanitize=address,undefined -fno-sanitize-recover=all \
 	-fno-omit-frame-pointer
 SAN_LOG = $(CURDIR)/$(ASAN_BUILD)/sanitizer-logs
-# the bats files that run the offline tools (the lead may edit the list;
-# files not there yet are left out)
-OFFLINE_BATS = bats/info.bats bats/progress.bats bats/restore-jvm.bats \
-	bats/hostile.bats bats/strip.bats bats/badinput.bats bats/cli.bats
 # unit.sh's split checks, scaled down: sanitized drivers are 4x slower
 SAN_UNIT_PREFIX ?= 32
 SAN_UNIT_ROUNDS ?= 2
@@ -144,7 +141,7 @@ check-sanitize: deps
 	rm -rf $(SAN_LOG)
 	mkdir -p $(SAN_LOG)
 	env $(SAN_ENV) UNIT_PREFIX=$(SAN_UNIT_PREFIX) UNIT_ROUNDS=$(SAN_UNIT_ROUNDS) tests/unit.sh
-	env $(SAN_ENV) tests/run-bats.sh $(wildcard $(OFFLINE_BATS))
+	s=$$(tests/bats-list offline) && env $(SAN_ENV) tests/run-bats.sh $$s
 	@if ls $(SAN_LOG)/* >/dev/null 2>&1; then \
 		cat $(SAN_LOG)/*; echo "check-sanitize: sanitizer reports above" >&2; exit 1; \
 	fi
