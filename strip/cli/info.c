@@ -92,12 +92,33 @@ static void put_timestamp(uint64_t ms)
 	putchar('\n');
 }
 
+/* The text report's table of the tags seen (records or heap sub-records):
+ * one line a tag, named by name(), then the total. */
+static void tag_table(const char *title, const char *(*name)(unsigned),
+                      const uint64_t count[256], const uint64_t bytes[256])
+{
+	uint64_t n = 0, b = 0;
+	char lbl[16];
+	unsigned t;
+
+	printf("\n%-28s %4s %12s %15s\n", title, "tag", "count", "bytes");
+	for (t = 0; t < 256; t++) {
+		if (!count[t])
+			continue;
+		printf("  %-26s 0x%02X %12llu %15llu\n", tag_label(name(t), t, lbl),
+		       t, (unsigned long long)count[t], (unsigned long long)bytes[t]);
+		n += count[t];
+		b += bytes[t];
+	}
+	printf("  %-26s %4s %12llu %15llu\n", "total", "",
+	       (unsigned long long)n, (unsigned long long)b);
+}
+
 static void text_report(const struct info *in)
 {
 	const struct hs_state *st = &in->st;
 	const struct hs_census *c = &in->census;
 	uint64_t n = 0, b = 0, an = 0, ab = 0;
-	char lbl[16];
 	unsigned t;
 
 	printf("file          %s\n", in->in_name);
@@ -108,40 +129,12 @@ static void text_report(const struct info *in)
 		put_timestamp(st->timestamp);
 	printf("bytes         %llu\n", (unsigned long long)st->in_off);
 
-	printf("\n%-28s %4s %12s %15s\n", "records", "tag", "count", "bytes");
-	for (t = 0; t < 256; t++) {
-		if (!c->rec_count[t])
-			continue;
-		printf("  %-26s 0x%02X %12llu %15llu\n",
-		       tag_label(hs_rec_name(t), t, lbl), t,
-		       (unsigned long long)c->rec_count[t],
-		       (unsigned long long)c->rec_bytes[t]);
-		n += c->rec_count[t];
-		b += c->rec_bytes[t];
-	}
-	printf("  %-26s %4s %12llu %15llu\n", "total", "",
-	       (unsigned long long)n, (unsigned long long)b);
+	tag_table("records", hs_rec_name, c->rec_count, c->rec_bytes);
 	if (c->empty_heap_recs)
 		printf("  %llu heap records of length 0\n",
 		       (unsigned long long)c->empty_heap_recs);
+	tag_table("heap sub-records", hs_sub_name, c->sub_count, c->sub_bytes);
 
-	n = b = 0;
-	printf("\n%-28s %4s %12s %15s\n", "heap sub-records", "tag", "count",
-	       "bytes");
-	for (t = 0; t < 256; t++) {
-		if (!c->sub_count[t])
-			continue;
-		printf("  %-26s 0x%02X %12llu %15llu\n",
-		       tag_label(hs_sub_name(t), t, lbl), t,
-		       (unsigned long long)c->sub_count[t],
-		       (unsigned long long)c->sub_bytes[t]);
-		n += c->sub_count[t];
-		b += c->sub_bytes[t];
-	}
-	printf("  %-26s %4s %12llu %15llu\n", "total", "",
-	       (unsigned long long)n, (unsigned long long)b);
-
-	n = b = 0;
 	for (t = 0; t < 12; t++)
 		an += c->nodata_count[t];
 	/* in a stripped dump, arrays with their elements were kept whole
