@@ -114,6 +114,11 @@ rejected() {
 	[[ $output == *"\"error_offset\": $off,"* ]] || fail "--json: $output"
 }
 
+# cut_short IN: rejected as a stream that ends inside a record, at its end
+cut_short() {
+	rejected "$1" "$(size_of "$1")" 'stream ended inside a record \(--salvage keeps what came before it\)'
+}
+
 # both SRC...: runs the test body (function case_body SRC) for the 8-byte
 # 1.0.2 base and the 4-byte 1.0.3 one
 both() {
@@ -127,7 +132,7 @@ both() {
 	case_body() {
 		base "$1" "$T/b" >/dev/null
 		{ cat "$T/b"; rec 01 4294967295; zeros 64; } >"$T/h"
-		rejected "$T/h" "$(size_of "$T/h")" 'stream ended inside a record \(--salvage keeps what came before it\)'
+		cut_short "$T/h"
 	}
 	both
 }
@@ -138,7 +143,7 @@ both() {
 		id=$(base "$1" "$T/b")
 		{ cat "$T/b"; rec 1c 4294967295
 		  for i in 1 2 3; do bytes ff; zeros "$id"; done; } >"$T/h"
-		rejected "$T/h" "$(size_of "$T/h")" 'stream ended inside a record \(--salvage keeps what came before it\)'
+		cut_short "$T/h"
 	}
 	both
 }
@@ -148,9 +153,9 @@ both() {
 		local id
 		id=$(base "$1" "$T/b")
 		{ cat "$T/b"; rec 01 1000000; zeros 100; } >"$T/h"
-		rejected "$T/h" "$(size_of "$T/h")" 'stream ended inside a record \(--salvage keeps what came before it\)'
+		cut_short "$T/h"
 		{ cat "$T/b"; rec 0c 1073741824; bytes ff; zeros "$id"; } >"$T/h"
-		rejected "$T/h" "$(size_of "$T/h")" 'stream ended inside a record \(--salvage keeps what came before it\)'
+		cut_short "$T/h"
 	}
 	both
 }
@@ -328,10 +333,10 @@ class_dump() {
 	case_body() {
 		# text: tag '1', a length of 0x0A340A35
 		{ head -c 31 "$1"; seq 1 2000; } >"$T/g"
-		rejected "$T/g" "$(size_of "$T/g")" 'stream ended inside a record \(--salvage keeps what came before it\)'
+		cut_short "$T/g"
 		# 0xFF: tag 0xFF, length 2^32-1
 		{ head -c 31 "$1"; head -c 300 /dev/zero | tr '\0' '\377'; } >"$T/g"
-		rejected "$T/g" "$(size_of "$T/g")" 'stream ended inside a record \(--salvage keeps what came before it\)'
+		cut_short "$T/g"
 		# a heap record full of bytes that are no sub-record tag
 		{ head -c 31 "$1"; rec 1c 300; head -c 300 /dev/zero | tr '\0' '\167'; } >"$T/g"
 		rejected "$T/g" 40 'unknown heap sub-record tag'
