@@ -136,10 +136,7 @@ setup_file() {
 
 @test "an invalid sub-record tag is named at its offset" {
 	f=$CORPUS/art/dalvik-api19-leak-service-binder.hprof
-	off=$(( $("$ORACLE" offsets "$f" | sed -n 's/^sub-header //p') - 4 ))
-	cp "$f" "$BATS_TEST_TMPDIR/c"
-	chmod u+w "$BATS_TEST_TMPDIR/c"
-	printf '\167' | dd of="$BATS_TEST_TMPDIR/c" bs=1 seek="$off" conv=notrunc status=none
+	off=$(bad_tag "$f" "$BATS_TEST_TMPDIR/c")
 	expect_rejected "$STRIP" "$BATS_TEST_TMPDIR/c" "offset $off: unknown heap sub-record tag\$"
 }
 

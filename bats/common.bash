@@ -178,3 +178,15 @@ assert_stripped_dump() {
 drop_empty_heap_records() {
 	"$ROOT"/tests/drop-empty-heap-records "$1" "$2"
 }
+
+# bad_tag IN OUT: OUT is IN with an invalid heap sub-record tag (0x77) at
+# the first instance dump's tag (oracle offsets); prints that offset
+bad_tag() {
+	local off
+	off=$("$ORACLE" offsets "$1" | sed -n 's/^sub-header //p') &&
+		[ -n "$off" ] || return 1
+	off=$((off - 4))
+	cp "$1" "$2" && chmod u+w "$2" &&
+		printf '\167' | dd of="$2" bs=1 seek="$off" conv=notrunc status=none &&
+		echo "$off"
+}

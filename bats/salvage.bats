@@ -132,10 +132,7 @@ judge() {
 
 @test "--salvage is for a clean prefix: garbage in the middle is still an error at its offset" {
 	f=$CORPUS/hotspot/jdk11-string.hprof
-	off=$(( $("$ORACLE" offsets "$f" | sed -n 's/^sub-header //p') - 4 ))
-	cp "$f" "$T/bad"
-	chmod u+w "$T/bad"
-	printf '\167' | dd of="$T/bad" bs=1 seek="$off" conv=notrunc status=none
+	off=$(bad_tag "$f" "$T/bad")
 	head -c $(( $(size_of "$f") - 1000 )) "$T/bad" >"$T/badcut"
 	run --separate-stderr "$STRIP" --salvage -o "$T/o" "$T/badcut"
 	assert_failure 1

@@ -159,10 +159,7 @@ check_jvm_dump() {
 
 @test "unparseable bytes: the rest is written verbatim, one warning, lengths exact" {
 	f=$CORPUS/art/dalvik-api19-leak-service-binder.hprof
-	off=$(( $("$ORACLE" offsets "$f" | sed -n 's/^sub-header //p') - 4 ))
-	cp "$f" "$BATS_TEST_TMPDIR/bad.bin"
-	chmod u+w "$BATS_TEST_TMPDIR/bad.bin"
-	printf '\167' | dd of="$BATS_TEST_TMPDIR/bad.bin" bs=1 seek="$off" conv=notrunc status=none
+	off=$(bad_tag "$f" "$BATS_TEST_TMPDIR/bad.bin")
 	run env LD_PRELOAD="$SHIM" "$REPLAY" art "$BATS_TEST_TMPDIR/bad.bin" "$BATS_TEST_TMPDIR/bad.hprof"
 	assert_success
 	assert_line --index 0 "hprofstrip: $BATS_TEST_TMPDIR/bad.hprof: offset $off: unknown heap sub-record tag; writing the rest unchanged"
