@@ -38,6 +38,15 @@ histo() {
 	"$JUDGE" histo "$1"
 }
 
+# same_histo WANT GOT: VisualVM reads GOT exactly as WANT (the judge's
+# histograms, left in $T/want and $T/got, are equal)
+same_histo() {
+	histo "$1" > "$T/want"
+	histo "$2" > "$T/got"
+	run diff "$T/want" "$T/got"
+	assert_success
+}
+
 # the census of FILE without its first (file name) line
 census() {
 	"$HS" --info "$1" | tail -n +2
@@ -82,11 +91,8 @@ android_roots() {
 		out=$T/$(basename "$f" .hprof).jvm.hprof
 		run --separate-stderr "$HR" --jvm -o "$out" "$f"
 		assert_success
-		histo "$f" > "$T/want"
-		histo "$out" > "$T/got"
+		same_histo "$f" "$out"
 		grep -q '^roots [1-9]' "$T/want"
-		run diff "$T/want" "$T/got"
-		assert_success
 	done
 }
 
@@ -98,10 +104,7 @@ android_roots() {
 		"$HS" -o "$s" "$f"
 		run --separate-stderr "$HR" --jvm -o "$out" "$s"
 		assert_success
-		histo "$f" > "$T/want"
-		histo "$out" > "$T/got"
-		run diff "$T/want" "$T/got"
-		assert_success
+		same_histo "$f" "$out"
 		# the same dump as --jvm on the original, arrays zeroed
 		"$HR" --jvm -o "$T/direct.hprof" "$f"
 		assert_equal "$(census "$out")" "$(census "$T/direct.hprof")"
@@ -212,17 +215,12 @@ android_roots() {
 	assert_output --partial '"id_size": 8'
 	assert_equal "$(count "$output" ROOT_UNKNOWN)" "$(android_roots "$in_json")"
 	# VisualVM reads it exactly as the JDK's own dump
-	histo "$T/jdk17.hprof" > "$T/want"
-	histo "$out" > "$T/got"
-	run diff "$T/want" "$T/got"
-	assert_success
+	same_histo "$T/jdk17.hprof" "$out"
 	# and so after hprofstrip
 	"$HS" -o "$T/android8.s.hprof" "$a"
 	"$HR" --jvm -o "$out" "$T/android8.s.hprof"
 	assert_plain_102 "$out"
-	histo "$out" > "$T/got"
-	run diff "$T/want" "$T/got"
-	assert_success
+	same_histo "$T/jdk17.hprof" "$out"
 }
 
 @test "--app-only on the Dalvik dump keeps only app-heap instances" {
@@ -287,10 +285,7 @@ android_roots() {
 	assert_success
 	# --jvm alone keeps them all
 	"$HR" --jvm -o "$T/android8z.jvm.hprof" "$T/android8z.hprof"
-	histo "$T/jdk17.hprof" > "$T/want"
-	histo "$T/android8z.jvm.hprof" > "$T/got"
-	run diff "$T/want" "$T/got"
-	assert_success
+	same_histo "$T/jdk17.hprof" "$T/android8z.jvm.hprof"
 }
 
 @test "--app-only on a dump with only the app heap equals --jvm" {
