@@ -1,9 +1,25 @@
 /* The engine run into memory over an input cut into pieces: see cutrun.h. */
 #include "cutrun.h"
 
+#include <stdarg.h>
 #include <stdint.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+
+void cr_fail(const char *fmt, ...)
+{
+	va_list ap;
+
+	fputs(cr_prefix, stderr);
+	va_start(ap, fmt);
+	vfprintf(stderr, fmt, ap);
+	va_end(ap);
+	fputc('\n', stderr);
+	if (cr_abort)
+		abort();
+	exit(1);
+}
 
 static int mem_write(void *user, const void *buf, size_t len)
 {

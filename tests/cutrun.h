@@ -3,9 +3,9 @@
  * the runner shared by tests/splitcheck.c and the fuzz targets
  * (tests/fuzz/common.c).
  *
- * A failed check calls cr_fail(), which the program that links this file
- * defines: splitcheck prints and exits 1, a fuzz target abort()s, which
- * libFuzzer reports as a crash.
+ * A failed check calls cr_fail(): one line on stderr, cr_prefix first,
+ * then exit(1), or abort() where cr_abort is set (a fuzz target: libFuzzer
+ * reports it as a crash). The program that links this file defines both.
  */
 #ifndef HPROFSTRIP_CUTRUN_H
 #define HPROFSTRIP_CUTRUN_H
@@ -15,6 +15,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
+extern const char cr_prefix[];
+extern const int cr_abort;
 void cr_fail(const char *fmt, ...) __attribute__((noreturn, format(printf, 1, 2)));
 
 /* A growing output buffer. Bytes past `limit` are refused (the write

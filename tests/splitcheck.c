@@ -26,22 +26,12 @@
  */
 #include "cutrun.h"
 
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-void cr_fail(const char *fmt, ...)
-{
-	va_list ap;
-
-	fputs("splitcheck: ", stderr);
-	va_start(ap, fmt);
-	vfprintf(stderr, fmt, ap);
-	va_end(ap);
-	fputc('\n', stderr);
-	exit(1);
-}
+const char cr_prefix[] = "splitcheck: ";
+const int cr_abort = 0;
 
 static unsigned flags;
 

@@ -19,8 +19,8 @@
 
 #define FZ_PREFIX 4
 
-/* A failed check: the message, then abort() (cutrun.h's cr_fail, defined
- * in common.c). */
+/* A failed check: the message, then abort() (cutrun.h's cr_fail; common.c
+ * sets cr_abort). */
 #define fz_fail cr_fail
 
 /* Piece sizes: a small PRNG seeded from the prefix. Seed 0: one piece. */
