@@ -114,11 +114,32 @@ static void tag_table(const char *title, const char *(*name)(unsigned),
 	       (unsigned long long)n, (unsigned long long)b);
 }
 
+/* The text report's table of primitive arrays by element type: one line a
+ * type seen, then the total. */
+static void type_table(const char *title, const uint64_t count[12],
+                       const uint64_t bytes[12])
+{
+	uint64_t n = 0, b = 0;
+	unsigned t;
+
+	printf("\n%-33s %12s %15s\n", title, "count", "element bytes");
+	for (t = 0; t < 12; t++) {
+		if (!count[t])
+			continue;
+		printf("  %-31s %12llu %15llu\n", type_name(t),
+		       (unsigned long long)count[t], (unsigned long long)bytes[t]);
+		n += count[t];
+		b += bytes[t];
+	}
+	printf("  %-31s %12llu %15llu\n", "total", (unsigned long long)n,
+	       (unsigned long long)b);
+}
+
 static void text_report(const struct info *in)
 {
 	const struct hs_state *st = &in->st;
 	const struct hs_census *c = &in->census;
-	uint64_t n = 0, b = 0, an = 0, ab = 0;
+	uint64_t stripped = 0;
 	unsigned t;
 
 	printf("file          %s\n", in->in_name);
@@ -136,37 +157,13 @@ static void text_report(const struct info *in)
 	tag_table("heap sub-records", hs_sub_name, c->sub_count, c->sub_bytes);
 
 	for (t = 0; t < 12; t++)
-		an += c->nodata_count[t];
+		stripped += c->nodata_count[t];
 	/* in a stripped dump, arrays with their elements were kept whole
 	 * (hprofstrip --keep-strings) */
-	printf("\n%-33s %12s %15s\n",
-	       an ? "kept arrays (0x23, stripped dump)"
-	          : "primitive arrays (0x23)", "count", "element bytes");
-	for (t = 0; t < 12; t++) {
-		if (!c->prim_count[t])
-			continue;
-		printf("  %-31s %12llu %15llu\n", type_name(t),
-		       (unsigned long long)c->prim_count[t],
-		       (unsigned long long)c->prim_bytes[t]);
-		n += c->prim_count[t];
-		b += c->prim_bytes[t];
-	}
-	printf("  %-31s %12llu %15llu\n", "total", (unsigned long long)n,
-	       (unsigned long long)b);
-
-	for (t = 0; t < 12; t++)
-		ab += c->nodata_bytes[t];
-	printf("\n%-33s %12s %15s\n", "stripped arrays (0xC3)", "count",
-	       "element bytes");
-	for (t = 0; t < 12; t++) {
-		if (!c->nodata_count[t])
-			continue;
-		printf("  %-31s %12llu %15llu\n", type_name(t),
-		       (unsigned long long)c->nodata_count[t],
-		       (unsigned long long)c->nodata_bytes[t]);
-	}
-	printf("  %-31s %12llu %15llu\n", "total", (unsigned long long)an,
-	       (unsigned long long)ab);
+	type_table(stripped ? "kept arrays (0x23, stripped dump)"
+	                    : "primitive arrays (0x23)",
+	           c->prim_count, c->prim_bytes);
+	type_table("stripped arrays (0xC3)", c->nodata_count, c->nodata_bytes);
 
 	if (st->version == '3') {
 		printf("\n%-33s %12s %15s\n", "heaps (sub-record bytes)", "",
