@@ -89,41 +89,34 @@ public final class HeapBuilder {
         int value;
     }
 
+    static final String USAGE = "HeapBuilder oom | mxbean FILE | copy SRC DST FILE"
+            + " | gc COUNT | wait [FILE] | big SIZE_MB [FILE]   [markers=N]";
+
     public static void main(String[] argv) {
-        List<String> args = new ArrayList<>();
-        int n = Integer.getInteger("heapbuilder.markers", DEFAULT_MARKERS);
-        for (int i = 0; i < argv.length; i++) {
-            if (i > 0 && argv[i].startsWith("markers=")) {
-                n = parseInt(argv[i].substring("markers=".length()), "markers");
-            } else {
-                args.add(argv[i]);
-            }
-        }
-        if (args.isEmpty()) {
-            usage();
-        }
-        String mode = args.get(0);
+        int[] opt = {Integer.getInteger("heapbuilder.markers", DEFAULT_MARKERS)};
+        List<String> args = Cli.args("HeapBuilder", USAGE, argv, "markers", opt);
+        int n = opt[0];
         try {
-            switch (mode) {
+            switch (args.get(0)) {
             case "oom":
-                expectArgs(args, 1, 1);
+                Cli.expectArgs(USAGE, args, 1, 1);
                 build(n);
                 oom();
                 break;
             case "mxbean":
-                expectArgs(args, 2, 2);
+                Cli.expectArgs(USAGE, args, 2, 2);
                 build(n);
                 dump(args.get(1));
                 break;
             case "copy":
-                expectArgs(args, 4, 4);
+                Cli.expectArgs(USAGE, args, 4, 4);
                 java.nio.file.Files.copy(java.nio.file.Paths.get(args.get(1)),
                         java.nio.file.Paths.get(args.get(2)));
                 build(n);
                 dump(args.get(3));
                 break;
             case "gc": {
-                expectArgs(args, 2, 2);
+                Cli.expectArgs(USAGE, args, 2, 2);
                 int count = parseInt(args.get(1), "COUNT");
                 build(n);
                 for (int i = 0; i < count; i++) {
@@ -132,12 +125,12 @@ public final class HeapBuilder {
                 break;
             }
             case "wait":
-                expectArgs(args, 1, 2);
+                Cli.expectArgs(USAGE, args, 1, 2);
                 build(n);
                 waitForTest(args.size() > 1 ? args.get(1) : null);
                 break;
             case "big": {
-                expectArgs(args, 2, 3);
+                Cli.expectArgs(USAGE, args, 2, 3);
                 long mb = parseInt(args.get(1), "SIZE_MB");
                 build(n);
                 buildBig(mb * 1024 * 1024);
@@ -149,12 +142,10 @@ public final class HeapBuilder {
                 break;
             }
             default:
-                usage();
+                Cli.usage(USAGE);
             }
-        } catch (OutOfMemoryError e) {
-            die("out of memory while building the heap (raise -Xmx): " + e);
-        } catch (Exception e) {
-            die(e.toString());
+        } catch (OutOfMemoryError | Exception e) {
+            Cli.fail("HeapBuilder", e);
         }
         System.exit(0);
     }
@@ -376,39 +367,75 @@ public final class HeapBuilder {
     }
 
     static int parseInt(String s, String what) {
-        return parseInt("HeapBuilder", s, what);
+        return Cli.parseInt("HeapBuilder", s, what);
     }
 
-    /** A count >= 0 for the program who, or exit 2. */
-    static int parseInt(String who, String s, String what) {
-        try {
-            int v = Integer.parseInt(s);
-            if (v < 0) {
-                throw new NumberFormatException();
+    /**
+     * The command line and the end of HeapBuilder, StringHeap and
+     * LongStrings: who is the program, for its messages. A class of its own,
+     * with no state, so that StringHeap parses its arguments before it
+     * builds its heap without making HeapBuilder's statics first.
+     */
+    static final class Cli {
+        private Cli() {
+        }
+
+        /** A count >= 0, or exit 2. */
+        static int parseInt(String who, String s, String what) {
+            try {
+                int v = Integer.parseInt(s);
+                if (v < 0) {
+                    throw new NumberFormatException();
+                }
+                return v;
+            } catch (NumberFormatException e) {
+                System.err.println(who + ": bad " + what + ": " + s);
+                System.exit(2);
+                return 0;
             }
-            return v;
-        } catch (NumberFormatException e) {
-            System.err.println(who + ": bad " + what + ": " + s);
+        }
+
+        /** argv less its KEY=N options (after the first word): the mode
+         *  and its arguments; the last N (a count, or exit 2) into
+         *  value[0]. No mode: usage (exit 2). */
+        static List<String> args(String who, String usage, String[] argv,
+                String key, int[] value) {
+            List<String> args = new ArrayList<>();
+            for (int i = 0; i < argv.length; i++) {
+                if (i > 0 && argv[i].startsWith(key + "=")) {
+                    value[0] = parseInt(who, argv[i].substring(key.length() + 1), key);
+                } else {
+                    args.add(argv[i]);
+                }
+            }
+            if (args.isEmpty()) {
+                usage(usage);
+            }
+            return args;
+        }
+
+        /** From min to max arguments, the mode included, or usage. */
+        static void expectArgs(String usage, List<String> args, int min, int max) {
+            if (args.size() < min || args.size() > max) {
+                usage(usage);
+            }
+        }
+
+        static void usage(String usage) {
+            System.err.println("usage: " + usage);
             System.exit(2);
-            return 0;
         }
-    }
 
-    static void expectArgs(List<String> args, int min, int max) {
-        if (args.size() < min || args.size() > max) {
-            usage();
+        /** The end after e (main's catch): one line, exit 1. */
+        static void fail(String who, Throwable e) {
+            die(who, e instanceof OutOfMemoryError
+                    ? "out of memory while building the heap (raise -Xmx): " + e
+                    : e.toString());
         }
-    }
 
-    static void usage() {
-        System.err.println("usage: HeapBuilder oom | mxbean FILE | copy SRC DST FILE"
-                + " | gc COUNT | wait [FILE]"
-                + " | big SIZE_MB [FILE]   [markers=N]");
-        System.exit(2);
-    }
-
-    static void die(String msg) {
-        System.err.println("HeapBuilder: " + msg);
-        System.exit(1);
+        static void die(String who, String msg) {
+            System.err.println(who + ": " + msg);
+            System.exit(1);
+        }
     }
 }

@@ -66,13 +66,10 @@ public final class LongStrings {
                 build();
                 dump(args[1]);
             } else {
-                System.err.println("usage: LongStrings expect | mxbean FILE");
-                System.exit(2);
+                HeapBuilder.Cli.usage("LongStrings expect | mxbean FILE");
             }
-        } catch (OutOfMemoryError e) {
-            die("out of memory while building the heap (raise -Xmx): " + e);
-        } catch (Exception e) {
-            die(e.toString());
+        } catch (OutOfMemoryError | Exception e) {
+            HeapBuilder.Cli.fail("LongStrings", e);
         }
         System.exit(0);
     }
@@ -179,10 +176,5 @@ public final class LongStrings {
 
     static void dump(String file) throws Exception {
         HeapBuilder.dump(file);
-    }
-
-    static void die(String msg) {
-        System.err.println("LongStrings: " + msg);
-        System.exit(1);
     }
 }

@@ -140,49 +140,40 @@ public final class StringHeap {
         }
     }
 
+    static final String USAGE = "StringHeap expect | mxbean FILE | oom | wait [FILE]   [seed=N]";
+
     public static void main(String[] argv) {
-        List<String> args = new ArrayList<>();
-        int seed = 1;
-        for (int i = 0; i < argv.length; i++) {
-            if (i > 0 && argv[i].startsWith("seed=")) {
-                seed = parseInt(argv[i].substring("seed=".length()), "seed");
-            } else {
-                args.add(argv[i]);
-            }
-        }
-        if (args.isEmpty()) {
-            usage();
-        }
+        int[] opt = {1};
+        List<String> args = HeapBuilder.Cli.args("StringHeap", USAGE, argv, "seed", opt);
+        int seed = opt[0];
         try {
             switch (args.get(0)) {
             case "expect":
-                expectArgs(args, 1, 1);
+                HeapBuilder.Cli.expectArgs(USAGE, args, 1, 1);
                 build(seed);
                 System.out.print(expected());
                 System.out.flush();
                 break;
             case "mxbean":
-                expectArgs(args, 2, 2);
+                HeapBuilder.Cli.expectArgs(USAGE, args, 2, 2);
                 build(seed);
                 dump(args.get(1));
                 break;
             case "oom":
-                expectArgs(args, 1, 1);
+                HeapBuilder.Cli.expectArgs(USAGE, args, 1, 1);
                 build(seed);
                 oom();
                 break;
             case "wait":
-                expectArgs(args, 1, 2);
+                HeapBuilder.Cli.expectArgs(USAGE, args, 1, 2);
                 build(seed);
                 waitForTest(args.size() > 1 ? args.get(1) : null);
                 break;
             default:
-                usage();
+                HeapBuilder.Cli.usage(USAGE);
             }
-        } catch (OutOfMemoryError e) {
-            die("out of memory while building the heap (raise -Xmx): " + e);
-        } catch (Exception e) {
-            die(e.toString());
+        } catch (OutOfMemoryError | Exception e) {
+            HeapBuilder.Cli.fail("StringHeap", e);
         }
         System.exit(0);
     }
@@ -287,27 +278,8 @@ public final class StringHeap {
     static void oom() {
         HeapBuilder.oom("StringHeap");
     }
+
     static void waitForTest(String file) throws InterruptedException {
         HeapBuilder.waitFor("StringHeap", file);
-    }
-
-    static int parseInt(String s, String what) {
-        return HeapBuilder.parseInt("StringHeap", s, what);
-    }
-
-    static void expectArgs(List<String> args, int min, int max) {
-        if (args.size() < min || args.size() > max) {
-            usage();
-        }
-    }
-
-    static void usage() {
-        System.err.println("usage: StringHeap expect | mxbean FILE | oom | wait [FILE]   [seed=N]");
-        System.exit(2);
-    }
-
-    static void die(String msg) {
-        System.err.println("StringHeap: " + msg);
-        System.exit(1);
     }
 }
