@@ -89,8 +89,11 @@ $(BUILD)/splitcheck: tests/splitcheck.c tests/cutrun.c tests/cutrun.h $(ENGINE) 
 		strip/engine/hprof.h strip/engine/internal.h | $(BUILD)
 	$(CC) $(ALL_CFLAGS) -o $@ tests/splitcheck.c tests/cutrun.c $(ENGINE) $(LDFLAGS)
 
-$(BUILD)/oracle: tests/oracle.c | $(BUILD)
-	$(CC) $(ALL_CFLAGS) -o $@ tests/oracle.c $(LDFLAGS)
+# the test side's one HPROF walker (nothing from strip/)
+WALK = tests/walk.c tests/walk.h
+
+$(BUILD)/oracle: tests/oracle.c $(WALK) | $(BUILD)
+	$(CC) $(ALL_CFLAGS) -o $@ tests/oracle.c tests/walk.c $(LDFLAGS)
 
 # kept String values of a stripped dump, by its own parser
 $(BUILD)/strcheck: tests/strcheck.c | $(BUILD)

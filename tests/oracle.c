@@ -2,8 +2,8 @@
  * oracle.c - independent, deliberately simple reference implementation of
  * HPROF primitive-array stripping, used as a test oracle.
  *
- * It reads the whole input into memory and walks it with a bounds-checked
- * cursor.  No streaming, no state machine.
+ * It reads the whole input into memory and walks it with the test side's
+ * bounds-checked walker (walk.h).  No streaming, no state machine.
  *
  *   oracle zero IN OUT   copy IN, zeroing every PRIMITIVE_ARRAY_DUMP (0x23)
  *                        element byte (same size, same structure)
@@ -26,14 +26,17 @@
  * Any malformed input: one-line message naming the offset, exit 1.
  *
  * Built with -DORACLE_LIB it is a library instead (no main): oracle_walk()
- * in oracle.h runs the same walker over a buffer, for the fuzz targets.
+ * in oracle.h runs the same walk over a buffer, for the fuzz targets.
  *
- * C11, libc only.
+ * C11, libc only; with tests/walk.c, nothing from strip/.
  */
 #ifdef ORACLE_LIB
 #include "fuzz/oracle.h"
 #include <setjmp.h>
 #endif
+#include "walk.h"
+
+#include <errno.h>
 #include <stdarg.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -62,8 +65,13 @@ static void die(const char *fmt, ...)
     exit(1);
 }
 
-static void bad(uint64_t off, const char *what)
+static struct walk g_w;      /* the walk over the input */
+
+/* The walk found a problem: its offset, in the walker's words. */
+static void bad(void)
 {
+    uint64_t off = g_w.err_at;
+    const char *what = walk_strerror(g_w.err);
 #ifdef ORACLE_LIB
     g_err_off = off;
     g_err_what = what;
@@ -73,79 +81,25 @@ static void bad(uint64_t off, const char *what)
 }
 
 /* ------------------------------------------------------------------ */
-/* input cursor                                                       */
+/* input and output                                                   */
 
-static unsigned char *g_buf; /* whole input file */
+static const unsigned char *g_buf; /* whole input file */
 static uint64_t g_size;      /* its size */
 static unsigned g_idsize;    /* 4 or 8 */
 
-/* Fails unless n bytes are available at pos before limit. */
-static void need(uint64_t pos, uint64_t n, uint64_t limit, const char *what)
+static void oom(void)
 {
-    if (pos > limit || n > limit - pos)
-        bad(pos, what);
+    die("out of memory");
 }
 
-static uint64_t rd(uint64_t pos, unsigned n)
-{
-    uint64_t v = 0;
-    for (unsigned i = 0; i < n; i++)
-        v = (v << 8) | g_buf[pos + i];
-    return v;
-}
-
-/* Size of a value of basic type t, or 0 if t is not a valid basic type. */
-static unsigned type_size(unsigned t)
-{
-    switch (t) {
-    case 2: return g_idsize;  /* object */
-    case 4: return 1;         /* boolean */
-    case 5: return 2;         /* char */
-    case 6: return 4;         /* float */
-    case 7: return 8;         /* double */
-    case 8: return 1;         /* byte */
-    case 9: return 2;         /* short */
-    case 10: return 4;        /* int */
-    case 11: return 8;        /* long */
-    default: return 0;
-    }
-}
-
-/* ------------------------------------------------------------------ */
-/* output buffer                                                      */
-
-static unsigned char *g_out;
-static uint64_t g_outlen, g_outcap;
-
-static void out_bytes(const unsigned char *p, uint64_t n)
-{
-    if (g_outlen + n > g_outcap) {
-        uint64_t cap = g_outcap ? g_outcap : 4096;
-        while (cap < g_outlen + n)
-            cap *= 2;
-        unsigned char *nb = realloc(g_out, (size_t)cap);
-        if (!nb)
-            die("out of memory");
-        g_out = nb;
-        g_outcap = cap;
-    }
-    if (n)
-        memcpy(g_out + g_outlen, p, (size_t)n);
-    g_outlen += n;
-}
-
-static void out_u1(unsigned v)
-{
-    unsigned char b = (unsigned char)v;
-    out_bytes(&b, 1);
-}
+static struct walk_out g_out = { NULL, 0, 0, oom };
 
 static void put_u4_at(uint64_t pos, uint32_t v)
 {
-    g_out[pos + 0] = (unsigned char)(v >> 24);
-    g_out[pos + 1] = (unsigned char)(v >> 16);
-    g_out[pos + 2] = (unsigned char)(v >> 8);
-    g_out[pos + 3] = (unsigned char)v;
+    g_out.b[pos + 0] = (unsigned char)(v >> 24);
+    g_out.b[pos + 1] = (unsigned char)(v >> 16);
+    g_out.b[pos + 2] = (unsigned char)(v >> 8);
+    g_out.b[pos + 3] = (unsigned char)v;
 }
 
 /* ------------------------------------------------------------------ */
@@ -259,89 +213,6 @@ static void prim_done(uint64_t end, unsigned t)
 /* heap dump sub-records                                              */
 
 /*
- * Length (after the tag byte) of a sub-record with a fixed layout, or 0 if
- * the tag has a variable layout or is unknown.
- */
-static uint64_t fixed_len(unsigned tag)
-{
-    uint64_t id = g_idsize;
-    switch (tag) {
-    case 0xFF: return id;             /* ROOT_UNKNOWN */
-    case 0x01: return id + id;        /* ROOT_JNI_GLOBAL */
-    case 0x02: return id + 4 + 4;     /* ROOT_JNI_LOCAL */
-    case 0x03: return id + 4 + 4;     /* ROOT_JAVA_FRAME */
-    case 0x04: return id + 4;         /* ROOT_NATIVE_STACK */
-    case 0x05: return id;             /* ROOT_STICKY_CLASS */
-    case 0x06: return id + 4;         /* ROOT_THREAD_BLOCK */
-    case 0x07: return id;             /* ROOT_MONITOR_USED */
-    case 0x08: return id + 4 + 4;     /* ROOT_THREAD_OBJECT */
-    case 0x89: return id;             /* ROOT_INTERNED_STRING */
-    case 0x8A: return id;             /* ROOT_FINALIZING */
-    case 0x8B: return id;             /* ROOT_DEBUGGER */
-    case 0x8C: return id;             /* ROOT_REFERENCE_CLEANUP */
-    case 0x8D: return id;             /* ROOT_VM_INTERNAL */
-    case 0x8E: return id + 4 + 4;     /* ROOT_JNI_MONITOR */
-    case 0x90: return id;             /* UNREACHABLE */
-    case 0xFE: return 4 + id;         /* HEAP_DUMP_INFO */
-    case 0xC3: return id + 4 + 4 + 1; /* PRIMITIVE_ARRAY_NODATA */
-    default: return 0;
-    }
-}
-
-/* Length (after the tag byte) of a CLASS_DUMP starting at p (after tag). */
-static uint64_t class_dump_len(uint64_t start, uint64_t end)
-{
-    uint64_t id = g_idsize;
-    uint64_t p = start;
-    unsigned t, sz;
-
-    /* class, stack serial, super, loader, signers, prot domain,
-       2 reserved, instance size */
-    need(p, 7 * id + 4 + 4, end, "truncated CLASS_DUMP header");
-    p += 7 * id + 4 + 4;
-
-    need(p, 2, end, "truncated CLASS_DUMP constant pool count");
-    uint64_t n = rd(p, 2);
-    p += 2;
-    for (uint64_t i = 0; i < n; i++) {
-        need(p, 3, end, "truncated CLASS_DUMP constant pool entry");
-        t = (unsigned)rd(p + 2, 1);
-        sz = type_size(t);
-        if (!sz)
-            bad(p + 2, "bad basic type in CLASS_DUMP constant pool");
-        p += 3;
-        need(p, sz, end, "truncated CLASS_DUMP constant pool value");
-        p += sz;
-    }
-
-    need(p, 2, end, "truncated CLASS_DUMP static field count");
-    n = rd(p, 2);
-    p += 2;
-    for (uint64_t i = 0; i < n; i++) {
-        need(p, id + 1, end, "truncated CLASS_DUMP static field");
-        t = (unsigned)rd(p + id, 1);
-        sz = type_size(t);
-        if (!sz)
-            bad(p + id, "bad basic type in CLASS_DUMP static field");
-        p += id + 1;
-        need(p, sz, end, "truncated CLASS_DUMP static field value");
-        p += sz;
-    }
-
-    need(p, 2, end, "truncated CLASS_DUMP instance field count");
-    n = rd(p, 2);
-    p += 2;
-    for (uint64_t i = 0; i < n; i++) {
-        need(p, id + 1, end, "truncated CLASS_DUMP instance field");
-        t = (unsigned)rd(p + id, 1);
-        if (!type_size(t))
-            bad(p + id, "bad basic type in CLASS_DUMP instance field");
-        p += id + 1;
-    }
-    return p - start;
-}
-
-/*
  * Walk the body [start, end) of a HEAP_DUMP / HEAP_DUMP_SEGMENT record.
  * Sub-records must tile the body exactly.  In M_STRIP mode the transformed
  * body is appended to the output; in M_ZERO mode element bytes are zeroed
@@ -351,87 +222,57 @@ static uint64_t class_dump_len(uint64_t start, uint64_t end)
 static uint64_t walk_heap(uint64_t start, uint64_t end)
 {
     uint64_t id = g_idsize;
-    uint64_t p = start;
     uint64_t removed = 0;
+    uint64_t p;
+    struct walk_sub s;
+    int rc;
 
-    while (p < end) {
-        uint64_t sub = p;             /* offset of the tag byte */
-        unsigned tag = g_buf[p];
-        uint64_t q = p + 1;           /* after the tag */
-        uint64_t len;                 /* length after the tag */
+    for (p = start; (rc = walk_sub(&g_w, p, end, &s)) > 0; p = s.end) {
+        uint64_t q = s.off + 1;       /* after the tag */
 
-        g_sub_count[tag]++;
-
-        if (tag == 0x20) {
-            len = class_dump_len(q, end);
-            if (!g_at_class_fields && len > 7 * id + 4 + 4 + 2 + 1)
-                g_at_class_fields = q + 7 * id + 4 + 4 + 2 + 1;
-        } else if (tag == 0x21) {     /* INSTANCE_DUMP */
-            need(q, id + 4 + id + 4, end, "truncated INSTANCE_DUMP header");
-            uint64_t n = rd(q + id + 4 + id, 4);
-            len = id + 4 + id + 4;
-            if (!g_at_sub_hdr)
-                g_at_sub_hdr = q + 3;
-            need(q + len, n, end, "truncated INSTANCE_DUMP data");
-            len += n;
-        } else if (tag == 0x22) {     /* OBJ_ARRAY_DUMP */
-            need(q, id + 4 + 4 + id, end, "truncated OBJ_ARRAY_DUMP header");
-            uint64_t n = rd(q + id + 4, 4);
-            len = id + 4 + 4 + id;
-            need(q + len, n * id, end, "truncated OBJ_ARRAY_DUMP data");
-            len += n * id;
-        } else if (tag == 0x23) {     /* PRIMITIVE_ARRAY_DUMP */
-            uint64_t hdr = id + 4 + 4 + 1;
-            need(q, hdr, end, "truncated PRIMITIVE_ARRAY_DUMP header");
-            uint64_t n = rd(q + id + 4, 4);
-            unsigned t = (unsigned)rd(q + id + 4 + 4, 1);
-            unsigned sz = (t == 2) ? 0 : type_size(t);
-            if (!sz)
-                bad(q + id + 4 + 4, "bad element type in PRIMITIVE_ARRAY_DUMP");
-            uint64_t data = n * sz;
+        g_sub_count[s.tag]++;
+        if (s.tag == 0x23) {          /* PRIMITIVE_ARRAY_DUMP */
+            uint64_t hdr = s.data - q;
+            uint64_t data = s.end - s.data;
             if (!g_at_elems && data > 2)
-                g_at_elems = q + hdr + data / 2;
-            need(q + hdr, data, end, "truncated PRIMITIVE_ARRAY_DUMP data");
-            len = hdr + data;
+                g_at_elems = s.data + data / 2;
             g_n23++;
-            prim_done(q + len, t);
+            prim_done(s.end, s.type);
             if (!g_first_object_end)
-                g_first_object_end = q + len;
+                g_first_object_end = s.end;
             g_elems += data;
             removed += data;
             if (g_mode == M_ZERO) {
-                memset(g_out + q + hdr, 0, (size_t)data);
+                memset(g_out.b + s.data, 0, (size_t)data);
             } else if (g_mode == M_STRIP) {
-                out_u1(0xC3);
-                out_bytes(g_buf + q, hdr);
+                walk_put_be(&g_out, 0xC3, 1);
+                walk_put(&g_out, g_buf + q, hdr);
             }
-            p = q + len;
             continue;
-        } else {
-            len = fixed_len(tag);
-            if (!len)
-                bad(sub, "unknown heap dump sub-record tag");
-            need(q, len, end, "truncated heap dump sub-record");
-            if (tag == 0xC3) {
-                unsigned t = (unsigned)rd(q + id + 4 + 4, 1);
-                g_nc3++;
-                prim_done(q + len, t);
-                g_c3_elems += rd(q + id + 4, 4) *
-                              type_size((unsigned)rd(q + id + 4 + 4, 1));
-            }
         }
-
-        if (!g_first_object_end && (tag == 0x21 || tag == 0x22 || tag == 0xC3))
-            g_first_object_end = q + len;
-        if (tag == 0x21)
-            object_done(q + len, rd(q + id + 4, id));
-        else if (tag == 0x22)
-            object_done(q + len, rd(q + id + 4 + 4, id));
-        else if (tag == 0x20 && g_collect)
-            class_dumped(rd(q, id), q + len);
+        if (s.tag == 0x20 && !g_at_class_fields &&
+            s.end - q > 7 * id + 4 + 4 + 2 + 1)
+            g_at_class_fields = q + 7 * id + 4 + 4 + 2 + 1;
+        if (s.tag == 0x21 && !g_at_sub_hdr)
+            g_at_sub_hdr = q + 3;
+        if (s.tag == 0xC3) {
+            g_nc3++;
+            prim_done(s.end, s.type);
+            g_c3_elems += s.count * (uint64_t)walk_type_size(&g_w, s.type);
+        }
+        if (!g_first_object_end &&
+            (s.tag == 0x21 || s.tag == 0x22 || s.tag == 0xC3))
+            g_first_object_end = s.end;
+        if (s.tag == 0x21 || s.tag == 0x22)
+            object_done(s.end, s.cls);
+        else if (s.tag == 0x20 && g_collect)
+            class_dumped(s.id, s.end);
         if (g_mode == M_STRIP)
-            out_bytes(g_buf + sub, 1 + len);
-        p = q + len;
+            walk_put(&g_out, g_buf + s.off, s.end - s.off);
+    }
+    if (rc < 0) {
+        g_sub_count[g_buf[p]]++;      /* counted, as far as it came */
+        bad();
     }
     return removed;
 }
@@ -441,99 +282,73 @@ static uint64_t walk_heap(uint64_t start, uint64_t end)
 
 static void walk_file(void)
 {
-    uint64_t p = 0;
+    struct walk_rec r;
+    uint64_t p;
+    int rc;
 
-    /* header: NUL-terminated version string, u4 id size, u8 timestamp */
-    const unsigned char *nul = memchr(g_buf, 0, (size_t)g_size);
-    if (!nul)
-        bad(0, "header string not NUL-terminated");
-    uint64_t slen = (uint64_t)(nul - g_buf);
-    if (!(slen == 18 && memcmp(g_buf, "JAVA PROFILE 1.0.", 17) == 0 &&
-          g_buf[17] >= '1' && g_buf[17] <= '3'))
-        bad(0, "unrecognised header string");
-    p = slen + 1;
-    need(p, 4 + 8, g_size, "truncated header");
-    uint64_t ids = rd(p, 4);
-    if (ids != 4 && ids != 8)
-        bad(p, "identifier size is not 4 or 8");
-    g_idsize = (unsigned)ids;
-    p += 4 + 8;
-    g_hdr_len = p;
+    if (walk_header(&g_w, g_buf, g_size, 0))
+        bad();
+    g_idsize = g_w.idsize;
+    g_hdr_len = g_w.first;
 
     if (g_mode == M_STRIP)
-        out_bytes(g_buf, p);
+        walk_put(&g_out, g_buf, g_hdr_len);
 
     /* records: u1 tag, u4 time, u4 length, body */
-    while (p < g_size) {
-        uint64_t rec = p;
-        need(p, 9, g_size, "truncated record header");
-        unsigned tag = g_buf[p];
-        uint64_t len = rd(p + 5, 4);
-        uint64_t body = p + 9;
-        need(body, len, g_size, "record body extends past end of file");
-        if (!g_at_heap_hdr && (tag == 0x0C || tag == 0x1C))
-            g_at_heap_hdr = rec + 4;
-        if (tag == 0x2C && g_cut != UINT64_MAX && !g_collect && rec < g_cut)
+    for (p = g_hdr_len; (rc = walk_record(&g_w, p, &r)) > 0; p = r.end) {
+        unsigned tag = r.tag;
+        uint64_t body = r.body, len = r.len;
+        if (!g_at_heap_hdr && walk_heap_tag(tag))
+            g_at_heap_hdr = r.off + 4;
+        if (tag == 0x2C && g_cut != UINT64_MAX && !g_collect && r.off < g_cut)
             g_dump_ended = 1;
         if (g_collect && tag == 0x01 && len > g_idsize) {
             unsigned t = prim_name(g_buf + body + g_idsize, len - g_idsize);
             if (t)
-                g_prim_name[t] = rd(body, g_idsize) + 1;
+                g_prim_name[t] = walk_id(&g_w, body) + 1;
         }
         if (g_collect && tag == 0x02 && len >= 8 + 2 * (uint64_t)g_idsize)
             for (unsigned t = 4; t < 12; t++)
-                if (g_prim_name[t] == rd(body + 8 + g_idsize, g_idsize) + 1)
-                    g_prim_class[t] = rd(body + 4, g_idsize);
+                if (g_prim_name[t] == walk_id(&g_w, body + 8 + g_idsize) + 1)
+                    g_prim_class[t] = walk_id(&g_w, body + 4);
 
         if (g_mode == M_FLAT) {
-            if (tag == 0x0C || tag == 0x1C) {
-                walk_heap(body, body + len);
+            if (walk_heap_tag(tag)) {
+                walk_heap(body, r.end);
                 flat_heap(body, len);
             } else if (tag != 0x2C) {
-                out_bytes(g_buf + rec, 9 + len);
+                walk_put(&g_out, g_buf + r.off, 9 + len);
             }
-        } else if (tag == 0x0C || tag == 0x1C) {
-            uint64_t lenpos = g_outlen + 5;
+        } else if (walk_heap_tag(tag)) {
+            uint64_t lenpos = g_out.len + 5;
             if (g_mode == M_STRIP)
-                out_bytes(g_buf + rec, 9);
-            uint64_t removed = walk_heap(body, body + len);
+                walk_put(&g_out, g_buf + r.off, 9);
+            uint64_t removed = walk_heap(body, r.end);
             if (g_mode == M_STRIP)
                 put_u4_at(lenpos, (uint32_t)(len - removed));
         } else if (g_mode == M_STRIP) {
-            out_bytes(g_buf + rec, 9 + len);
+            walk_put(&g_out, g_buf + r.off, 9 + len);
         }
-        p = body + len;
     }
+    if (rc < 0)
+        bad();
 }
 
 #ifndef ORACLE_LIB
+static struct walk_file g_file;
+
 static void read_file(const char *path)
 {
-    FILE *f = fopen(path, "rb");
-    if (!f)
+    int rc = walk_load(&g_file, path);
+
+    if (rc == -1)
         die("cannot open %s", path);
-    size_t cap = 1 << 20, len = 0;
-    unsigned char *b = malloc(cap);
-    if (!b)
+    if (rc && errno == ENOMEM)
         die("out of memory");
-    for (;;) {
-        if (len == cap) {
-            cap *= 2;
-            unsigned char *nb = realloc(b, cap);
-            if (!nb)
-                die("out of memory");
-            b = nb;
-        }
-        size_t n = fread(b + len, 1, cap - len, f);
-        len += n;
-        if (n == 0)
-            break;
-    }
-    if (ferror(f))
+    if (rc)
         die("read error on %s", path);
-    fclose(f);
-    g_buf = b;
-    g_size = len;
+    g_buf = g_file.b;
+    g_size = g_file.size;
 }
 
 static void write_file(const char *path, const unsigned char *p, uint64_t n)
@@ -585,14 +400,8 @@ int main(int argc, char **argv)
 
     read_file(argv[2]);
 
-    if (g_mode == M_ZERO) {
-        g_out = malloc(g_size ? (size_t)g_size : 1);
-        if (!g_out)
-            die("out of memory");
-        if (g_size)
-            memcpy(g_out, g_buf, (size_t)g_size);
-        g_outlen = g_outcap = g_size;
-    }
+    if (g_mode == M_ZERO)
+        walk_put(&g_out, g_buf, (size_t)g_size);
 
     if (g_cut != UINT64_MAX) {  /* objects: learn the classes first */
         g_collect = 1;
@@ -606,11 +415,11 @@ int main(int argc, char **argv)
     switch (g_mode) {
     case M_FLAT:
         for (size_t i = 0; i < g_nflat; i++)
-            out_bytes(g_buf + g_flat[i][0], g_flat[i][1]);
+            walk_put(&g_out, g_buf + g_flat[i][0], g_flat[i][1]);
         /* fall through */
     case M_ZERO:
     case M_STRIP:
-        write_file(argv[3], g_out, g_outlen);
+        write_file(argv[3], g_out.b, g_out.len);
         break;
     case M_EXPECT:
         printf("size %llu elems %llu arrays %llu\n",
@@ -641,8 +450,8 @@ int main(int argc, char **argv)
                (unsigned long long)g_first_object_end);
         break;
     }
-    free(g_buf);
-    free(g_out);
+    walk_unload(&g_file);
+    free(g_out.b);
     return 0;
 }
 #endif /* !ORACLE_LIB */
@@ -651,10 +460,10 @@ int main(int argc, char **argv)
 int oracle_walk(enum oracle_mode mode, const void *in, size_t len,
                 struct oracle_result *r)
 {
-    free(g_out);
-    g_out = NULL;
-    g_outlen = g_outcap = 0;
-    g_buf = (unsigned char *)(uintptr_t)in; /* only read */
+    free(g_out.b);
+    g_out.b = NULL;
+    g_out.len = g_out.cap = 0;
+    g_buf = in;
     g_size = len;
     g_idsize = 0;
     g_elems = g_n23 = g_nc3 = g_c3_elems = 0;
@@ -662,14 +471,8 @@ int oracle_walk(enum oracle_mode mode, const void *in, size_t len,
     g_at_sub_hdr = g_at_elems = g_at_class_fields = g_hdr_len = 0;
     g_mode = mode == ORACLE_ZERO ? M_ZERO
            : mode == ORACLE_STRIP ? M_STRIP : M_COUNT;
-    if (g_mode == M_ZERO) {
-        g_out = malloc(len ? len : 1);
-        if (!g_out)
-            die("out of memory");
-        if (len)
-            memcpy(g_out, in, len);
-        g_outlen = g_outcap = len;
-    }
+    if (g_mode == M_ZERO)
+        walk_put(&g_out, in, len);
     memset(r, 0, sizeof *r);
     if (setjmp(g_jmp) == 0) {
         walk_file();
@@ -685,8 +488,8 @@ int oracle_walk(enum oracle_mode mode, const void *in, size_t len,
     r->elems = g_elems;
     r->c3_elems = g_c3_elems;
     memcpy(r->sub_count, g_sub_count, sizeof r->sub_count);
-    r->out = g_out;
-    r->out_len = (size_t)g_outlen;
+    r->out = g_out.b;
+    r->out_len = g_out.len;
     g_buf = NULL;
     return r->ok ? 0 : -1;
 }

@@ -29,9 +29,9 @@ HPROFSTRIP_CORPUS ?= $(CURDIR)/../shared/corpus
 FUZZ_CFLAGS = -std=c11 -D_GNU_SOURCE -Wall -Wextra -Werror -g -O1 \
 	-fsanitize=fuzzer,address,undefined -fno-sanitize-recover=all \
 	-fno-omit-frame-pointer -DORACLE_LIB
-FUZZ_SRC = tests/fuzz/common.c tests/cutrun.c tests/oracle.c $(ENGINE)
+FUZZ_SRC = tests/fuzz/common.c tests/cutrun.c tests/oracle.c tests/walk.c $(ENGINE)
 FUZZ_DEPS = $(FUZZ_SRC) tests/fuzz/common.h tests/cutrun.h tests/fuzz/oracle.h \
-	strip/engine/hprof.h strip/engine/internal.h
+	tests/walk.h strip/engine/hprof.h strip/engine/internal.h
 FUZZ_BINS = $(FUZZ_TARGETS:%=$(FUZZ_BUILD)/fuzz_%)
 FUZZ_SEEDS = $(FUZZ_BUILD)/seeds/.stamp
 FUZZ_RUN = FUZZ_BUILD=$(FUZZ_BUILD) FUZZ_MAX_LEN=$(FUZZ_MAX_LEN) tests/fuzz/run.sh
@@ -49,9 +49,10 @@ $(FUZZ_BUILD)/fuzz_info: tests/fuzz/fuzz_info.c strip/cli/info.c strip/cli/info.
 	$(FUZZ_CC) $(FUZZ_CFLAGS) -o $@ tests/fuzz/fuzz_info.c strip/cli/info.c \
 		$(FUZZ_SRC)
 
-$(FUZZ_BUILD)/mkseeds: tests/fuzz/mkseeds.c tests/oracle.c tests/fuzz/oracle.h
+$(FUZZ_BUILD)/mkseeds: tests/fuzz/mkseeds.c tests/oracle.c tests/fuzz/oracle.h $(WALK)
 	@mkdir -p $(@D)
-	$(CC) $(ALL_CFLAGS) -DORACLE_LIB -o $@ tests/fuzz/mkseeds.c tests/oracle.c $(LDFLAGS)
+	$(CC) $(ALL_CFLAGS) -DORACLE_LIB -o $@ tests/fuzz/mkseeds.c tests/oracle.c \
+		tests/walk.c $(LDFLAGS)
 
 $(FUZZ_SEEDS): $(FUZZ_BUILD)/mkseeds
 	@ls $(HPROFSTRIP_CORPUS)/art/*.hprof $(HPROFSTRIP_CORPUS)/hotspot/*.hprof >/dev/null || \

@@ -1,7 +1,8 @@
 /*
- * The test oracle's walker as a library (tests/oracle.c built with
- * -DORACLE_LIB): whole-buffer, bounds-checked, independent of the engine.
- * Not reentrant; one walk at a time.
+ * The test oracle as a library (tests/oracle.c built with -DORACLE_LIB,
+ * linked with the test side's walker, tests/walk.c): whole-buffer,
+ * bounds-checked, independent of the engine. Not reentrant; one walk at a
+ * time.
  */
 #ifndef HPROFSTRIP_ORACLE_H
 #define HPROFSTRIP_ORACLE_H
