@@ -95,9 +95,9 @@ WALK = tests/walk.c tests/walk.h
 $(BUILD)/oracle: tests/oracle.c $(WALK) | $(BUILD)
 	$(CC) $(ALL_CFLAGS) -o $@ tests/oracle.c tests/walk.c $(LDFLAGS)
 
-# kept String values of a stripped dump, by its own parser
-$(BUILD)/strcheck: tests/strcheck.c | $(BUILD)
-	$(CC) $(ALL_CFLAGS) -o $@ tests/strcheck.c $(LDFLAGS)
+# kept String values of a stripped dump, by the test side's walker
+$(BUILD)/strcheck: tests/strcheck.c $(WALK) | $(BUILD)
+	$(CC) $(ALL_CFLAGS) -o $@ tests/strcheck.c tests/walk.c $(LDFLAGS)
 
 # the replay driver loads the stub of the runtime it replays
 STUBS = $(BUILD)/stub/libjvm.so $(BUILD)/stub/libart.so

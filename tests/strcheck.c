@@ -43,20 +43,17 @@
  * Class dumps may come after their instances (ART), so ORIGINAL is walked
  * twice: classes, names and arrays first, then the instances.
  *
- * Standalone on purpose (nothing from strip/ or tests/oracle.c): C11,
- * libc only.
+ * Independent of the product on purpose (nothing from strip/): it walks
+ * with the test side's walker (walk.h). C11, libc only.
  */
+#include "walk.h"
+
 #include <errno.h>
-#include <fcntl.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/mman.h>
-#include <sys/stat.h>
-#include <unistd.h>
 
-#define MAGIC "JAVA PROFILE 1.0."
 #define MAGIC_LEN 17
 #define SHOW_VIOLATIONS 10 /* violations named on stderr */
 
@@ -65,274 +62,130 @@
 
 struct dump {
 	const char *name;
-	const unsigned char *b; /* the whole file */
-	uint64_t size;
-	unsigned idsize;        /* 4 or 8 */
-	uint64_t first;         /* offset of the first record */
+	struct walk_file f;     /* the whole file */
+	struct walk w;          /* its walk: w.b, w.idsize ... */
 };
 
-static void die_sys(const char *name)
+static _Noreturn void die_sys(const char *name)
 {
 	fprintf(stderr, "strcheck: %s: %s\n", name, strerror(errno));
 	exit(2);
 }
 
 /* Input that does not parse: one line naming the offset, exit 2. */
-static void bad(const struct dump *d, uint64_t off, const char *what)
+static _Noreturn void bad(const struct dump *d, uint64_t off,
+                          const char *what)
 {
 	fprintf(stderr, "strcheck: %s: offset %llu: %s\n", d->name,
 	        (unsigned long long)off, what);
 	exit(2);
 }
 
+static _Noreturn void oom(void)
+{
+	fprintf(stderr, "strcheck: out of memory\n");
+	exit(2);
+}
+
 static void *xrealloc(void *p, size_t n)
 {
 	p = realloc(p, n ? n : 1);
-	if (!p) {
-		fprintf(stderr, "strcheck: out of memory\n");
-		exit(2);
-	}
+	if (!p)
+		oom();
 	return p;
 }
 
 /* The file, mapped; read whole when it cannot be (a pipe). */
 static void load(struct dump *d, const char *name)
 {
-	struct stat st;
-	int fd = open(name, O_RDONLY);
-
 	d->name = name;
-	if (fd < 0)
-		die_sys(name);
-	if (fstat(fd, &st) == 0 && S_ISREG(st.st_mode) && st.st_size > 0) {
-		void *p = mmap(NULL, (size_t)st.st_size, PROT_READ, MAP_PRIVATE,
-		               fd, 0);
-		if (p != MAP_FAILED) {
-			d->b = p;
-			d->size = (uint64_t)st.st_size;
-			close(fd);
-			return;
-		}
-	}
-	unsigned char *buf = NULL;
-	size_t len = 0, cap = 0;
-	for (;;) {
-		if (len == cap) {
-			cap = cap ? 2 * cap : 1 << 20;
-			buf = xrealloc(buf, cap);
-		}
-		ssize_t n = read(fd, buf + len, cap - len);
-		if (n < 0 && errno == EINTR)
-			continue;
-		if (n < 0)
-			die_sys(name);
-		if (n == 0)
-			break;
-		len += (size_t)n;
-	}
-	close(fd);
-	d->b = buf;
-	d->size = len;
-}
-
-/* Big-endian unsigned of n bytes at off (bounds checked by the caller). */
-static uint64_t rd(const struct dump *d, uint64_t off, unsigned n)
-{
-	uint64_t v = 0;
-	for (unsigned i = 0; i < n; i++)
-		v = v << 8 | d->b[off + i];
-	return v;
+	if (walk_load(&d->f, name) == 0)
+		return;
+	if (errno == ENOMEM)
+		oom();
+	die_sys(name);
 }
 
 static uint64_t rd_id(const struct dump *d, uint64_t off)
 {
-	return rd(d, off, d->idsize);
-}
-
-/* Fails unless n bytes at pos end by end; off names the sub-record. */
-static void need(const struct dump *d, uint64_t off, uint64_t pos, uint64_t n,
-                 uint64_t end)
-{
-	if (pos > end || n > end - pos)
-		bad(d, off, "sub-record runs past the end of its heap record");
-}
-
-/* Size of a value of basic type t; 0 if t is none (2 is an object). */
-static unsigned type_size(const struct dump *d, unsigned t)
-{
-	switch (t) {
-	case 2: return d->idsize;   /* object */
-	case 4: case 8: return 1;   /* boolean, byte */
-	case 5: case 9: return 2;   /* char, short */
-	case 6: case 10: return 4;  /* float, int */
-	case 7: case 11: return 8;  /* double, long */
-	default: return 0;
-	}
+	return walk_id(&d->w, off);
 }
 
 /* ------------------------------------------------------------------ */
 /* walking the records                                                */
 
-static void read_header(struct dump *d)
+/* The walk of d found a problem: said in strcheck's words, at the byte
+   when a type is wrong, else at the record or sub-record it is in. */
+static void walk_bad(const struct dump *d)
 {
-	const unsigned char *nul;
+	const struct walk *w = &d->w;
+	enum walk_err e = w->err;
 
-	if (d->size == 0)
-		bad(d, 0, "empty file: not an HPROF dump");
-	nul = memchr(d->b, 0, d->size < 64 ? (size_t)d->size : 64);
-	if (!nul || nul - d->b != MAGIC_LEN + 1 ||
-	    memcmp(d->b, MAGIC, MAGIC_LEN) != 0 || d->b[MAGIC_LEN] < '1' ||
-	    d->b[MAGIC_LEN] > '3')
+	if (e == WALK_E_NONUL || e == WALK_E_MAGIC)
 		bad(d, 0, "no \"JAVA PROFILE 1.0.1\", \"1.0.2\" or "
 		    "\"1.0.3\" header");
-	uint64_t p = (uint64_t)(nul - d->b) + 1;
-	if (d->size - p < 4 + 8)
-		bad(d, p, "file ends inside the header");
-	d->idsize = (unsigned)rd(d, p, 4);
-	if (d->idsize != 4 && d->idsize != 8)
-		bad(d, p, "identifier size is not 4 or 8");
-	d->first = p + 4 + 8;
+	if (e == WALK_E_HEADER || e == WALK_E_IDSIZE)
+		bad(d, w->err_at, e == WALK_E_HEADER
+		    ? "file ends inside the header"
+		    : "identifier size is not 4 or 8");
+	if (e == WALK_E_CP_TYPE || e == WALK_E_STATIC_TYPE ||
+	    e == WALK_E_FIELD_TYPE)
+		bad(d, w->err_at, "invalid basic type in a class dump");
+	if (e == WALK_E_PRIM_TYPE)
+		bad(d, w->err_at, "invalid element type");
+	bad(d, w->err_sub,
+	    e == WALK_E_REC_HEADER ? "file ends inside a record header"
+	    : e == WALK_E_REC_BODY ? "record runs past the end of the file"
+	    : e == WALK_E_TAG ? "unknown heap sub-record tag"
+	    : "sub-record runs past the end of its heap record");
 }
 
-/*
- * The class dump at off, which must end by end: its length from the tag
- * on. *fields gets the offset of its instance field table (u2 count, then
- * per field an id name and a u1 type).
- */
-static uint64_t class_dump(const struct dump *d, uint64_t off, uint64_t end,
-                           uint64_t *fields)
+static void read_header(struct dump *d)
 {
-	uint64_t id = d->idsize, p = off + 1, n;
-	unsigned sz;
-
-	/* class, stack serial, super, loader, signers, protection domain,
-	   2 reserved, instance size */
-	need(d, off, p, 7 * id + 8 + 2, end);
-	p += 7 * id + 8;
-	n = rd(d, p, 2); /* constant pool: u2 index, u1 type, value */
-	p += 2;
-	for (uint64_t i = 0; i < n; i++) {
-		need(d, off, p, 3, end);
-		if (!(sz = type_size(d, d->b[p + 2])))
-			bad(d, p + 2, "invalid basic type in a class dump");
-		need(d, off, p + 3, sz, end);
-		p += 3 + sz;
-	}
-	need(d, off, p, 2, end);
-	n = rd(d, p, 2); /* static fields: id name, u1 type, value */
-	p += 2;
-	for (uint64_t i = 0; i < n; i++) {
-		need(d, off, p, id + 1, end);
-		if (!(sz = type_size(d, d->b[p + id])))
-			bad(d, p + id, "invalid basic type in a class dump");
-		need(d, off, p + id + 1, sz, end);
-		p += id + 1 + sz;
-	}
-	need(d, off, p, 2, end);
-	*fields = p;
-	n = rd(d, p, 2); /* instance fields: id name, u1 type */
-	p += 2;
-	need(d, off, p, n * (id + 1), end);
-	for (uint64_t i = 0; i < n; i++, p += id + 1)
-		if (!type_size(d, d->b[p + id]))
-			bad(d, p + id, "invalid basic type in a class dump");
-	return p - off;
-}
-
-/* Length of the heap sub-record at off, tag included; it ends by end. */
-static uint64_t sub_len(const struct dump *d, uint64_t off, uint64_t end)
-{
-	uint64_t id = d->idsize, p = off + 1, n, fields;
-	unsigned sz;
-
-	switch (d->b[off]) {
-	case 0xFF: /* ROOT_UNKNOWN */
-	case 0x05: /* ROOT_STICKY_CLASS */
-	case 0x07: /* ROOT_MONITOR_USED */
-	case 0x89: /* ROOT_INTERNED_STRING */
-	case 0x8A: /* ROOT_FINALIZING */
-	case 0x8B: /* ROOT_DEBUGGER */
-	case 0x8C: /* ROOT_REFERENCE_CLEANUP */
-	case 0x8D: /* ROOT_VM_INTERNAL */
-	case 0x90: /* UNREACHABLE */
-		n = id;
-		break;
-	case 0x01: /* ROOT_JNI_GLOBAL: object, global ref */
-		n = 2 * id;
-		break;
-	case 0x02: /* ROOT_JNI_LOCAL, ROOT_JAVA_FRAME, ROOT_THREAD_OBJECT,
-	              ROOT_JNI_MONITOR: id, two u4 */
-	case 0x03:
-	case 0x08:
-	case 0x8E:
-		n = id + 8;
-		break;
-	case 0x04: /* ROOT_NATIVE_STACK, ROOT_THREAD_BLOCK: id, u4 */
-	case 0x06:
-		n = id + 4;
-		break;
-	case 0xFE: /* HEAP_DUMP_INFO: u4 heap type, id name */
-		n = 4 + id;
-		break;
-	case 0x20: /* CLASS_DUMP */
-		return class_dump(d, off, end, &fields);
-	case 0x21: /* INSTANCE_DUMP: id, u4 serial, id class, u4 n, n bytes */
-		need(d, off, p, 2 * id + 8, end);
-		n = 2 * id + 8 + rd(d, p + 2 * id + 4, 4);
-		break;
-	case 0x22: /* OBJECT_ARRAY_DUMP: id, u4 serial, u4 n, id class, n ids */
-		need(d, off, p, 2 * id + 8, end);
-		n = 2 * id + 8 + rd(d, p + id + 4, 4) * id;
-		break;
-	case 0x23: /* PRIMITIVE_ARRAY_DUMP: id, u4 serial, u4 n, u1 type,
-	              elements; 0xC3 PRIMITIVE_ARRAY_NODATA: no elements */
-	case 0xC3:
-		need(d, off, p, id + 9, end);
-		sz = d->b[p + id + 8] == 2 ? 0 : type_size(d, d->b[p + id + 8]);
-		if (!sz)
-			bad(d, p + id + 8, "invalid element type");
-		n = id + 9;
-		if (d->b[off] == 0x23)
-			n += rd(d, p + id + 4, 4) * sz;
-		break;
-	default:
-		bad(d, off, "unknown heap sub-record tag");
-		return 0;
-	}
-	need(d, off, p, n, end);
-	return 1 + n;
+	if (d->f.size == 0)
+		bad(d, 0, "empty file: not an HPROF dump");
+	if (walk_header(&d->w, d->f.b, d->f.size, WALK_SKIP_FIELDS))
+		walk_bad(d);
 }
 
 /* What a walk calls: rec for a top-level record other than a heap record
-   (body offset and length), sub for each heap sub-record [off, end). */
+   (body offset and length), sub for each heap sub-record. */
 struct visit {
 	void (*rec)(const struct dump *d, unsigned tag, uint64_t body,
 	            uint64_t len);
-	void (*sub)(const struct dump *d, uint64_t off, uint64_t end);
+	void (*sub)(const struct dump *d, const struct walk_sub *s);
 };
 
-static void walk(const struct dump *d, const struct visit *v)
+static void walk(struct dump *d, const struct visit *v)
 {
-	uint64_t p = d->first;
+	struct walk *w = &d->w;
+	struct walk_rec r;
+	struct walk_sub s;
+	int rc, rs;
 
-	while (p < d->size) {
-		if (d->size - p < 9)
-			bad(d, p, "file ends inside a record header");
-		unsigned tag = d->b[p];
-		uint64_t body = p + 9, len = rd(d, p + 5, 4);
-		if (len > d->size - body)
-			bad(d, p, "record runs past the end of the file");
-		if (tag == 0x0C || tag == 0x1C) {
-			for (uint64_t q = body, n; q < body + len; q += n) {
-				n = sub_len(d, q, body + len);
-				if (v->sub)
-					v->sub(d, q, q + n);
-			}
-		} else if (v->rec) {
-			v->rec(d, tag, body, len);
+	for (uint64_t p = w->first; (rc = walk_record(w, p, &r)) > 0;
+	     p = r.end) {
+		if (!walk_heap_tag(r.tag)) {
+			if (v->rec)
+				v->rec(d, r.tag, r.body, r.len);
+			continue;
 		}
-		p = body + len;
+		for (uint64_t q = r.body; (rs = walk_sub(w, q, r.end, &s)) > 0;
+		     q = s.end) {
+			/* the types the walk skipped: instance fields, and
+			   a 0xC3's element type */
+			if (s.tag == 0x20 && walk_fields(w, &s))
+				walk_bad(d);
+			if (s.tag == 0xC3 && !s.esize) /* its last byte */
+				bad(d, s.end - 1, "invalid element type");
+			if (v->sub)
+				v->sub(d, &s);
+		}
+		if (rs < 0)
+			walk_bad(d);
 	}
+	if (rc < 0)
+		walk_bad(d);
 }
 
 /* ------------------------------------------------------------------ */
@@ -441,7 +294,7 @@ static struct vec srefs = VEC(struct ref), trefs = VEC(struct ref);
 static void index_rec(const struct dump *d, unsigned tag, uint64_t body,
                       uint64_t len)
 {
-	uint64_t id = d->idsize;
+	uint64_t id = d->w.idsize;
 	struct name *n;
 
 	if (tag == 0x01) { /* STRING: id, UTF-8 text */
@@ -463,36 +316,34 @@ static void index_rec(const struct dump *d, unsigned tag, uint64_t body,
 }
 
 /* A primitive array sub-record (0x23 or 0xC3) into v. */
-static void add_array(const struct dump *d, struct vec *v, uint64_t off,
-                      uint64_t end)
+static void add_array(struct vec *v, const struct walk_sub *s)
 {
-	uint64_t id = d->idsize;
 	struct arr *a = push(v);
-	a->id = rd_id(d, off + 1);
-	a->off = off;
-	a->len = end - off;
-	a->count = (uint32_t)rd(d, off + 1 + id + 4, 4);
-	a->type = d->b[off + 1 + id + 8];
-	a->tag = d->b[off];
+	a->id = s->id;
+	a->off = s->off;
+	a->len = s->end - s->off;
+	a->count = s->count;
+	a->type = (unsigned char)s->type;
+	a->tag = (unsigned char)s->tag;
 }
 
-static void index_sub(const struct dump *d, uint64_t off, uint64_t end)
+static void index_sub(const struct dump *d, const struct walk_sub *s)
 {
-	uint64_t id = d->idsize;
 	struct cls *c;
 
-	switch (d->b[off]) {
+	(void)d;
+	switch (s->tag) {
 	case 0x20:
 		c = push(&classes);
 		memset(c, 0, sizeof *c);
-		c->id = rd_id(d, off + 1);
-		c->off = off;
-		c->super = rd_id(d, off + 1 + id + 4);
-		class_dump(d, off, end, &c->fields);
+		c->id = s->id;
+		c->off = s->off;
+		c->super = s->cls;
+		c->fields = s->data;
 		break;
 	case 0x23:
 	case 0xC3:
-		add_array(d, &oarrs, off, end);
+		add_array(&oarrs, s);
 		break;
 	}
 }
@@ -510,7 +361,7 @@ static int text_is(uint64_t sid, const char *s)
 	if (!n || n->len != len)
 		return 0;
 	for (size_t i = 0; i < len; i++) {
-		unsigned char c = orig.b[n->off + i];
+		unsigned char c = orig.w.b[n->off + i];
 		if (c != (unsigned char)s[i] && !(s[i] == '/' && c == '.'))
 			return 0;
 	}
@@ -530,19 +381,19 @@ static int class_is(uint64_t cid, const char *name)
 static int field_at(const struct cls *c, uint64_t owner, const char *fname,
                     uint64_t *at)
 {
-	uint64_t id = orig.idsize, acc = 0;
+	uint64_t id = orig.w.idsize, acc = 0;
 
 	for (size_t depth = 0; depth <= classes.n; depth++) {
-		uint64_t p = c->fields, n = rd(&orig, p, 2);
+		uint64_t p = c->fields, n = walk_u(&orig.w, p, 2);
 		p += 2;
 		for (uint64_t i = 0; i < n; i++, p += id + 1) {
-			unsigned t = orig.b[p + id];
+			unsigned t = orig.w.b[p + id];
 			if (c->id == owner && t == 2 &&
 			    text_is(rd_id(&orig, p), fname)) {
 				*at = acc;
 				return 1;
 			}
-			acc += type_size(&orig, t);
+			acc += walk_type_size(&orig.w, t);
 		}
 		if (c->id == owner)
 			return 0;
@@ -592,35 +443,36 @@ static void resolve_roles(void)
 /* ------------------------------------------------------------------ */
 /* ORIGINAL, second walk: String and Thread instances                 */
 
-static void instance_sub(const struct dump *d, uint64_t off, uint64_t end)
+/* Instance s of a String or Thread class: into refs, the id its field at
+   offset `at` of its field values holds (what: its kind, if too short). */
+static void add_ref(const struct dump *d, struct vec *refs,
+                    const struct walk_sub *s, uint64_t at, const char *what)
 {
-	uint64_t id = d->idsize, n, data;
-	const struct cls *c;
 	struct ref *r;
 
-	if (d->b[off] != 0x21)
+	if (at + d->w.idsize > s->count)
+		bad(d, s->off, what);
+	r = push(refs);
+	r->off = s->off;
+	r->end = s->end;
+	r->target = rd_id(d, s->data + at);
+}
+
+static void instance_sub(const struct dump *d, const struct walk_sub *s)
+{
+	const struct cls *c;
+
+	if (s->tag != 0x21)
 		return;
-	c = find(&classes, rd_id(d, off + 1 + id + 4));
+	c = find(&classes, s->cls);
 	if (!c || !c->role)
 		return;
-	n = rd(d, off + 1 + 2 * id + 4, 4);
-	data = off + 1 + 2 * id + 8;
-	if (c->role & R_STRING) {
-		if (c->value_at + id > n)
-			bad(d, off, "String instance shorter than its fields");
-		r = push(&srefs);
-		r->off = off;
-		r->end = end;
-		r->target = rd_id(d, data + c->value_at);
-	}
-	if (c->role & R_THREAD) {
-		if (c->name_at + id > n)
-			bad(d, off, "Thread instance shorter than its fields");
-		r = push(&trefs);
-		r->off = off;
-		r->end = end;
-		r->target = rd_id(d, data + c->name_at);
-	}
+	if (c->role & R_STRING)
+		add_ref(d, &srefs, s, c->value_at,
+		        "String instance shorter than its fields");
+	if (c->role & R_THREAD)
+		add_ref(d, &trefs, s, c->name_at,
+		        "Thread instance shorter than its fields");
 }
 
 /* The distinct targets of refs that are primitive arrays in ORIGINAL,
@@ -651,10 +503,11 @@ static void targets(const struct vec *refs, struct vec *ids, size_t *nul,
 /* ------------------------------------------------------------------ */
 /* comparing STRIPPED with ORIGINAL                                   */
 
-static void strip_sub(const struct dump *d, uint64_t off, uint64_t end)
+static void strip_sub(const struct dump *d, const struct walk_sub *s)
 {
-	if (d->b[off] == 0x23 || d->b[off] == 0xC3)
-		add_array(d, &sarrs, off, end);
+	(void)d;
+	if (s->tag == 0x23 || s->tag == 0xC3)
+		add_array(&sarrs, s);
 }
 
 static uint64_t violations;
@@ -732,7 +585,7 @@ static void compare(struct result *r)
 			continue;
 		/* the whole sub-record after the tag: header and elements */
 		if (a->tag != 0x23 || a->len != b->len ||
-		    memcmp(orig.b + a->off + 1, strip.b + b->off + 1,
+		    memcmp(orig.w.b + a->off + 1, strip.w.b + b->off + 1,
 		           (size_t)a->len - 1) != 0) {
 			violation(&strip, b, "kept, but its elements differ");
 			continue;
@@ -934,7 +787,7 @@ int main(int argc, char **argv)
 	load(&strip, files[1]);
 	read_header(&orig);
 	read_header(&strip);
-	if (strip.idsize != orig.idsize)
+	if (strip.w.idsize != orig.w.idsize)
 		bad(&strip, MAGIC_LEN + 2, "identifier size differs from the "
 		    "original's");
 
@@ -953,7 +806,8 @@ int main(int argc, char **argv)
 	targets(&trefs, &r.T, &t_null, &t_other);
 	for (size_t i = 0; i < r.V.n; i++) {
 		const struct arr *a = find(&oarrs, ((uint64_t *)r.V.p)[i]);
-		r.value_bytes += (uint64_t)a->count * type_size(&orig, a->type);
+		r.value_bytes += (uint64_t)a->count *
+		                 walk_type_size(&orig.w, a->type);
 	}
 
 	walk(&strip, &(struct visit){ NULL, strip_sub });
