@@ -106,8 +106,9 @@ $(STUBS): tests/runtime-stub.c
 	mkdir -p $(BUILD)/stub
 	$(CC) $(ALL_CFLAGS) -fPIC -shared -o $@ tests/runtime-stub.c
 
-$(BUILD)/replay: tests/replay.c $(STUBS) | $(BUILD)
-	$(CC) $(ALL_CFLAGS) -pthread -o $@ tests/replay.c -ldl $(LDFLAGS)
+$(BUILD)/replay: tests/replay.c $(WALK) $(STUBS) | $(BUILD)
+	$(CC) $(ALL_CFLAGS) -pthread -o $@ tests/replay.c tests/walk.c -ldl \
+		$(LDFLAGS)
 
 # the shim's policy as plain C, without LD_PRELOAD
 $(BUILD)/policytest: tests/policytest.c preload/policy.c preload/policy.h \

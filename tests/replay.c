@@ -65,8 +65,10 @@
  * small buffers are real; they also make records larger than the buffer
  * (written unbuffered) appear with small test files.
  *
+ * The dump is framed by the test side's walker (tests/walk.h).
+ *
  * Build: cc -std=c11 -D_GNU_SOURCE -Wall -Wextra -Werror -O2 -pthread
- *        tests/replay.c -o replay        (glibc or musl-gcc)
+ *        tests/replay.c tests/walk.c -o replay -ldl   (glibc or musl-gcc)
  */
 #ifndef _GNU_SOURCE
 #define _GNU_SOURCE 1
@@ -74,6 +76,8 @@
 #ifndef _LARGEFILE64_SOURCE
 #define _LARGEFILE64_SOURCE 1
 #endif
+
+#include "walk.h"
 
 #include <dirent.h>
 #include <dlfcn.h>
@@ -133,15 +137,14 @@ static size_t rnd_range(size_t lo, size_t hi) /* inclusive */
 	return lo + (size_t)(rnd() % (uint64_t)(hi - lo + 1));
 }
 
-/* Piece size: 40% 1..16 bytes, 30% 17..4096, 30% 4097..64 KiB. */
-static size_t rnd_piece(void)
+/* Piece size: 40% 1..16 bytes, 30% 17..4096, 30% 4097..64 KiB; at most
+ * left. */
+static size_t rnd_piece(size_t left)
 {
 	unsigned r = (unsigned)(rnd() % 10);
-	if (r < 4)
-		return rnd_range(1, 16);
-	if (r < 7)
-		return rnd_range(17, 4096);
-	return rnd_range(4097, 65536);
+	size_t n = r < 4 ? rnd_range(1, 16)
+	         : r < 7 ? rnd_range(17, 4096) : rnd_range(4097, 65536);
+	return n < left ? n : left;
 }
 
 /* ---- plain I/O helpers ---- */
@@ -180,6 +183,17 @@ static void xclose(int fd)
 		die("close");
 }
 
+/* OUT as JDK 8's os::create_binary_file opens it (openjdk/jdk8u hotspot/
+ * src/os/linux/vm/os_linux.cpp), with O_TRUNC as with jcmd GC.heap_dump
+ * -overwrite. */
+static int create_out(const char *out)
+{
+	int fd = open64(out, O_WRONLY | O_CREAT | O_TRUNC, 0600);
+	if (fd < 0)
+		die("open64");
+	return fd;
+}
+
 static unsigned char *read_input(const char *path, size_t *len_out)
 {
 	int fd = open(path, O_RDONLY | O_CLOEXEC);
@@ -206,6 +220,31 @@ static unsigned char *read_input(const char *path, size_t *len_out)
 	return buf;
 }
 
+/* ---- a runtime's buffered writer (JDK 8's DumpWriter, JDK 22's
+ * AbstractDumpWriter): its fd, its buffer, the bytes in it ---- */
+
+struct wbuf {
+	int fd;
+	unsigned char *buf;
+	size_t size, pos;
+};
+
+static void wb_init(struct wbuf *w, int fd, size_t size)
+{
+	w->fd = fd;
+	w->size = size;
+	w->pos = 0;
+	w->buf = xmalloc(size);
+}
+
+static void wb_flush(struct wbuf *w)
+{
+	if (w->pos > 0) {
+		write_all(w->fd, w->buf, w->pos);
+		w->pos = 0;
+	}
+}
+
 /* ---- HPROF framing: header + top-level records ---- */
 
 struct rec {
@@ -221,40 +260,28 @@ struct hprof {
 	unsigned idsize;
 	struct rec *recs;
 	size_t nrec;
+	struct walk w;    /* the walk that found them */
 };
 
-static uint32_t be32(const unsigned char *p)
-{
-	return (uint32_t)p[0] << 24 | (uint32_t)p[1] << 16 |
-	       (uint32_t)p[2] << 8 | p[3];
-}
-
-static int is_heap_tag(unsigned tag)
-{
-	return tag == 0x0C || tag == 0x1C; /* HEAP_DUMP, HEAP_DUMP_SEGMENT */
-}
-
+/* The header and the records of IN, framed by the test side's walker:
+ * any header string "JAVA PROFILE 1.0." ... (a write driver frames what
+ * it is given); sub-records are walked as they are written. */
 static void parse_hprof(struct hprof *h, const char *name)
 {
-	const unsigned char *nul = memchr(h->d, 0, h->len < 64 ? h->len : 64);
-	if (!nul || h->len < 19 || memcmp(h->d, "JAVA PROFILE 1.0.", 17) != 0)
-		die_msg(name, "not an HPROF file");
-	h->hdr_len = (size_t)(nul - h->d) + 1 + 4 + 8;
-	if (h->hdr_len > h->len)
-		die_msg(name, "truncated header");
-	h->idsize = be32(nul + 1);
-	if (h->idsize != 4 && h->idsize != 8)
-		die_msg(name, "identifier size is not 4 or 8");
+	struct walk_rec r;
+	size_t cap = 1024;
+	uint64_t off;
+	int rc;
 
-	size_t cap = 1024, off = h->hdr_len;
+	if (walk_header(&h->w, h->d, h->len, WALK_ANY_HEADER | WALK_SKIP_FIELDS))
+		die_msg(name, h->w.err == WALK_E_MAGIC ? "not an HPROF file"
+		              : walk_strerror(h->w.err));
+	h->hdr_len = (size_t)h->w.first;
+	h->idsize = h->w.idsize;
 	h->recs = xmalloc(cap * sizeof *h->recs);
 	h->nrec = 0;
-	while (off < h->len) {
-		if (h->len - off < 9)
-			die_msg(name, "truncated record header");
-		size_t body = be32(h->d + off + 5);
-		if (body > h->len - off - 9)
-			die_msg(name, "record runs past the end of the file");
+	for (off = h->hdr_len; (rc = walk_record(&h->w, off, &r)) > 0;
+	     off = r.end) {
 		if (h->nrec == cap) {
 			cap *= 2;
 			struct rec *n = realloc(h->recs, cap * sizeof *n);
@@ -262,32 +289,28 @@ static void parse_hprof(struct hprof *h, const char *name)
 				die("realloc");
 			h->recs = n;
 		}
-		h->recs[h->nrec].off = off;
-		h->recs[h->nrec].len = 9 + body;
-		h->recs[h->nrec].tag = h->d[off];
+		h->recs[h->nrec].off = (size_t)r.off;
+		h->recs[h->nrec].len = (size_t)(r.end - r.off);
+		h->recs[h->nrec].tag = (unsigned char)r.tag;
 		h->nrec++;
-		off += 9 + body;
 	}
+	if (rc < 0)
+		die_msg(name, h->w.err == WALK_E_REC_BODY
+		              ? "record runs past the end of the file"
+		              : walk_strerror(h->w.err));
 }
 
 /* ==================================================================
  * random: write() pieces of random size.
- * Not a runtime: the worst case for a stream parser. open64 as JDK 8's
- * os::create_binary_file (openjdk/jdk8u hotspot/src/os/linux/vm/
- * os_linux.cpp) does, with O_TRUNC as with jcmd GC.heap_dump -overwrite.
+ * Not a runtime: the worst case for a stream parser. OUT opened as JDK 8
+ * does (create_out).
  * ================================================================== */
 static void mode_random(const unsigned char *d, size_t len, const char *out)
 {
-	int fd = open64(out, O_WRONLY | O_CREAT | O_TRUNC, 0600);
-	if (fd < 0)
-		die("open64");
-	size_t off = 0;
-	while (off < len) {
-		size_t n = rnd_piece();
-		if (n > len - off)
-			n = len - off;
+	int fd = create_out(out);
+	for (size_t off = 0, n; off < len; off += n) {
+		n = rnd_piece(len - off);
 		write_all(fd, d + off, n);
-		off += n;
 	}
 	xclose(fd);
 }
@@ -356,9 +379,7 @@ static void mode_threads(const unsigned char *d, size_t len, const char *out)
 	s.nchunks = (len + MIB - 1) / MIB;
 	s.d = d;
 	s.len = len;
-	s.fd = open64(out, O_WRONLY | O_CREAT | O_TRUNC, 0600);
-	if (s.fd < 0)
-		die("open64");
+	s.fd = create_out(out);
 	if ((errno = pthread_mutex_init(&s.mu, NULL)) != 0)
 		die("pthread_mutex_init");
 	if ((errno = pthread_cond_init(&s.cv, NULL)) != 0)
@@ -417,24 +438,10 @@ static void mode_threads(const unsigned char *d, size_t len, const char *out)
  * array's elements one id each. Deviation: JDK 8 gives up on EINTR; this
  * driver retries.
  * ================================================================== */
-struct j8 {
-	int fd;
-	unsigned char *buf;
-	size_t size, pos;
-};
-
-static void j8_flush(struct j8 *w)
-{
-	if (w->pos > 0) {
-		write_all(w->fd, w->buf, w->pos);
-		w->pos = 0;
-	}
-}
-
-static void j8_raw(struct j8 *w, const unsigned char *s, size_t len)
+static void j8_raw(struct wbuf *w, const unsigned char *s, size_t len)
 {
 	if (w->pos + len >= w->size)
-		j8_flush(w);
+		wb_flush(w);
 	if (len >= w->size) {
 		write_all(w->fd, s, len);
 	} else {
@@ -443,7 +450,7 @@ static void j8_raw(struct j8 *w, const unsigned char *s, size_t len)
 	}
 }
 
-static int64_t j8_current_offset(struct j8 *w)
+static int64_t j8_current_offset(struct wbuf *w)
 {
 	off64_t o = lseek64(w->fd, 0, SEEK_CUR);
 	if (o < 0)
@@ -451,15 +458,15 @@ static int64_t j8_current_offset(struct j8 *w)
 	return (int64_t)o + (int64_t)w->pos;
 }
 
-static void j8_seek(struct j8 *w, int64_t off)
+static void j8_seek(struct wbuf *w, int64_t off)
 {
-	j8_flush(w);
+	wb_flush(w);
 	if (lseek64(w->fd, (off64_t)off, SEEK_SET) != (off64_t)off)
 		die("lseek64");
 }
 
 /* Feed n bytes as items of at most `item` bytes. */
-static void j8_items(struct j8 *w, const unsigned char *p, size_t n,
+static void j8_items(struct wbuf *w, const unsigned char *p, size_t n,
                      size_t item)
 {
 	while (n > 0) {
@@ -470,130 +477,53 @@ static void j8_items(struct j8 *w, const unsigned char *p, size_t n,
 	}
 }
 
-static unsigned type_size(unsigned t, unsigned idsize)
+/* The heap record body [pos, end) of h, item by item as HotSpot writes
+ * it: a sub-record's fixed part in items of at most 8 bytes, then its
+ * field values (8) or ids (one each), or a primitive array's elements in
+ * one write_raw. What does not walk, the rest in 4 KiB items. */
+static void j8_heap_body(struct wbuf *w, struct hprof *h, uint64_t pos,
+                         uint64_t end)
 {
-	switch (t) {
-	case 2: return idsize;        /* object */
-	case 4: case 8: return 1;     /* boolean, byte */
-	case 5: case 9: return 2;     /* char, short */
-	case 6: case 10: return 4;    /* float, int */
-	case 7: case 11: return 8;    /* double, long */
-	default: return 0;
-	}
-}
+	struct walk_sub s;
+	int rc;
 
-/* Size of a heap sub-record's fixed part, or 0 if unknown. The variable
- * parts of 0x20/0x21/0x22/0x23 are handled by the caller. */
-static size_t sub_fixed(unsigned tag, unsigned id)
-{
-	switch (tag) {
-	case 0xFF: case 0x05: case 0x07: return 1 + id;
-	case 0x89: case 0x8A: case 0x8B: case 0x8C: case 0x8D: case 0x90:
-		return 1 + id;                        /* Android roots */
-	case 0x01: return 1 + 2 * id;
-	case 0x02: case 0x03: case 0x08: case 0x8E: return 1 + id + 8;
-	case 0x04: case 0x06: return 1 + id + 4;
-	case 0xFE: return 1 + 4 + id;                 /* Android heap info */
-	case 0xC3: return 1 + id + 4 + 4 + 1;        /* prim array, no data */
-	default: return 0;
-	}
-}
+	for (; (rc = walk_sub(&h->w, pos, end, &s)) > 0; pos = s.end) {
+		const unsigned char *p = h->d + s.off;
+		size_t fixed = (size_t)(s.data - s.off);
+		size_t rest = (size_t)(s.end - s.data);
 
-/* Length of a CLASS_DUMP (0x20) sub-record at p (n bytes left), 0 if bad. */
-static size_t class_dump_len(const unsigned char *p, size_t n, unsigned id)
-{
-	size_t o = 1 + id + 4 + 6 * id + 4;
-	if (o + 2 > n)
-		return 0;
-	unsigned cnt = (unsigned)p[o] << 8 | p[o + 1];
-	o += 2;
-	for (unsigned i = 0; i < cnt; i++) {   /* constant pool */
-		if (o + 3 > n)
-			return 0;
-		unsigned ts = type_size(p[o + 2], id);
-		if (!ts)
-			return 0;
-		o += 3 + ts;
-	}
-	if (o + 2 > n)
-		return 0;
-	cnt = (unsigned)p[o] << 8 | p[o + 1];
-	o += 2;
-	for (unsigned i = 0; i < cnt; i++) {   /* static fields */
-		if (o + id + 1 > n)
-			return 0;
-		unsigned ts = type_size(p[o + id], id);
-		if (!ts)
-			return 0;
-		o += id + 1 + ts;
-	}
-	if (o + 2 > n)
-		return 0;
-	cnt = (unsigned)p[o] << 8 | p[o + 1];
-	o += 2 + (size_t)cnt * (id + 1);       /* instance fields */
-	return o <= n ? o : 0;
-}
-
-static void j8_heap_body(struct j8 *w, const unsigned char *p, size_t n,
-                         unsigned id)
-{
-	while (n > 0) {
-		unsigned tag = p[0];
-		size_t fixed = sub_fixed(tag, id), total = 0;
-		if (fixed) {
-			total = fixed;
-			if (total <= n)
-				j8_items(w, p, total, 8);
-		} else if (tag == 0x20) {
-			total = class_dump_len(p, n, id);
-			if (total)
-				j8_items(w, p, total, 8);
-		} else if (tag == 0x21 && 1 + 2 * id + 8 <= n) {
-			size_t h = 1 + 2 * id + 8;
-			total = h + be32(p + 1 + 2 * id + 4);
-			if (total <= n) {
-				j8_items(w, p, h, 8);
-				j8_items(w, p + h, total - h, 8);
-			}
-		} else if (tag == 0x22 && 1 + 2 * id + 8 <= n) {
-			size_t h = 1 + 2 * id + 8;
-			total = h + (size_t)be32(p + 1 + id + 4) * id;
-			if (total <= n) {
-				j8_items(w, p, h, 8);
-				j8_items(w, p + h, total - h, id);
-			}
-		} else if (tag == 0x23 && 1 + id + 9 <= n) {
-			size_t h = 1 + id + 9;
-			unsigned ts = type_size(p[h - 1], id);
-			total = ts ? h + (size_t)be32(p + 1 + id + 4) * ts : 0;
-			if (total && total <= n) {
-				j8_items(w, p, h, 8);
-				if (total > h)  /* one write_raw of the elements */
-					j8_raw(w, p + h, total - h);
-			}
+		switch (s.tag) {
+		case 0x21: /* the header, then the field values */
+			j8_items(w, p, fixed, 8);
+			j8_items(w, p + fixed, rest, 8);
+			break;
+		case 0x22: /* the header, then one id each */
+			j8_items(w, p, fixed, 8);
+			j8_items(w, p + fixed, rest, h->idsize);
+			break;
+		case 0x23: /* the header, then one write_raw */
+			j8_items(w, p, fixed, 8);
+			if (rest)
+				j8_raw(w, p + fixed, rest);
+			break;
+		default:   /* a class dump, a fixed sub-record */
+			j8_items(w, p, (size_t)(s.end - s.off), 8);
 		}
-		if (total == 0 || total > n) {
-			/* Unknown or malformed: the rest in 4 KiB items. */
-			j8_items(w, p, n, 4096);
-			return;
-		}
-		p += total;
-		n -= total;
 	}
+	if (rc < 0)  /* unknown or malformed */
+		j8_items(w, h->d + pos, (size_t)(end - pos), 4096);
 }
 
 static void mode_jdk8(struct hprof *h, const char *out)
 {
-	struct j8 w;
+	struct wbuf w;
 	const char *env = getenv("REPLAY_JDK8_BUF");
-	w.size = env && *env ? (size_t)strtoull(env, NULL, 0) : 8 * (size_t)MIB;
-	if (w.size < 16)
-		w.size = 16;
-	w.buf = xmalloc(w.size);
-	w.pos = 0;
-	w.fd = open64(out, O_WRONLY | O_CREAT | O_EXCL, 0600);
-	if (w.fd < 0)
+	size_t size = env && *env ? (size_t)strtoull(env, NULL, 0)
+	                          : 8 * (size_t)MIB;
+	int fd = open64(out, O_WRONLY | O_CREAT | O_EXCL, 0600);
+	if (fd < 0)
 		die("open64");
+	wb_init(&w, fd, size < 16 ? 16 : size);
 
 	/* Header: write_raw(magic), write_u1(0), write_u4(idsize), write_u8. */
 	const unsigned char *d = h->d;
@@ -608,7 +538,7 @@ static void mode_jdk8(struct hprof *h, const char *out)
 		size_t body = h->recs[i].len - 9;
 		j8_raw(&w, r, 1);        /* tag */
 		j8_raw(&w, r + 1, 4);    /* ticks */
-		if (!is_heap_tag(r[0])) {
+		if (!walk_heap_tag(r[0])) {
 			j8_raw(&w, r + 5, 4);
 			if (r[0] == 0x01 && body >= h->idsize) { /* UTF8 */
 				j8_raw(&w, r + 9, h->idsize);
@@ -624,7 +554,7 @@ static void mode_jdk8(struct hprof *h, const char *out)
 		int64_t dump_start = j8_current_offset(&w);
 		static const unsigned char zero4[4];
 		j8_raw(&w, zero4, 4);
-		j8_heap_body(&w, r + 9, body, h->idsize);
+		j8_heap_body(&w, h, h->recs[i].off + 9, h->recs[i].off + 9 + body);
 		/* write_current_dump_record_length */
 		int64_t dump_end = j8_current_offset(&w);
 		int64_t dump_len = dump_end - dump_start - 4;
@@ -634,7 +564,7 @@ static void mode_jdk8(struct hprof *h, const char *out)
 		j8_raw(&w, r + 5, 4);    /* == big-endian dump_len */
 		j8_seek(&w, dump_end);
 	}
-	j8_flush(&w);   /* DumpWriter::close: flush, ::close */
+	wb_flush(&w);   /* DumpWriter::close: flush, ::close */
 	xclose(w.fd);
 	free(w.buf);
 }
@@ -671,20 +601,6 @@ static void mode_jdk8(struct hprof *h, const char *out)
  * and removed, and a 0x2C that follows the run is written and flushed.
  * Non-heap records go through the main 1 MiB buffer.
  * ================================================================== */
-struct wbuf {              /* AbstractDumpWriter with a 1 MiB buffer */
-	int fd;
-	unsigned char *buf;
-	size_t size, pos;
-};
-
-static void wb_flush(struct wbuf *w)
-{
-	if (w->pos > 0) {
-		write_all(w->fd, w->buf, w->pos);
-		w->pos = 0;
-	}
-}
-
 static void wb_raw(struct wbuf *w, const unsigned char *s, size_t len)
 {
 	while (len > w->size - w->pos) {
@@ -719,10 +635,7 @@ static void *seg_main(void *argp)
 {
 	struct seg_job *j = argp;
 	struct wbuf w;
-	w.fd = create_binary_file(j->path);
-	w.size = MIB;
-	w.pos = 0;
-	w.buf = xmalloc(w.size);
+	wb_init(&w, create_binary_file(j->path), MIB);
 	for (size_t i = 0; i < j->nrec; i++) {
 		wb_flush(&w);   /* start_sub_record: flush if pos > 0 */
 		wb_raw(&w, j->d + j->recs[i].off, j->recs[i].len);
@@ -811,21 +724,18 @@ static void j22_heap_run(struct wbuf *main_w, const char *out,
 static void mode_jdk22(struct hprof *h, const char *out)
 {
 	struct wbuf w;
-	w.fd = create_binary_file(out);
-	w.size = MIB;
-	w.pos = 0;
-	w.buf = xmalloc(w.size);
+	wb_init(&w, create_binary_file(out), MIB);
 
 	wb_raw(&w, h->d, h->hdr_len);
 	size_t i = 0;
 	while (i < h->nrec) {
-		if (!is_heap_tag(h->recs[i].tag)) {
+		if (!walk_heap_tag(h->recs[i].tag)) {
 			wb_raw(&w, h->d + h->recs[i].off, h->recs[i].len);
 			i++;
 			continue;
 		}
 		size_t j = i;
-		while (j < h->nrec && is_heap_tag(h->recs[j].tag))
+		while (j < h->nrec && walk_heap_tag(h->recs[j].tag))
 			j++;
 		j22_heap_run(&w, out, h->d, h->recs + i, j - i);
 		i = j;
@@ -909,14 +819,10 @@ static void mode_art(struct hprof *h, const char *out, int cloexec, int fail)
  * ================================================================== */
 static void mode_pwrite(const unsigned char *d, size_t len, const char *out)
 {
-	int fd = open64(out, O_WRONLY | O_CREAT | O_TRUNC, 0600);
-	if (fd < 0)
-		die("open64");
+	int fd = create_out(out);
 	size_t off = 0;
 	while (off < len) {
-		size_t n = rnd_piece();
-		if (n > len - off)
-			n = len - off;
+		size_t n = rnd_piece(len - off);
 		while (n > 0) {
 			size_t w = moved(pwrite64(fd, d + off, n, (off64_t)off),
 			                 "pwrite64");
@@ -933,18 +839,14 @@ static void mode_pwrite(const unsigned char *d, size_t len, const char *out)
  * ================================================================== */
 static void mode_writev(const unsigned char *d, size_t len, const char *out)
 {
-	int fd = open64(out, O_WRONLY | O_CREAT | O_TRUNC, 0600);
-	if (fd < 0)
-		die("open64");
+	int fd = create_out(out);
 	size_t off = 0;
 	while (off < len) {
 		struct iovec iov[8];
 		int cnt = (int)rnd_range(1, 8);
 		size_t at = off;
 		for (int k = 0; k < cnt; k++) {
-			size_t n = rnd() % 5 == 0 ? 0 : rnd_piece();
-			if (n > len - at)
-				n = len - at;
+			size_t n = rnd() % 5 == 0 ? 0 : rnd_piece(len - at);
 			iov[k].iov_base = (void *)(d + at);
 			iov[k].iov_len = n;
 			at += n;
@@ -976,9 +878,7 @@ static void mode_writev(const unsigned char *d, size_t len, const char *out)
  * ================================================================== */
 static void mode_bytes(const unsigned char *d, size_t len, const char *out)
 {
-	int fd = open64(out, O_WRONLY | O_CREAT | O_TRUNC, 0600);
-	if (fd < 0)
-		die("open64");
+	int fd = create_out(out);
 	for (size_t i = 0; i < len; i++)
 		write_all(fd, d + i, 1);
 	xclose(fd);
