@@ -15,7 +15,7 @@ setup_file() {
 	# a dump with an image heap too: every 3rd instance in heap I, every
 	# 5th object array and every primitive array in heap Z (4-byte ids)
 	${CC:-cc} -std=c11 -D_GNU_SOURCE -Wall -Wextra -Werror -O2 \
-		-o "$T/androidize" "$ROOT/tests/androidize.c"
+		-o "$T/androidize" "$ROOT/tests/androidize.c" "$ROOT/tests/walk.c"
 	"$T/androidize" -z -i "$CORPUS/hotspot/jdk6-client-id4-small.hprof" \
 		"$T/a4i.hprof"
 }

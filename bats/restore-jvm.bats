@@ -16,7 +16,7 @@ setup_file() {
 	"$JUDGE" build >&2
 	# the test helper that makes Android dumps out of JDK dumps
 	${CC:-cc} -std=c11 -D_GNU_SOURCE -Wall -Wextra -Werror -O2 \
-		-o "$T/androidize" "$ROOT/tests/androidize.c"
+		-o "$T/androidize" "$ROOT/tests/androidize.c" "$ROOT/tests/walk.c"
 	# a JDK 17 dump (8-byte ids), and its Android twins
 	java -cp "$B/java" HeapBuilder mxbean "$T/jdk17.hprof" markers=1000
 	"$T/androidize" "$T/jdk17.hprof" "$T/android8.hprof"
