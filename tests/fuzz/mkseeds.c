@@ -14,9 +14,12 @@
  *   OUTDIR/restore/NAME-S.{strip,jvm,app,raw}   stripped (by the oracle);
  *                                      --jvm and --app-only for 1.0.3
  *   OUTDIR/info/NAME-S.{text,json}     the slice; stripped, --json
+ * The dumps are walked with the test side's walker (tests/walk.h).
  */
 #include "oracle.h"
+#include "../walk.h"
 
+#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -26,112 +29,11 @@
 static const size_t slice_size[NSLICE] = { 3000, 8000, 20000, 48000, 12000,
                                            30000 };
 
-static unsigned char *buf;
-static size_t size;
-static unsigned id;
-
-static uint32_t be32(size_t off)
+static void oom(void)
 {
-	const unsigned char *p = buf + off;
-	return (uint32_t)p[0] << 24 | (uint32_t)p[1] << 16 |
-	       (uint32_t)p[2] << 8 | p[3];
-}
-
-static unsigned tsize(unsigned t)
-{
-	switch (t) {
-	case 2: return id;
-	case 4: case 8: return 1;
-	case 5: case 9: return 2;
-	case 6: case 10: return 4;
-	case 7: case 11: return 8;
-	default: return 0;
-	}
-}
-
-/* Length of the sub-record at p (tag included), 0 if it does not fit. */
-static size_t sublen(size_t p, size_t end)
-{
-	size_t q = p + 1, n, i;
-	unsigned t;
-
-	switch (buf[p]) {
-	case 0xFF: case 0x05: case 0x07: case 0x89: case 0x8A: case 0x8B:
-	case 0x8C: case 0x8D: case 0x90:
-		q += id; break;
-	case 0x01: q += 2 * id; break;
-	case 0x02: case 0x03: case 0x08: case 0x8E: q += id + 8; break;
-	case 0x04: case 0x06: q += id + 4; break;
-	case 0xFE: q += 4 + id; break;
-	case 0xC3: q += id + 9; break;
-	case 0x21:
-		if (q + 2 * id + 8 > end)
-			return 0;
-		q += 2 * id + 8 + be32(q + 2 * id + 4);
-		break;
-	case 0x22:
-		if (q + 2 * id + 8 > end)
-			return 0;
-		q += 2 * id + 8 + (size_t)be32(q + id + 4) * id;
-		break;
-	case 0x23:
-		if (q + id + 9 > end)
-			return 0;
-		q += id + 9 + (size_t)be32(q + id + 4) * tsize(buf[q + id + 8]);
-		break;
-	case 0x20:
-		q += 7 * id + 8;
-		if (q + 2 > end)
-			return 0;
-		n = (size_t)buf[q] << 8 | buf[q + 1];
-		q += 2;
-		for (i = 0; i < n && q + 3 <= end; i++) {
-			t = buf[q + 2];
-			q += 3 + tsize(t);
-		}
-		if (q + 2 > end)
-			return 0;
-		n = (size_t)buf[q] << 8 | buf[q + 1];
-		q += 2;
-		for (i = 0; i < n && q + id + 1 <= end; i++) {
-			t = buf[q + id];
-			q += id + 1 + tsize(t);
-		}
-		if (q + 2 > end)
-			return 0;
-		n = (size_t)buf[q] << 8 | buf[q + 1];
-		q += 2 + n * (id + 1);
-		break;
-	default:
-		return 0;
-	}
-	return q <= end ? q - p : 0;
-}
-
-struct out {
-	unsigned char *b;
-	size_t len, cap;
-};
-
-static void put(struct out *o, const void *p, size_t n)
-{
-	if (o->len + n > o->cap) {
-		o->cap = (o->len + n) * 2;
-		o->b = realloc(o->b, o->cap);
-		if (!o->b) {
-			perror("mkseeds");
-			exit(2);
-		}
-	}
-	memcpy(o->b + o->len, p, n);
-	o->len += n;
-}
-
-static void put_be32(struct out *o, uint32_t v)
-{
-	unsigned char b[4] = { (unsigned char)(v >> 24), (unsigned char)(v >> 16),
-	                       (unsigned char)(v >> 8), (unsigned char)v };
-	put(o, b, 4);
+	errno = ENOMEM;
+	perror("mkseeds");
+	exit(2);
 }
 
 static int nwritten;
@@ -157,128 +59,112 @@ static void write_seed(const char *dir, const char *target, const char *name,
 	nwritten++;
 }
 
-static void load(const char *path)
+/* Length of the sub-record at p, which must end by end; 0 if it does not
+ * walk. */
+static size_t sublen(struct walk *w, uint64_t p, uint64_t end)
 {
-	FILE *f = fopen(path, "rb");
-	size_t cap = 1 << 22;
+	struct walk_sub sub;
 
-	size = 0;
-	buf = realloc(buf, cap);
-	if (!f || !buf) {
-		perror(path);
-		exit(2);
-	}
-	for (;;) {
-		size_t k;
-		if (size == cap)
-			buf = realloc(buf, cap *= 2);
-		if (!buf) {
-			perror(path);
-			exit(2);
-		}
-		k = fread(buf + size, 1, cap - size, f);
-		if (!k)
-			break;
-		size += k;
-	}
-	fclose(f);
+	return walk_sub(w, p, end, &sub) > 0 ? (size_t)(sub.end - p) : 0;
 }
-
-struct rec {
-	size_t off;
-	uint32_t len;
-	unsigned tag;
-};
 
 static void seeds_of(const char *dir, const char *path)
 {
-	static struct rec *recs;
+	static struct walk_rec *recs;
 	static size_t rcap;
-	struct out pre = { 0 }, o = { 0 }, stripped = { 0 };
+	struct walk_out pre = { .oom = oom }, o = { .oom = oom },
+	                stripped = { .oom = oom };
+	struct walk_file f;
+	struct walk w;
 	struct oracle_result r;
 	size_t hdr, off, nrec = 0, nheap = 0, i, *heap = NULL;
+	const unsigned char *buf;
 	char name[256];
 	const char *base = strrchr(path, '/');
-	unsigned seen[256] = { 0 }, version;
+	unsigned seen[256] = { 0 }, version, id;
 	int s, end_rec = 0;
 
 	base = base ? base + 1 : path;
 	snprintf(name, sizeof name, "%.*s", (int)strcspn(base, "."), base);
-	load(path);
-	off = strnlen((char *)buf, size < 64 ? size : 64) + 1;
-	if (off + 12 > size) {
+	if (walk_load(&f, path)) {
+		perror(path);
+		exit(2);
+	}
+	if (walk_header(&w, f.b, f.size, WALK_ANY_HEADER | WALK_SKIP_FIELDS)) {
 		fprintf(stderr, "mkseeds: %s: no header\n", path);
+		walk_unload(&f);
 		return;
 	}
-	id = be32(off);
-	version = buf[17];
-	hdr = off + 12;
-	for (off = hdr; off + 9 <= size; off += 9 + (size_t)be32(off + 5)) {
+	buf = w.b;
+	id = w.idsize;
+	version = (unsigned)w.version;
+	hdr = (size_t)w.first;
+	for (off = hdr; ; nrec++) {
 		if (nrec == rcap) {
 			rcap = rcap ? 2 * rcap : 1024;
 			recs = realloc(recs, rcap * sizeof *recs);
+			if (!recs)
+				oom();
 		}
-		recs[nrec].off = off;
-		recs[nrec].len = be32(off + 5);
-		recs[nrec].tag = buf[off];
-		if (off + 9 + (size_t)recs[nrec].len > size)
+		if (walk_record(&w, off, &recs[nrec]) <= 0)
 			break;
-		if ((recs[nrec].tag == 0x0C || recs[nrec].tag == 0x1C) &&
-		    recs[nrec].len) {
+		if (walk_heap_tag(recs[nrec].tag) && recs[nrec].len) {
 			heap = realloc(heap, (nheap + 1) * sizeof *heap);
+			if (!heap)
+				oom();
 			heap[nheap++] = nrec;
 		}
 		if (recs[nrec].tag == 0x2C)
 			end_rec = 1;
-		nrec++;
+		off = (size_t)recs[nrec].end;
 	}
 	/* the first records, and the first of each other non-heap tag */
-	put(&pre, buf, hdr);
+	walk_put(&pre, buf, hdr);
 	for (i = 0; i < nrec; i++) {
-		struct rec *c = &recs[i];
-		if (c->tag == 0x0C || c->tag == 0x1C || c->tag == 0x2C ||
-		    c->len > 4096)
+		struct walk_rec *c = &recs[i];
+		if (walk_heap_tag(c->tag) || c->tag == 0x2C || c->len > 4096)
 			continue;
 		if (pre.len < 1500 || !seen[c->tag]++)
-			put(&pre, buf + c->off, 9 + (size_t)c->len);
+			walk_put(&pre, buf + c->off, 9 + (size_t)c->len);
 		seen[c->tag] = 1;
 	}
 	for (s = 0; s < NSLICE && nheap; s++) {
-		struct rec *h = &recs[heap[(size_t)s * nheap / NSLICE]];
+		struct walk_rec *h = &recs[heap[(size_t)s * nheap / NSLICE]];
 		size_t body = h->off + 9, end = body + h->len, p = body;
 		size_t from = body + h->len / 3 * (size_t)(s % 3), fe = 0, start;
 		size_t k;
 
 		/* whole sub-records from the first one at or after `from` */
-		while (p < from && (k = sublen(p, end))) {
+		while (p < from && (k = sublen(&w, p, end))) {
 			if (buf[p] == 0xFE)
 				fe = p;
 			p += k;
 		}
 		start = p;
-		while (p < end && p - start < slice_size[s] && (k = sublen(p, end)))
+		while (p < end && p - start < slice_size[s] &&
+		       (k = sublen(&w, p, end)))
 			p += k;
 		if (p == start)
 			continue;
 		o.len = 0;
-		put(&o, pre.b, pre.len);
+		walk_put(&o, pre.b, pre.len);
 		if (s == 1) { /* an empty segment, as ART writes them */
-			put(&o, "\x1C\0\0\0\0\0\0\0\0", 9);
+			walk_put(&o, "\x1C\0\0\0\0\0\0\0\0", 9);
 		}
-		put(&o, buf + h->off, 5);
-		put_be32(&o, (uint32_t)(p - start + (fe ? 5 + id : 0)));
+		walk_put(&o, buf + h->off, 5);
+		walk_put_be(&o, (uint32_t)(p - start + (fe ? 5 + id : 0)), 4);
 		if (fe)
-			put(&o, buf + fe, 5 + id);
-		put(&o, buf + start, p - start);
+			walk_put(&o, buf + fe, 5 + id);
+		walk_put(&o, buf + start, p - start);
 		if (end_rec)
-			put(&o, "\x2C\0\0\0\0\0\0\0\0", 9);
+			walk_put(&o, "\x2C\0\0\0\0\0\0\0\0", 9);
 		if (oracle_walk(ORACLE_STRIP, o.b, o.len, &r)) {
 			fprintf(stderr, "mkseeds: %s slice %d: %s at %llu\n", name, s,
 			        r.err, (unsigned long long)r.err_off);
 			continue;
 		}
 		stripped.len = 0;
-		put(&stripped, r.out, r.out_len);
+		walk_put(&stripped, r.out, r.out_len);
 		write_seed(dir, "engine", name, s, "plain", 0, 0, o.b, o.len);
 		write_seed(dir, "engine", name, s, "cut", 0x0F, 0x10203u * (s + 1),
 		           o.b, o.len);
@@ -301,6 +187,7 @@ static void seeds_of(const char *dir, const char *path)
 	free(o.b);
 	free(stripped.b);
 	free(heap);
+	walk_unload(&f);
 }
 
 int main(int argc, char **argv)
