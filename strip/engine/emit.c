@@ -44,50 +44,6 @@ void eng_emit(struct hs_state *st, const void *buf, size_t len)
 	eng_sink_write(st, buf, len, len);
 }
 
-void eng_flush(struct hs_state *st, struct cur *c)
-{
-	if (c->p > c->run)
-		eng_emit(st, c->run, (size_t)(c->p - c->run));
-	c->run = c->p;
-}
-
-/* Make the next n bytes available contiguously. Passed bytes stay in the
- * pending run; taken or dropped ones leave it. NULL: input ran out first,
- * the part seen so far is kept in scratch. */
-const unsigned char *eng_take(struct hs_state *st, struct cur *c, unsigned n,
-                              unsigned act)
-{
-	size_t avail = (size_t)(c->end - c->p);
-	const unsigned char *h;
-
-	if (act != ACT_PASS)
-		eng_flush(st, c);
-	if (st->have == 0 && avail >= n) {
-		h = c->p;
-		consume(st, c, n);
-	} else {
-		size_t k = n - st->have;
-		if (k > avail)
-			k = avail;
-		memcpy(st->scratch + st->have, c->p, k);
-		st->have += (unsigned)k;
-		consume(st, c, k);
-		h = st->have == n ? st->scratch : NULL;
-		if (h)
-			st->have = 0;
-	}
-	if (act != ACT_PASS)
-		c->run = c->p;
-	return h;
-}
-
-/* The next n bytes of the unit being read, taken as st->act says; NULL
- * until they are all in. */
-const unsigned char *eng_unit(struct hs_state *st, struct cur *c, unsigned n)
-{
-	return c->p == c->end ? NULL : eng_take(st, c, n, st->act);
-}
-
 /* A HEAP_DUMP_END for the segments that went out. */
 void eng_dump_end(struct hs_state *st)
 {

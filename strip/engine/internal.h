@@ -138,22 +138,63 @@ static inline void eng_error(struct hs_state *st, enum hs_err err,
 	st->err_off = off;
 }
 
-/* ---- emit.c: the output and the cursor -------------------------------- */
+/* ---- emit.c: the output; the cursor, inline ------------------------------ */
 
 /* Straight to the sink, counting counted bytes of output. */
 void eng_sink_write(struct hs_state *st, const void *buf, size_t len,
                     uint64_t counted);
 /* Output: to the sink, or into the segment gathering. */
 void eng_emit(struct hs_state *st, const void *buf, size_t len);
-/* The pending run goes out. */
-void eng_flush(struct hs_state *st, struct cur *c);
-/* The next n bytes, contiguous (NULL: not all in yet). */
-const unsigned char *eng_take(struct hs_state *st, struct cur *c, unsigned n,
-                              unsigned act);
-/* ... of the unit being read, as st->act says; NULL: not all in yet. */
-const unsigned char *eng_unit(struct hs_state *st, struct cur *c, unsigned n);
 /* A HEAP_DUMP_END after segments; none is due then (st->need_end). */
 void eng_dump_end(struct hs_state *st);
+
+/* The pending run goes out. (This and the next two are inline: the
+ * phases call them for every unit, and every feed ends with a flush.) */
+static inline void eng_flush(struct hs_state *st, struct cur *c)
+{
+	if (c->p > c->run)
+		eng_emit(st, c->run, (size_t)(c->p - c->run));
+	c->run = c->p;
+}
+
+/* Make the next n bytes available contiguously. Passed bytes stay in the
+ * pending run; taken or dropped ones leave it. NULL: input ran out first,
+ * the part seen so far is kept in scratch. */
+static inline const unsigned char *eng_take(struct hs_state *st,
+                                            struct cur *c, unsigned n,
+                                            unsigned act)
+{
+	size_t avail = (size_t)(c->end - c->p);
+	const unsigned char *h;
+
+	if (act != ACT_PASS)
+		eng_flush(st, c);
+	if (st->have == 0 && avail >= n) {
+		h = c->p;
+		consume(st, c, n);
+	} else {
+		size_t k = n - st->have;
+		if (k > avail)
+			k = avail;
+		memcpy(st->scratch + st->have, c->p, k);
+		st->have += (unsigned)k;
+		consume(st, c, k);
+		h = st->have == n ? st->scratch : NULL;
+		if (h)
+			st->have = 0;
+	}
+	if (act != ACT_PASS)
+		c->run = c->p;
+	return h;
+}
+
+/* The next n bytes of the unit being read, taken as st->act says; NULL
+ * until they are all in. */
+static inline const unsigned char *eng_unit(struct hs_state *st,
+                                            struct cur *c, unsigned n)
+{
+	return c->p == c->end ? NULL : eng_take(st, c, n, st->act);
+}
 
 /* ---- segment.c ---------------------------------------------------------- */
 
