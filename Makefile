@@ -129,6 +129,7 @@ check: deps all $(TESTBIN) check-man
 	$(MAKE) check-sanitize
 	$(BUILD)/policytest
 	CC="$(CC)" tests/circles.sh
+	tests/engine-modes.py
 	BUILD=$(BUILD) tests/unit.sh
 	BUILD=$(BUILD) tests/run-bats.sh bats/
 
