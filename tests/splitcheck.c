@@ -9,6 +9,8 @@
  *       -r restore mode, -j restore --jvm, -a restore --app-only,
  *       -A strip --app-only (with -k, -S, -O, -F too),
  *       -k strip keeping strings, streamed (fixed tables, hold-back),
+ *       -t SLOTS with -k: keep tables of SLOTS slots (a power of 2 under 8
+ *          is too small: the engine keeps none)
  *       -S streamed output (HS_STREAM: segments, never a patch); with any
  *       of the others
  *       -V --salvage (HS_SALVAGE), -c CUT: only the first CUT bytes of
@@ -34,6 +36,7 @@ const char cr_prefix[] = "splitcheck: ";
 const int cr_abort = 0;
 
 static unsigned flags;
+static unsigned slots;  /* -t: keep tables of this many slots (0: the default) */
 
 static uint64_t rng;
 
@@ -95,8 +98,8 @@ static void run(const unsigned char *in, size_t len, const size_t *cuts,
 			perror("calloc");
 			exit(2);
 		}
-		keep.pending_slots = HS_KEEP_PENDING;
-		keep.class_slots = HS_KEEP_CLASSES;
+		keep.pending_slots = slots ? slots : HS_KEEP_PENDING;
+		keep.class_slots = slots ? slots : HS_KEEP_CLASSES;
 		keep.hold_size = HS_KEEP_HOLD;
 		cfg.keep = &keep;
 	}
@@ -245,6 +248,9 @@ int main(int argc, char **argv)
 			cut_at = atol(argv[++i]);
 		else if (!strcmp(argv[i], "-k"))
 			flags |= HS_KEEP_STRINGS;
+		else if (!strcmp(argv[i], "-t") && i + 1 < argc &&
+		         (slots = (unsigned)atol(argv[++i])) <= HS_KEEP_CLASSES)
+			;
 		else if (!strcmp(argv[i], "-O"))
 			open_mode = 1;
 		else if (!strcmp(argv[i], "-F") && i + 1 < argc)
@@ -261,7 +267,7 @@ int main(int argc, char **argv)
 		} else if (!path)
 			path = argv[i];
 		else {
-			fprintf(stderr, "usage: splitcheck [-r|-j|-a|-A|-k|-S|-O|-F OFF] "
+			fprintf(stderr, "usage: splitcheck [-r|-j|-a|-A|-k [-t SLOTS]|-S|-O|-F OFF] "
 			        "[-s SEED] [-n ROUNDS] [-p PREFIX] FILE\n");
 			return 2;
 		}

@@ -167,7 +167,7 @@ fi
 #   judge    what the output is compared against:
 #            cuts    splitcheck OPTIONS: the output of every cut equals
 #                    the whole's (2-way split prefix and random rounds
-#                    as set above)
+#                    as set above; a run over 15 minutes, hung, fails)
 #            cuts/4  the same with a quarter of the prefix and half the
 #                    rounds
 #            else a function above: cli_strip, restored (the oracle's
@@ -201,6 +201,7 @@ zygote | F   | cuts/4        | -A -S -F @zoff  | fallback in the zygote heap at 
 1.0.3  | F+S | app_only_jvm  |                 | strip --app-only, restored with --jvm, equals --app-only of the plain strip
 all    | F   | cuts/4        | -F @off         | fallback at offset @off
 all    | F   | cuts/4        | -k              | split invariance, keep strings
+all    | F   | cuts/4        | -k -t 4         | split invariance, keep strings, tables of 4 slots (too small: none)
 all    | F   | cuts/4        | -k -O           | JDK 8 placeholder lengths, keep strings
 all    | F   | cuts/4        | -k -F @off      | fallback at offset @off, keep strings
 all    | F   | cuts/4        | -S              | split invariance, --stream strip
@@ -259,8 +260,8 @@ for f in $files $fresh; do
 		read -ra o <<<"$(at "$opts")"
 		name="$(at "$name"): $n"
 		case $judge in
-		cuts) check "$name" "$b/splitcheck" "${o[@]}" -p "$prefix" -n "$rounds" -s "$seed" "${ins[@]}" ;;
-		cuts/4) check "$name" "$b/splitcheck" "${o[@]}" -p "$prefix4" -n "$rounds2" -s "$seed" "${ins[@]}" ;;
+		cuts) check "$name" timeout 900 "$b/splitcheck" "${o[@]}" -p "$prefix" -n "$rounds" -s "$seed" "${ins[@]}" ;;
+		cuts/4) check "$name" timeout 900 "$b/splitcheck" "${o[@]}" -p "$prefix4" -n "$rounds2" -s "$seed" "${ins[@]}" ;;
 		*) check "$name" "$judge" "${o[@]}" "${ins[@]}" ;;
 		esac
 	done

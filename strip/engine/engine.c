@@ -744,6 +744,12 @@ static void run(struct hs_state *st, struct cur *c)
 
 /* ---- API --------------------------------------------------------------- */
 
+/* A keep table's size: HS_KEEP_MIN_SLOTS or more, a power of 2. */
+static int table_ok(unsigned slots)
+{
+	return slots >= HS_KEEP_MIN_SLOTS && !(slots & (slots - 1));
+}
+
 void hs_init(struct hs_state *st, const struct hs_config *cfg,
              const struct hs_sink *sink)
 {
@@ -757,6 +763,12 @@ void hs_init(struct hs_state *st, const struct hs_config *cfg,
 		st->ks.cfg = *cfg->keep;
 	else
 		st->flags &= ~(unsigned)HS_KEEP_STRINGS;
+	/* open addressing needs a power of 2 and room to spare: a smaller
+	 * or other table would fill up, and a lookup would never end */
+	if (!table_ok(st->ks.cfg.pending_slots))
+		st->ks.cfg.pending_slots = 0;
+	if (!table_ok(st->ks.cfg.class_slots))
+		st->ks.cfg.class_slots = 0;
 	if (!st->ks.cfg.hold)
 		st->ks.cfg.hold_size = 0;
 	else if (st->ks.cfg.hold_size > HS_HOLD_LIMIT)

@@ -223,9 +223,11 @@ struct hs_class {              /* a class dump, for instance layouts */
 };
 struct hs_keep {
 	uint64_t *pending;         /* pending_slots ids, zeroed (0: empty) */
-	unsigned pending_slots;    /* a power of 2, or 0 */
+	unsigned pending_slots;    /* a power of 2 of at least
+	                              HS_KEEP_MIN_SLOTS; other sizes
+	                              are taken as 0 */
 	struct hs_class *classes;  /* class_slots entries, zeroed */
-	unsigned class_slots;      /* a power of 2, or 0 (no Thread names) */
+	unsigned class_slots;      /* the same, or 0 (no Thread names) */
 	void (*found)(void *user, uint64_t id);
 	int (*has)(void *user, uint64_t id);
 	void *user;
@@ -245,6 +247,8 @@ struct hs_keep {
  * a String written right after its value is kept when it has up to
  * 262,144 Latin-1 or 131,072 UTF-16 chars (JDK 9+; 131,072 chars in JDK 8
  * and earlier, whose values are char[]s). */
+/* The smallest table: 1/8 of it always stays empty, so a lookup ends. */
+#define HS_KEEP_MIN_SLOTS 8u
 #define HS_KEEP_PENDING 32768u
 #define HS_KEEP_CLASSES 16384u
 #define HS_KEEP_HOLD (256u << 10)
