@@ -113,6 +113,7 @@ static void resolve_mode(struct hs_state *st)
 	m->fallback = (f & HS_FALLBACK) != 0;
 	m->open_len = (f & HS_OPEN_LEN) != 0;
 	m->no_header = (f & HS_NO_HEADER) != 0;
+	m->sweep = !m->keep && !m->late_header && !m->salvage;
 }
 
 /* ---- the census -------------------------------------------------------- */
@@ -400,6 +401,8 @@ static int step_sub(struct hs_state *st, struct cur *c)
 
 	if (st->in_off == st->rec_end && (r = record_end_reached(st, c)) >= 0)
 		return r;
+	if (st->mode.sweep && sweep(st, c))
+		return 1;
 	if (c->p == c->end)
 		return 0;
 	tag = *c->p;

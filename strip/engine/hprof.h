@@ -309,6 +309,8 @@ struct hs_mode {
 	unsigned char fallback;    /* HS_FALLBACK */
 	unsigned char open_len;    /* HS_OPEN_LEN (HS_SALVAGE brings it) */
 	unsigned char no_header;   /* HS_NO_HEADER */
+	unsigned char sweep;       /* no layer acts at a plain sub-record:
+	                              the fast path (sweep.c) reads them */
 };
 
 /* HS_KEEP_STRINGS (keep.c) */

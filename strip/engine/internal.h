@@ -19,6 +19,8 @@
  *   hold.c     HS_KEEP_STRINGS, streaming: an array held back until a
  *              String claims it, and the look past its record's end
  *              (PH_XLOOK)
+ *   sweep.c    the fast path: at PH_SUB, the whole sub-records of a feed
+ *              that need no decision, in one loop (st->mode.sweep)
  *   segment.c  HS_STREAM: where segments begin and end, room reserved
  *              for a sub-record, the streamed fallback
  *   emit.c     the output (to the sink, or into the segment) and the
@@ -203,6 +205,8 @@ void seg_header(struct hs_state *st, unsigned char *version);
 int seg_record_start(struct hs_state *st);
 void seg_sub_boundary(struct hs_state *st, struct cur *c);
 void seg_sub_start(struct hs_state *st, unsigned tag);
+void seg_room(struct hs_state *st, struct cur *c, const unsigned char *p,
+              uint64_t out);
 void seg_emit_sized(struct hs_state *st, const unsigned char *h, unsigned n,
                     uint64_t len);
 void seg_sized(struct hs_state *st, const unsigned char *h, unsigned n,
@@ -262,6 +266,12 @@ void salvage_names(struct hs_state *st, const unsigned char *h);
 void salvage_class(struct hs_state *st, const unsigned char *h);
 void salvage_array(struct hs_state *st, unsigned type);
 int salvage_finish(struct hs_state *st, struct cur *c);
+
+/* ---- sweep.c ------------------------------------------------------------ */
+
+/* At PH_SUB, st->mode.sweep: the whole sub-records at c->p that need no
+ * decision, read in one loop. 0 if it read none. */
+int sweep(struct hs_state *st, struct cur *c);
 
 /* ---- engine.c: the phases ------------------------------------------------ */
 

@@ -88,6 +88,18 @@ void seg_sub_boundary(struct hs_state *st, struct cur *c)
 		flush_segment(st);
 }
 
+/* sweep.c: a sub-record at p, passed or stripped whole, starts where a
+ * segment closes (seg_due): the boundary as above, and room for the out
+ * bytes it is sized at (0: it is not sized). */
+void seg_room(struct hs_state *st, struct cur *c, const unsigned char *p,
+              uint64_t out)
+{
+	c->p = p;
+	seg_sub_boundary(st, c);
+	if (out)
+		seg_reserve(st, out);
+}
+
 /* ... and begins here: one whose output length shows in its fixed part
  * (an instance, an array passed whole) is taken until that decides its
  * segment (seg_sized). */
