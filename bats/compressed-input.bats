@@ -1,5 +1,5 @@
 #!/usr/bin/env bats
-# Compressed input: a zstd, gzip or xz dump is known by its magic bytes and
+# Compressed input: a zstd, gzip, xz or lz4 dump is known by its magic bytes and
 # read through the program of that name on PATH, from a file or a pipe; the
 # result is the one the plain dump gives. A decompressor that cannot be run,
 # fails or is killed is an error: one line, exit 1, no output that looks
@@ -9,7 +9,7 @@ load common
 
 bats_require_minimum_version 1.5.0
 
-COMPRESSORS="zstd gzip xz"
+COMPRESSORS="zstd gzip xz lz4"
 
 setup_file() {
 	local c
@@ -17,7 +17,7 @@ setup_file() {
 	build_tests oracle
 	for c in $COMPRESSORS; do
 		command -v "$c" >/dev/null ||
-			fail "$c is missing: make deps (apt-get install zstd xz-utils)"
+			fail "$c is missing: make deps (apt-get install zstd xz-utils lz4)"
 	done
 	export T=$BATS_FILE_TMPDIR
 	export F=$CORPUS/hotspot/jdk11-string.hprof

@@ -269,7 +269,7 @@ env_of() {
 	local bad
 	for bad in "" "--bogus true" "-x true" "--keep" "--keep names true" \
 		"--keep strings,names true" "--pattern" "--filter" "--compress" \
-		"--compress lz4 true" "--compress zstd:0 true" "--compress zstd:20 true" \
+		"--compress lz4:13 true" "--compress zstd:0 true" "--compress zstd:20 true" \
 		"--compress zstd: true" "--compress zstd:03 true" "--compress zstd:-1 true" \
 		"--compress gzip:0 true" "--compress gzip:10 true" "--compress xz:10 true" \
 		"--compress ZSTD true" "--compress zstd:1:2 true" "-q" "--" \
@@ -283,7 +283,7 @@ env_of() {
 	done
 	run --separate-stderr "$RUN" --pattern "" true
 	assert_failure 2
-	for good in zstd zstd:1 zstd:19 gzip gzip:1 gzip:9 xz xz:0 xz:9; do
+	for good in zstd zstd:1 zstd:19 gzip gzip:1 gzip:9 xz xz:0 xz:9 lz4 lz4:12; do
 		run --separate-stderr "$RUN" --compress "$good" true
 		assert_success
 	done

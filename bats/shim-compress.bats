@@ -87,14 +87,14 @@ fake_compressor() {
 	diff "$(plain_view)" "$T/got"
 }
 
-@test "HPROFSTRIP_COMPRESS: gzip, xz and a level give <path>.gz, .xz, .zst with the streamed stripped dump" {
+@test "HPROFSTRIP_COMPRESS: gzip, xz, lz4 and a level give <path>.gz, .xz, .lz4, .zst with the streamed stripped dump" {
 	f=$(jdk17_fixture)
 	"$STRIP" --stream -o "$T/want" "$f"
-	for c in zstd:19 gzip gzip:9 xz xz:0; do
+	for c in zstd:19 gzip gzip:9 xz xz:0 lz4 lz4:12; do
 		rm -rf "$T/d"
 		mkdir "$T/d"
 		HPROFSTRIP_COMPRESS=$c LD_PRELOAD=$SHIM "$REPLAY" threads "$f" "$T/d/x.hprof" 2>"$T/err"
-		case $c in zstd*) ext=zst p=zstd ;; gzip*) ext=gz p=gzip ;; xz*) ext=xz p=xz ;; esac
+		case $c in zstd*) ext=zst p=zstd ;; gzip*) ext=gz p=gzip ;; xz*) ext=xz p=xz ;; lz4*) ext=lz4 p=lz4 ;; esac
 		only_file "$T/d" "x.hprof.$ext"
 		cmp_dump <($p -dc "$T/d/x.hprof.$ext") "$T/want" || fail "$c"
 		lvl=${c#*:}

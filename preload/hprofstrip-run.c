@@ -40,7 +40,8 @@ static const char usage[] =
 "  --keep strings   HPROFSTRIP_KEEP=strings: keep the contents of Strings\n"
 "                   (they can hold personal data)\n"
 "  --compress C     HPROFSTRIP_COMPRESS: write PATH.zst, .gz or .xz through\n"
-"                   the compressor; C is zstd[:1-19], gzip[:1-9] or xz[:0-9]\n"
+"                   the compressor; C is zstd[:1-19], gzip[:1-9], xz[:0-9]\n"
+"                   or lz4[:1-12]\n"
 "  --filter CMD     HPROFSTRIP_FILTER: pipe each stripped dump to the shell\n"
 "                   command CMD (the dump's path in HPROFSTRIP_PATH)\n"
 "  --app-only       HPROFSTRIP_APP_ONLY=1: Android dumps lose the objects of\n"
@@ -89,7 +90,7 @@ static int level_ok(const char *s, int lo, int hi)
 	return n >= lo && n <= hi;
 }
 
-/* zstd, zstd:1..19, gzip, gzip:1..9, xz, xz:0..9 */
+/* zstd, zstd:1..19, gzip, gzip:1..9, xz, xz:0..9, lz4, lz4:1..12 */
 static int compress_ok(const char *c)
 {
 	size_t n = strcspn(c, ":");
@@ -280,7 +281,7 @@ int main(int argc, char **argv)
 		} else if ((v = value_of("--compress", argc, argv, &i, &missing))) {
 			if (!compress_ok(v))
 				return usage_error("--compress: '%s' is not zstd[:1-19], "
-				                   "gzip[:1-9] or xz[:0-9]", v);
+				                   "gzip[:1-9], xz[:0-9] or lz4[:1-12]", v);
 			compress = v;
 		} else if ((v = value_of("--filter", argc, argv, &i, &missing))) {
 			if (!*v)

@@ -133,7 +133,8 @@ int pipe_wanted(void)
 	if (pol->compress_bad[0] && !__atomic_exchange_n(&told_bad, 1,
 	                                                 __ATOMIC_RELAXED))
 		say("hprofstrip: HPROFSTRIP_COMPRESS: '%s' is not known "
-		    "(zstd[:1-19], gzip[:1-9], xz[:0-9]); dumps are not "
+		    "(zstd[:1-19], gzip[:1-9], xz[:0-9], lz4[:1-12]); dumps "
+		    "are not "
 		    "compressed", pol->compress_bad);
 	if (pol->filter_long && !__atomic_exchange_n(&told_long, 1,
 	                                             __ATOMIC_RELAXED))

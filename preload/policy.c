@@ -26,7 +26,7 @@ static void parse_keep(struct policy *p, const char *v)
 	}
 }
 
-/* HPROFSTRIP_COMPRESS: zstd[:1-19], gzip[:1-9] or xz[:0-9] */
+/* HPROFSTRIP_COMPRESS: zstd[:1-19], gzip[:1-9], xz[:0-9] or lz4[:1-12] */
 static void parse_compress(struct policy *p, const char *v)
 {
 	const struct hs_compressor *c;

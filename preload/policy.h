@@ -28,7 +28,7 @@ struct policy {
 	                           of the programs that strip every dump they
 	                           write (adb): "" none */
 	char keep_bad[64];      /* an HPROFSTRIP_KEEP word not understood */
-	char compress[8];       /* HPROFSTRIP_COMPRESS: zstd, gzip, xz, or "" */
+	char compress[8];       /* HPROFSTRIP_COMPRESS: zstd, gzip, xz, lz4, or "" */
 	int level;              /* ... its level (default 1) */
 	char compress_bad[64];  /* an HPROFSTRIP_COMPRESS value not understood */
 	char filter[1024];      /* HPROFSTRIP_FILTER: a command for sh -c */

@@ -13,6 +13,8 @@ command -v script >/dev/null 2>&1 || need="$need bsdutils"
 # gzip, which Debian always has)
 command -v zstd >/dev/null 2>&1 || need="$need zstd"
 command -v xz >/dev/null 2>&1 || need="$need xz-utils"
+# ... and lz4, which the shim can compress with too (bats/shim-compress.bats)
+command -v lz4 >/dev/null 2>&1 || need="$need lz4"
 # bats/own-dumps.bats compares a copy's system calls with and without the
 # shim; bats/handover.bats uploads to a local server that answers 401
 command -v strace >/dev/null 2>&1 || need="$need strace"

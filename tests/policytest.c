@@ -244,6 +244,10 @@ int main(void)
 	compress_is("gzip", "gzip", 1);
 	compress_is("gzip:9", "gzip", 9);
 	compress_is("xz:0", "xz", 0);
+	compress_is("lz4", "lz4", 1);
+	compress_is("lz4:12", "lz4", 12);
+	compress_is("lz4:13", NULL, 0);
+	compress_is("lz4:0", NULL, 0);
 	compress_is("zstd:0", NULL, 0);
 	compress_is("zstd:20", NULL, 0);
 	compress_is("gzip:10", NULL, 0);

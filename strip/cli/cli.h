@@ -32,7 +32,7 @@ int cli_main(const struct cli_tool *tool, int argc, char **argv);
 /* --help text both tools share: IN and -o, then the options after their
  * own, and the exit status. */
 #define CLI_HELP_IN_OUT \
-"  IN           input dump; '-' or none: stdin. A zstd, gzip or xz\n" \
+"  IN           input dump; '-' or none: stdin. A zstd, gzip, xz or lz4\n" \
 "               compressed one (known by its magic bytes, from a file or a\n" \
 "               pipe) is read through zstd -dc, gzip -dc or xz -dc on PATH\n" \
 "  -o FILE      write FILE (through a temporary file, renamed on success,\n" \

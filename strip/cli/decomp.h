@@ -1,5 +1,5 @@
 /*
- * Compressed input for the tools. A zstd, gzip or xz stream is known by its
+ * Compressed input for the tools. A zstd, gzip, xz or lz4 stream is known by its
  * magic bytes (never by its name) and read through the program of that
  * name found on PATH (`zstd -dc`, `gzip -dc`, `xz -dc`), started with
  * posix_spawnp, no shell. A regular file is the decompressor's stdin from

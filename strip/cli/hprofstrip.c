@@ -37,7 +37,7 @@ static const char info_usage[] =
 "(Android 1.0.3). The last line says whether the dump is well-formed or\n"
 "names the first offset where it is not.\n"
 "\n"
-"  IN           input dump; '-' or none: stdin; zstd, gzip or xz\n"
+"  IN           input dump; '-' or none: stdin; zstd, gzip, xz or lz4\n"
 "               compressed, it is read through zstd/gzip/xz -dc\n"
 "  --json       one JSON object instead of text\n"
 "  --salvage    a dump cut short: report what --salvage would keep\n"
