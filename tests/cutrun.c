@@ -147,6 +147,9 @@ void cr_run(const unsigned char *in, size_t len, const struct hs_config *cfg,
 	size_t pos = 0;
 	unsigned empty = 0;
 
+	memset(&r->census, 0, sizeof r->census);
+	if (!c.census)
+		c.census = &r->census;
 	if ((c.flags & HS_STREAM) && !c.seg_buf) {
 		if (!seg && !(seg = malloc(HS_STREAM_BUF)))
 			cr_fail("out of memory");
@@ -191,6 +194,7 @@ void cr_run(const unsigned char *in, size_t len, const struct hs_config *cfg,
 	r->out_off = st.out_off;
 	r->arrays = st.arrays;
 	r->elem_bytes = st.elem_bytes;
+	r->objects = st.objects;
 	r->records = st.records;
 	r->kept = st.kept;
 	r->kept_bytes = st.kept_bytes;
