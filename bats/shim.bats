@@ -213,6 +213,23 @@ check_jvm_dump() {
 	done
 }
 
+@test "a bad tag inside JDK 8's placeholder record, streamed (HPROFSTRIP_COMPRESS): the rest's segment promises 4 GiB, a cut dump, whatever the offset" {
+	local f=$CORPUS/hotspot/jdk11-string.hprof t=$BATS_TEST_TMPDIR off
+	off=$(bad_tag "$f" "$t/bad.bin") || fail "no instance in $f"
+	mkdir "$t/d"
+	HPROFSTRIP_QUIET=1 HPROFSTRIP_COMPRESS=zstd LD_PRELOAD=$SHIM \
+		"$REPLAY" jdk8 "$t/bad.bin" "$t/d/x.hprof"
+	[ "$(ls "$t/d")" = x.hprof.zst ] || fail "$(ls "$t/d")"
+	zstd -qdc "$t/d/x.hprof.zst" >"$t/x.out"
+	# the placeholder gives no length: the rest cannot be framed, and
+	# its segment says so (the most a segment can hold), as hprof.h has it
+	run "$ROOT/tests/hprof-walk" frame "$t/x.out"
+	assert_failure
+	assert_output "hprof-walk: offset $off: a record of 4294967295 bytes runs past EOF ($(size_of "$t/x.out"))"
+	# ... after the whole sub-records before it, and its bytes as written
+	cmp <(tail -c +$((off + 10)) "$t/x.out") <(tail -c +$((off + 1)) "$t/bad.bin")
+}
+
 @test "gzip output (-gz) passes through untouched, with one note" {
 	gzip -c "$CORPUS/hotspot/jdk11-string.hprof" >"$BATS_TEST_TMPDIR/in.gz"
 	run env LD_PRELOAD="$SHIM" "$REPLAY" random "$BATS_TEST_TMPDIR/in.gz" "$BATS_TEST_TMPDIR/gz.hprof"

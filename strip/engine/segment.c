@@ -169,7 +169,9 @@ void seg_fallback(struct hs_state *st, size_t nheld)
 {
 	unsigned char h[9];
 	uint64_t from = st->in_off - nheld;
-	uint64_t left = st->rec_end ? st->rec_end - from : UINT32_MAX;
+	/* an open placeholder's end is OPEN_END: no length to go by */
+	uint64_t left = st->open || !st->rec_end ? UINT32_MAX
+	                                         : st->rec_end - from;
 
 	if (!st->mode.stream ||
 	    (st->phase != PH_RAW_REC &&
