@@ -4,6 +4,8 @@
 #   make demo       a real JVM dumps under the shim; restore, check, sizes
 #   make check      every test (installs what it needs)
 #   make bench      throughput, RSS and dump-time figures
+#   make bench-big  the JVM's dump time in every mode on 6 GiB heaps, as ratios
+#                   to the plain dump and the floor; the shim's memory
 #   make mutants    deliberate bugs, each of which a test must catch
 #   make install    the tools, hprofstrip-run, the shim and the man pages
 #                   under $(DESTDIR)$(PREFIX) (PREFIX=/usr/local); uninstall
@@ -139,6 +141,11 @@ demo: deps all
 bench: all $(BUILD)/strcheck
 	BUILD=$(BUILD) tests/bench/bench.sh
 
+# BENCH_BIG_MB, BENCH_BIG_RUNS, BENCH_BIG_KINDS, BENCH_BIG_GZ,
+# BENCH_BIG_JUDGE_NODES, BENCH_DIR: see tests/bench/big.sh
+bench-big: all
+	BUILD=$(BUILD) tests/bench/big.sh
+
 # deliberate one-line bugs, each run against the test files of its area
 # (tests/mutants.py)
 mutants: deps
@@ -191,4 +198,4 @@ check-man: deps
 -include tests/fuzz/fuzz.mk
 -include tests/ports.mk
 
-.PHONY: all deps check demo bench mutants clean install uninstall check-man
+.PHONY: all deps check demo bench bench-big mutants clean install uninstall check-man
