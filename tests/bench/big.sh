@@ -36,7 +36,9 @@
 # A benchmark reports: nothing here fails on a time or a size. It fails
 # (exit status not 0) when a JVM, jcmd, a tool or a check breaks, so that
 # a broken run never looks like a result.
-set -euo pipefail
+set -eEuo pipefail
+# a command that fails where nothing checks it ends the run, and says where
+trap 'echo "bench-big: line $LINENO: a command failed (status $?)" >&2' ERR
 here=$(cd "$(dirname "$0")" && pwd)
 # shellcheck source=tests/bench/lib.sh
 . "$here/lib.sh"    # a clean environment; root, b (the build dir), calc, size_of
@@ -180,7 +182,7 @@ JOPTS=("-Xms${XMX}m" "-Xmx${XMX}m" -XX:+AlwaysPreTouch -XX:+UseG1GC)
 echo "hprofstrip bench-big, $(date -u '+%Y-%m-%d %H:%M:%S UTC')"
 rule
 printf '%-12s %s\n' \
-	host "$(hostname), $(nproc) cores ($(sed -n 's/^model name[[:space:]]*: //p' /proc/cpuinfo | head -1)), $(awk '/MemTotal/ { printf "%.1f GiB", $2 / 1048576 }' /proc/meminfo) RAM, $(uname -sr)" \
+	host "$(hostname), $(nproc) cores ($(awk -F': ' '/^model name/ { print $2; exit }' /proc/cpuinfo)), $(awk '/MemTotal/ { printf "%.1f GiB", $2 / 1048576 }' /proc/meminfo) RAM, $(uname -sr)" \
 	load "$(cut -d' ' -f1-3 /proc/loadavg) (1, 5, 15 min) at the start; other work on the machine adds noise" \
 	source "$git_rev ($B)" \
 	shim "$SHIM ($(size_of "$SHIM") bytes)" \
@@ -333,9 +335,59 @@ histo() {   # histo DUMP OUT: VisualVM's class histogram of DUMP
 		{ cat "$W/judge.err" >&2; die "judge.sh histo $1 failed"; }
 }
 
+# shim_dump KIND JUDGE: the 'shim' variant's last dump ($W/KIND.stripped.hprof):
+# hprofrestore's throughput on it (BEST[restore]), and its restored size
+# against the bytes the JVM wrote (SIZE_NOTE); with JUDGE 1, VisualVM's
+# histogram of it restored against the reference dump ($R/ref.gz) the
+# same JVM took (VERDICT). A difference fails the run once the report is
+# out (JUDGED_BAD). Removes the dumps.
+shim_dump() {
+	local kind=$1 judge=$2 stripped=$W/$1.stripped.hprof restored_size
+	local h=$W/$1.histo
+	say "$kind: hprofrestore's throughput on the shim's dump ..."
+	STRIPPED_SIZE=$(size_of "$stripped")
+	cat "$stripped" >/dev/null
+	best3 restore "$B/hprofrestore" "$stripped" -o /dev/null
+
+	VERDICT="not judged (nodes: BENCH_BIG_JUDGE_NODES=1)"
+	if [ "$judge" = 1 ]; then
+		say "$kind: VisualVM histogram of the reference ..."
+		gzip -dc "$R/ref.gz" >"$W/$kind.ref.hprof" || die "gzip -dc of the judge's reference failed"
+		rm -f "$R/ref.gz"
+		histo "$W/$kind.ref.hprof" "$h.reference"
+		rm -f "$W/$kind.ref.hprof"
+		say "$kind: restoring the shim's dump, VisualVM histogram ..."
+		"$B/hprofrestore" -o "$W/$kind.restored.hprof" "$stripped" ||
+			die "hprofrestore of the shim's $kind dump failed"
+		rm -f "$stripped"
+		restored_size=$(size_of "$W/$kind.restored.hprof")
+		histo "$W/$kind.restored.hprof" "$h.restored"
+		rm -f "$W/$kind.restored.hprof"
+		if cmp -s "$h.reference" "$h.restored"; then
+			VERDICT="same ($(grep -cv -e '^roots ' -e '^total-instances ' "$h.reference") classes, $(sed -n 's/^total-instances \([0-9]*\) .*/\1/p' "$h.reference") instances)"
+		else
+			diff "$h.reference" "$h.restored" >"$h.diff" || true
+			VERDICT="DIFFERENT (reference <, restored >; the first 10 lines):
+$(awk '/^[<>]/ && n++ < 10' "$h.diff")"
+			JUDGED_BAD=1
+		fi
+	else
+		restored_size=$("$B/hprofrestore" "$stripped" | wc -c) ||
+			die "hprofrestore of the shim's $kind dump failed"
+	fi
+	rm -f "$stripped"
+	# hprofrestore gives back as many bytes as the JVM wrote
+	SIZE_NOTE="restored shim dump: $restored_size bytes, as many as the JVM wrote"
+	if [ "$restored_size" != "${JB[$kind.shim]}" ]; then
+		SIZE_NOTE="restored shim dump: $restored_size bytes, NOT the ${JB[$kind.shim]} the JVM wrote"
+		JUDGED_BAD=1
+	fi
+}
+
 run_kind() {
-	local kind=$1 r v key name envs f rows judge=0
+	local kind=$1 r v name envs f rows judge=0
 	local PLAIN=$W/$kind.plain.hprof STRIPPED=$W/$kind.stripped.hprof
+	STRIPPED_SIZE='' VERDICT='' SIZE_NOTE=''
 	if [ "$kind" = arrays ] || [ "$JUDGE_NODES" = 1 ]; then judge=1; fi
 
 	# -- the JVM without the shim: floor, -gz=1, plain, round by round
@@ -343,6 +395,8 @@ run_kind() {
 	# dump is on the disk beside it)
 	say "$kind: JVM without the shim (building $MB MB of heap) ..."
 	start_jvm "$kind"
+	# jcmd's own cost (a JVM that starts and attaches), for reading the
+	# times of small heaps
 	local ts=()
 	for _ in 1 2 3; do
 		local t0=$EPOCHREALTIME
@@ -371,10 +425,9 @@ run_kind() {
 	best3 cat cat "$PLAIN"
 	best3 info "$B/hprofstrip" --info "$PLAIN"
 	best3 strip "$B/hprofstrip" "$PLAIN" -o /dev/null
-
 	rm -f "$PLAIN"
 
-	# -- one JVM per shim variant; the last 'shim' dump is kept to restore
+	# -- one JVM per shim variant
 	for name in "${VARIANTS[@]}"; do
 		envs=${VENV[$name]}
 		say "$kind: JVM with $name (building $MB MB of heap) ..."
@@ -403,52 +456,10 @@ run_kind() {
 			fi
 		fi
 		stop_jvm
-		if [ -e "$R/ref.gz" ]; then
-			gzip -dc "$R/ref.gz" >"$W/$kind.ref.hprof" || die "gzip -dc of the judge's reference failed"
-			rm -f "$R/ref.gz"
-			say "$kind: VisualVM histogram of the reference ..."
-			histo "$W/$kind.ref.hprof" "$W/$kind.histo.plain"
-			rm -f "$W/$kind.ref.hprof"
-		fi
+		# the shim's dump is used at once, before the next JVM's dumps
+		# join it on the disk
+		if [ "$name" = shim ]; then shim_dump "$kind" $judge; fi
 	done
-
-	# -- hprofrestore's throughput on the shim's dump, warm page cache
-	say "$kind: hprofrestore's throughput on the shim's dump ..."
-	local stripped_size
-	stripped_size=$(size_of "$STRIPPED")
-	cat "$STRIPPED" >/dev/null
-	best3 restore "$B/hprofrestore" "$STRIPPED" -o /dev/null
-
-	# -- the shim's dump restored, judged by VisualVM against the
-	# reference; a difference fails the run once the report is out
-	local verdict="not judged (nodes: BENCH_BIG_JUDGE_NODES=1)"
-	local restored_size
-	if [ $judge = 1 ]; then
-		say "$kind: restoring the shim's dump, VisualVM histogram ..."
-		"$B/hprofrestore" -o "$W/$kind.restored.hprof" "$STRIPPED" ||
-			die "hprofrestore of the shim's $kind dump failed"
-		rm -f "$STRIPPED"
-		restored_size=$(size_of "$W/$kind.restored.hprof")
-		histo "$W/$kind.restored.hprof" "$W/$kind.histo.restored"
-		rm -f "$W/$kind.restored.hprof"
-		if cmp -s "$W/$kind.histo.plain" "$W/$kind.histo.restored"; then
-			verdict="same ($(grep -cv -e '^roots ' -e '^total-instances ' "$W/$kind.histo.plain") classes, $(sed -n 's/^total-instances \([0-9]*\) .*/\1/p' "$W/$kind.histo.plain") instances)"
-		else
-			verdict="DIFFERENT (reference <, restored >):
-$(diff "$W/$kind.histo.plain" "$W/$kind.histo.restored" | grep '^[<>]' | head -10)"
-			JUDGED_BAD=1
-		fi
-	else
-		restored_size=$("$B/hprofrestore" "$STRIPPED" | wc -c) ||
-			die "hprofrestore of the shim's $kind dump failed"
-	fi
-	rm -f "$STRIPPED"
-	# hprofrestore gives back as many bytes as the JVM wrote
-	local size_note="restored shim dump: $restored_size bytes, as many as the JVM wrote"
-	if [ "$restored_size" != "${JB[$kind.shim]}" ]; then
-		size_note="restored shim dump: $restored_size bytes, NOT the ${JB[$kind.shim]} the JVM wrote"
-		JUDGED_BAD=1
-	fi
 
 	# -- the report for this kind
 	local p f0 k t m
@@ -501,13 +512,16 @@ $(diff "$W/$kind.histo.plain" "$W/$kind.histo.restored" | grep '^[<>]' | head -1
 			"$(calc %.4f "$n / ${BEST[$op]} / 1e9")" "$(calc %.4f "$n / ${BEST[$op]} / $cat_rate")" "$tg"
 	done
 	echo "PLAIN: the plain dump, $in bytes; STRIPPED: the shim's last dump,"
-	echo "$stripped_size bytes. GB/s: PLAIN's bytes over the time; for restore, the"
+	echo "$STRIPPED_SIZE bytes. GB/s: PLAIN's bytes over the time; for restore, the"
 	echo "bytes it writes (${JB[$kind.shim]}, what the JVM wrote into the shim)."
 	echo "x cat: the rate over cat's."
 	echo
-	echo "VisualVM histogram (tests/java/judge.sh histo) of the restored shim dump and of"
-	echo "a plain dump (-gz=1, unzipped) the same JVM took right after it: $verdict"
-	echo "$size_note"
+	echo "VisualVM histogram: $VERDICT"
+	if [ "$judge" = 1 ]; then
+		echo "  (tests/java/judge.sh histo of the shim's last dump, restored, and of a plain"
+		echo "  dump the same JVM took right after it: -gz=1, which the shim leaves as it is)"
+	fi
+	echo "$SIZE_NOTE"
 	echo
 }
 
@@ -552,6 +566,9 @@ for kind in $KINDS; do
 	run_kind "$kind"
 done
 goals
+kill "$DU_PID" 2>/dev/null || true
+wait "$DU_PID" 2>/dev/null || true
+DU_PID=''
 echo "bench-big took $(calc %.0f "$EPOCHREALTIME - $T_START") s; peak size of $W: $(calc %.2f "$(cat "$W/.du-peak" 2>/dev/null || echo 0) / 1e9") GB; load average at the end: $(cut -d' ' -f1-3 /proc/loadavg)"
-rm -rf "${W:?}"/*
+rm -rf "${W:?}"
 [ $JUDGED_BAD = 0 ] || die "a restored dump is not the plain one (VisualVM's histogram or the size differ)"
