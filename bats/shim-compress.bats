@@ -294,21 +294,3 @@ print("close took %.1f s" % took)' "$T/fresh.hprof" "$T/d/x.hprof"
 	cmp <(zstd -qdc "$T/d/x.hprof.zst") "$T/want"
 	grep -q "^hprofstrip: $T/d/x.hprof: zstd -1 wrote $T/d/x.hprof.zst\$" <<<"$stderr" || fail "$stderr"
 }
-
-@test "zstd gets a thread per CPU the runtime may use, less the one its dump thread needs, at least 1" {
-	f=$(jdk17_fixture)
-	fake_compressor "$T/bin" "printf '%s\\n' \"\$*\" >>'$T/args'; exec $(command -v zstd) \"\$@\""
-	all=$(nproc)
-	for cpus in "" 0; do
-		rm -rf "$T/d"
-		mkdir "$T/d"
-		if [ -n "$cpus" ]; then set -- taskset -c "$cpus"; else set --; fi
-		env PATH="$T/bin:$PATH" HPROFSTRIP_QUIET=1 HPROFSTRIP_COMPRESS=zstd:3 \
-			LD_PRELOAD="$SHIM" "$@" "$REPLAY" threads "$f" "$T/d/x.hprof"
-		only_file "$T/d" x.hprof.zst
-	done
-	want=$((all - 1))
-	[ $want -ge 1 ] || want=1
-	assert_equal "$(cat "$T/args")" "-q -T$want -c -3
--q -T1 -c -3"
-}

@@ -9,7 +9,6 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <poll.h>
-#include <sched.h>
 #include <signal.h>
 #include <spawn.h>
 #include <stdio.h>
@@ -51,23 +50,8 @@ static char **env_with_path(const char *path, size_t *size)
 	return env;
 }
 
-/* The CPUs this process may run on, less one for the runtime's thread
- * that writes the dump; at least 1. */
-static int spare_cpus(void)
-{
-	cpu_set_t set;
-	int n;
-
-	if (sched_getaffinity(0, sizeof set, &set))
-		return 1;
-	n = CPU_COUNT(&set) - 1;
-	return n > 0 ? n : 1;
-}
-
-/* The child's argv for the policy's compressor (level in lvl, its
- * threads' option in thr). */
-static void compressor_argv(const struct policy *pol, char **argv, char *lvl,
-                            char *thr)
+/* The child's argv for the policy's compressor (level in lvl). */
+static void compressor_argv(const struct policy *pol, char **argv, char *lvl)
 {
 	const struct hs_compressor *c =
 		hs_compressor_named(pol->compress, strlen(pol->compress));
@@ -77,10 +61,6 @@ static void compressor_argv(const struct policy *pol, char **argv, char *lvl,
 	argv[i++] = (char *)pol->compress;
 	for (k = 0; c && c->args[k]; k++)
 		argv[i++] = (char *)c->args[k];
-	if (c && c->threads) {
-		snprintf(thr, 16, "%s%d", c->threads, spare_cpus());
-		argv[i++] = thr;
-	}
 	argv[i++] = "-c";
 	argv[i++] = lvl;
 	argv[i] = NULL;
@@ -92,7 +72,7 @@ static int spawn(struct pipe_out *p, const struct policy *pol, int in, int out)
 	posix_spawnattr_t at;
 	sigset_t none, all;
 	closefrom_fn closefrom;
-	char *argv[8], lvl[8], thr[16], **env = environ;
+	char *argv[8], lvl[8], **env = environ;
 	size_t env_size = 0;
 	int rc;
 
@@ -105,7 +85,7 @@ static int spawn(struct pipe_out *p, const struct policy *pol, int in, int out)
 		if (!env)
 			return errno;
 	} else {
-		compressor_argv(pol, argv, lvl, thr);
+		compressor_argv(pol, argv, lvl);
 	}
 	if ((rc = posix_spawn_file_actions_init(&fa)) != 0)
 		goto out_env;
