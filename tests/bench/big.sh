@@ -191,13 +191,36 @@ printf '%-12s %s\n' \
 	jvm "java ${JOPTS[*]}" \
 	rounds "$RUNS dumps per variant, each in the JVM that built the heap" \
 	"work dir" "$W ($fs)"
+
+# The page cache's cost on this machine. A virtual machine whose balloon
+# reports free pages to its host (virtio-balloon free page reporting, as
+# Firecracker does) gets them back at a fault per page: a dump written to
+# pages freed a few seconds earlier can take several times as long as one
+# written to pages in use. It hits every variant that writes a file, plain
+# or not, in whichever round it falls: the rounds show it.
+pc_write() {  # seconds to write 1 GB into the page cache, a new file
+	local t0=$EPOCHREALTIME
+	dd if=/dev/zero of="$W/pc.bin" bs=1M count=1000 status=none conv=notrunc
+	calc %.2f "$EPOCHREALTIME - $t0"
+	rm -f "$W/pc.bin"
+}
+reporting=no
+if [ -d /sys/module/page_reporting ] ||
+   grep -qs '^.\{5\}1' /sys/bus/virtio/drivers/virtio_balloon/virtio*/features; then
+	reporting=yes
+fi
+pc1=$(pc_write) pc2=$(pc_write)
+sleep 5
+pc3=$(pc_write)
+printf '%-12s %s\n' "page cache" "1 GB written to a new file: $pc1 s, at once again $pc2 s, 5 s later $pc3 s; free page reporting to a host: $reporting"
 echo
 cat <<EOF
 Times are jcmd PID GC.heap_dump's wall time, from its start until it
 returns, when the dump is complete (the file closed; for a compressed
 variant the compressor has exited and the plain file is gone). Each dump
 starts with the full GC jcmd asks for (live objects only), in every
-variant alike. Before each dump the previous file is deleted and sync
+variant alike. Every JVM first takes one untimed dump (a JVM's first
+dump is slower). Before each dump the previous file is deleted and sync
 runs, untimed. jcmd itself starts a JVM and attaches: its own share is
 the 'jcmd alone' line (jcmd PID VM.uptime), which counts at small heaps.
 floor: jcmd GC.heap_dump -overwrite /dev/null (JDK 17's jcmd takes
@@ -274,6 +297,17 @@ dump() {
 		SZ[$key]=$(size_of "$left")
 	fi
 	say "  $key: $(calc %.2f "$t1 - $t0") s, ${SZ[$key]} bytes"
+}
+
+# warm FILE: one untimed dump to FILE, removed: a JVM's first dump pays
+# for its first heap walk and its writer's start (measured: plain 3.09 s,
+# then 2.12-2.23 s in the same JVM at 1 GiB of nodes), which no variant
+# should be charged for
+warm() {
+	jcmd "$JVM_PID" GC.heap_dump "$1" >"$R/jcmd" 2>&1 &&
+		grep -q 'Heap dump file created' "$R/jcmd" ||
+		{ cat "$R/jcmd" "$R/err" >&2; die "the warm-up dump failed"; }
+	rm -f "$R"/*.hprof*
 }
 
 # memory KEY: the JVM's peak and current RSS (/proc/PID/status), and the
@@ -404,6 +438,7 @@ run_kind() {
 		ts+=("$(calc %.3f "$EPOCHREALTIME - $t0")")
 	done
 	JCMD_ALONE=$(median "${ts[@]}")
+	warm "$R/d.hprof"
 	rows="floor plain"
 	if [ "$GZ" = 1 ]; then rows="$rows -gz=1"; fi
 	for ((r = 1; r <= RUNS; r++)); do
@@ -434,6 +469,7 @@ run_kind() {
 		# shellcheck disable=SC2086
 		start_jvm "$kind" LD_PRELOAD="$SHIM" HPROFSTRIP_QUIET=1 ${envs//,/ }
 		f=${VFILE[$name]/FILE/$R/d.hprof}
+		warm "$R/d.hprof"
 		for ((r = 1; r <= RUNS; r++)); do
 			dump "$kind.$name" "$f" "$R/d.hprof"
 		done
