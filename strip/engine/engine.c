@@ -113,7 +113,7 @@ static void resolve_mode(struct hs_state *st)
 	m->fallback = (f & HS_FALLBACK) != 0;
 	m->open_len = (f & HS_OPEN_LEN) != 0;
 	m->no_header = (f & HS_NO_HEADER) != 0;
-	m->sweep = !m->keep && !m->late_header && !m->salvage;
+	m->sweep = !m->late_header && !m->salvage;
 }
 
 /* ---- the census -------------------------------------------------------- */

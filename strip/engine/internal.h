@@ -257,6 +257,13 @@ int keep_fields(struct hs_state *st, struct cur *c);
 void keep_field(struct hs_state *st, const unsigned char *h);
 int keep_step_peek(struct hs_state *st, struct cur *c);
 int keep_step_look(struct hs_state *st, struct cur *c);
+/* sweep.c: does keep look at an instance of class cls? */
+int keep_looks(const struct hs_state *st, uint64_t cls);
+static inline int keep_passes(const struct hs_state *st, uint64_t cls)
+{
+	return !st->mode.keep_reads || !keep_looks(st, cls);
+}
+void keep_swept(struct hs_state *st, uint64_t n);
 
 /* ---- salvage.c ---------------------------------------------------------- */
 

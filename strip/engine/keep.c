@@ -389,6 +389,36 @@ int keep_array(struct hs_state *st, struct cur *c, const unsigned char *h,
 	return eng_set_body(st, c, bytes, PH_SUB_END, NULL, 0);
 }
 
+/* sweep.c: does keep_instance look at an instance of class cls (read a
+ * field, or count it late)? 0 if it would only pass it: not a String,
+ * and a class known not to be a Thread (thread_ref_of found it so, or
+ * Thread.name's place is not known). The sweep asks with no array held. */
+int keep_looks(const struct hs_state *st, uint64_t cls)
+{
+	const struct hs_class *e;
+
+	if (!cls)
+		return 0;
+	if (cls == st->ks.class_string)
+		return 1;
+	if (!st->ks.class_thread)
+		return 0;
+	/* not known yet: thread_ref_of counts it late */
+	if (!class_find(st, st->ks.class_thread) || !(e = class_find(st, cls)))
+		return 1;
+	if (st->thread_ref < 0)
+		return 0;
+	return e->ref != -1;
+}
+
+/* sweep.c: n sub-records went by that keep only passed; keep_sub_start's
+ * part for each (right after a String of unknown layout, the next one is
+ * its value's candidate; two on, none is). */
+void keep_swept(struct hs_state *st, uint64_t n)
+{
+	st->ks.expect = n == 1 && st->ks.expect == 2;
+}
+
 /* PH_PEEK: the field's id, then the rest of the instance. */
 int keep_step_peek(struct hs_state *st, struct cur *c)
 {

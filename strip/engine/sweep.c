@@ -11,10 +11,78 @@
  * whole in this feed, not one of those kinds, or not well formed, and the
  * phases take that one as they would have. It runs only in the modes
  * whose layers do nothing at a sub-record of those kinds (st->mode.sweep:
- * not keep-strings, salvage, --jvm or --app-only). Streaming (segment.c),
- * it closes segments where seg_sub_boundary and seg_reserve would have.
+ * not salvage, --jvm or --app-only); keeping strings, it takes only what
+ * keep.c says it would pass (keep_passes: not a String, not a Thread, no
+ * array held), and no primitive array. Streaming (segment.c), it closes
+ * segments where seg_sub_boundary and seg_reserve would have.
  */
 #include "internal.h"
+
+/* One sub-record at the cursor, as far as sweep() needs it. */
+struct unit {
+	unsigned n;          /* its fixed part, tag included */
+	uint64_t len;        /* the bytes after it */
+	uint64_t out;        /* the output a streamed one is sized at (0: not
+	                        sized, or stripped) */
+	unsigned type;       /* a primitive array's element type, else 0 */
+	uint64_t bytes;      /* ... and its elements' bytes */
+	int strip;           /* a primitive array that goes out as a 0xC3 */
+};
+
+/* What the sub-record at p (avail bytes there) is: 1 if it is one sweep()
+ * takes, its fixed part in, its fields read into u; 0 if the phases must
+ * take it (another kind, not whole, not well formed, or a mode's). */
+static inline int read_unit(const struct hs_state *st, const unsigned char *p,
+                            size_t avail, struct unit *u)
+{
+	unsigned id = st->idsize, sz;
+
+	u->type = 0;
+	u->bytes = 0;
+	u->strip = 0;
+	if (st->ks.held_need)  /* keep: every sub-record decides its fate */
+		return 0;
+	switch (*p) {
+	case HS_SUB_INSTANCE_DUMP:  /* id, u4 trace, id class, u4 len */
+		u->n = 1 + 2 * id + 8;
+		if (avail < u->n || !keep_passes(st, rd_id(st, p + 1 + id + 4)))
+			return 0;
+		u->len = hs_be32(p + 1 + 2 * id + 4);
+		u->out = u->n + u->len;
+		break;
+	case HS_SUB_OBJECT_ARRAY_DUMP:  /* id, u4, u4 count, id class */
+		u->n = 1 + 2 * id + 8;
+		if (avail < u->n)
+			return 0;
+		u->len = (uint64_t)hs_be32(p + 1 + id + 4) * id;
+		u->out = u->n + u->len;
+		break;
+	case HS_SUB_PRIMITIVE_ARRAY_DUMP:  /* id, u4, u4 count, u1 type */
+		u->n = 1 + id + 9;
+		if (avail < u->n || st->mode.keep)  /* keep: kept, held? */
+			return 0;
+		u->type = p[u->n - 1];
+		sz = hs_type_size(u->type, id);
+		if (!sz || u->type == 2)
+			return 0;
+		u->bytes = u->len = (uint64_t)hs_be32(p + 1 + id + 4) * sz;
+		/* stripped: a 0xC3 header, not sized; restored: passed */
+		u->strip = !st->mode.restore;
+		u->out = u->strip ? 0 : u->n + u->len;
+		break;
+	case HS_SUB_CLASS_DUMP:
+	case HS_SUB_HEAP_DUMP_INFO:
+	case HS_SUB_PRIMITIVE_ARRAY_NODATA:
+		return 0;
+	default:  /* a root, or not a sub-record */
+		u->n = sub_fixed_len(*p, id);
+		if (!u->n || avail < u->n)
+			return 0;
+		u->len = u->out = 0;
+		break;
+	}
+	return u->len <= avail - u->n;
+}
 
 /* Where the phases' segment decisions fall, inline: 1 when the sub-record
  * about to start (out bytes reserved, 0 for none) needs segment.c. */
@@ -46,102 +114,53 @@ static void strip_one(struct hs_state *st, struct cur *c,
 int sweep(struct hs_state *st, struct cur *c)
 {
 	const unsigned char *start = c->p, *p = c->p, *lim = c->end, *last = NULL;
-	unsigned id = st->idsize, fix = 1 + 2 * id + 8, tag, n;
-	uint64_t in0 = st->in_off, left = rec_left(st), len, bytes, out;
+	uint64_t in0 = st->in_off, left = rec_left(st), swept = 0;
 	struct hs_census *cen = st->census;
-	int strip = !st->mode.restore, stream = st->sg.gather;
-	unsigned sz, ti = 0;
+	int stream = st->sg.gather, last_strip = 0;
+	struct unit u;
 
 	if (left < (uint64_t)(lim - p))
 		lim = p + left;
-	while (p < lim && !st->err) {
-		size_t avail = (size_t)(lim - p);
-
-		tag = *p;
-		bytes = 0;
-		switch (tag) {
-		case HS_SUB_INSTANCE_DUMP:  /* id, u4 trace, id class, u4 len */
-			n = fix;
-			if (avail < n)
-				goto out;
-			len = hs_be32(p + 1 + 2 * id + 4);
-			out = n + len;
-			break;
-		case HS_SUB_OBJECT_ARRAY_DUMP:  /* id, u4, u4 count, id class */
-			n = fix;
-			if (avail < n)
-				goto out;
-			len = (uint64_t)hs_be32(p + 1 + id + 4) * id;
-			out = n + len;
-			break;
-		case HS_SUB_PRIMITIVE_ARRAY_DUMP:  /* id, u4, u4 count, u1 type */
-			n = 1 + id + 9;
-			if (avail < n)
-				goto out;
-			ti = p[n - 1];
-			sz = hs_type_size(ti, id);
-			if (!sz || ti == 2)
-				goto out;
-			bytes = (uint64_t)hs_be32(p + 1 + id + 4) * sz;
-			len = bytes;
-			/* stripped: its 0xC3 header, reserving nothing */
-			out = strip ? 0 : n + len;
-			break;
-		case HS_SUB_CLASS_DUMP:
-		case HS_SUB_HEAP_DUMP_INFO:
-		case HS_SUB_PRIMITIVE_ARRAY_NODATA:
-			goto out;
-		default:  /* a root, or not a sub-record */
-			n = sub_fixed_len(tag, id);
-			if (!n || avail < n)
-				goto out;
-			len = out = 0;
-			break;
-		}
-		if (len > avail - n)
-			goto out;
+	while (p < lim && !st->err && read_unit(st, p, (size_t)(lim - p), &u)) {
 		/* the phases give it a segment of its own */
-		if (out > HS_STREAM_BUF && stream)
-			goto out;
-		if (stream && seg_due(st, c, p, out)) {
+		if (u.out > HS_STREAM_BUF && stream)
+			break;
+		if (stream && seg_due(st, c, p, u.out)) {
 			/* where the phases are: for segment.c, and errors */
 			st->in_off = st->sub_in = in0 + (uint64_t)(p - start);
-			seg_room(st, c, p, out);
+			seg_room(st, c, p, u.out);
 			if (st->err)
-				goto out;
+				break;
 		}
-		if (tag == HS_SUB_PRIMITIVE_ARRAY_DUMP) {
-			if (strip) {
-				st->sub_in = in0 + (uint64_t)(p - start);
-				st->in_off = st->sub_in + n;
-				strip_one(st, c, p, n, bytes);
-			}
-			if (cen) {
-				cen->prim_count[ti]++;
-				cen->prim_bytes[ti] += bytes;
-			}
+		if (u.strip) {
+			st->sub_in = in0 + (uint64_t)(p - start);
+			st->in_off = st->sub_in + u.n;
+			strip_one(st, c, p, u.n, u.bytes);
 		}
-		st->objects += tag == HS_SUB_INSTANCE_DUMP ||
-		               tag == HS_SUB_OBJECT_ARRAY_DUMP ||
-		               tag == HS_SUB_PRIMITIVE_ARRAY_DUMP;
+		st->objects += *p == HS_SUB_INSTANCE_DUMP ||
+		               *p == HS_SUB_OBJECT_ARRAY_DUMP ||
+		               *p == HS_SUB_PRIMITIVE_ARRAY_DUMP;
 		if (cen) {
-			cen->sub_count[tag]++;
-			cen->sub_bytes[tag] += n + len;
-			cen->heap_bytes[st->heap] += n + len;
+			cen->sub_count[*p]++;
+			cen->sub_bytes[*p] += u.n + u.len;
+			cen->heap_bytes[st->heap] += u.n + u.len;
+			cen->prim_count[u.type] += u.type != 0;
+			cen->prim_bytes[u.type] += u.bytes;
 		}
 		last = p;
-		p += n + len;
+		last_strip = u.strip;
+		p += u.n + u.len;
+		swept++;
 	}
-out:
 	st->in_off = in0 + (uint64_t)(p - start);
 	c->p = p;
 	if (!last)
 		return 0;
 	/* as the phases leave them after the last one */
+	keep_swept(st, swept);
 	st->sub_tag = *last;
 	st->sub_in = in0 + (uint64_t)(last - start);
-	st->act = *last == HS_SUB_PRIMITIVE_ARRAY_DUMP && strip ? ACT_DROP
-	                                                       : ACT_PASS;
+	st->act = last_strip ? ACT_DROP : ACT_PASS;
 	st->sub_drop = 0;
 	return 1;
 }
