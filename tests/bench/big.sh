@@ -128,6 +128,18 @@ med() { local a; read -ra a <<<"${T[$1]}"; median "${a[@]}"; }
 max() { local a; read -ra a <<<"${T[$1]}"; maxof "${a[@]}"; }
 # "x.xx" of A / B
 ratio() { calc %.2f "$1 / $2"; }
+# worst KEY: the highest of KEY's round times over its JVM's plain dump's
+# in the same round
+worst() {
+	local a b i w=0 q
+	read -ra a <<<"${T[$1]}"
+	read -ra b <<<"${T[$1@plain]}"
+	for i in "${!a[@]}"; do
+		q=$(calc %.4f "${a[$i]} / ${b[$i]}")
+		[ "$(calc %d "$w < $q")" = 1 ] && w=$q
+	done
+	echo "$w"
+}
 
 mkdir -p "$W/classes"
 javac -d "$W/classes" "$here/DumpBench.java" || die "javac DumpBench failed"
@@ -228,7 +240,11 @@ floor: jcmd GC.heap_dump -overwrite /dev/null (JDK 17's jcmd takes
 shim: the JVM walks the heap and writes every byte of its dump into
 write() calls that cost nothing; the time no file can beat. plain: the
 same to a file in the work dir, no shim. x plain, x floor: the variant's
-median over plain's (floor's) median, same heap, same run. Every JVM has
+median over plain's (floor's) median, same heap, same run; a shim
+variant's against the floor and plain dump its own JVM took in the same
+rounds (the shim loaded, HPROFSTRIP_SNIFF=no, targets that are not
+*.hprof), since JVMs that build the same heap walk it at different
+speeds. Every JVM has
 -Xms = -Xmx and AlwaysPreTouch: its whole heap is resident, so VmHWM
 compares across them. MB = 10^6 bytes, GB/s = 10^9 bytes/s.
 EOF
@@ -276,7 +292,7 @@ stop_jvm() {
 dump() {
 	local key=$1 left=$2 t0 t1
 	shift 2
-	rm -f "$R"/*.hprof*
+	rm -f "$R"/d.*
 	sync
 	t0=$EPOCHREALTIME
 	jcmd "$JVM_PID" GC.heap_dump "$@" >"$R/jcmd" 2>&1 ||
@@ -292,7 +308,7 @@ dump() {
 		# the file it must leave, and nothing beside it (a compressor that
 		# failed leaves the plain copy: that would not be a result)
 		[ -s "$left" ] || { cat "$R/err" >&2; die "$key: no $left (there: $(ls "$R"))"; }
-		[ "$(cd "$R" && find . -maxdepth 1 -name '*.hprof*' -printf '%f ')" = "$(basename "$left") " ] ||
+		[ "$(cd "$R" && find . -maxdepth 1 -name 'd.*' -printf '%f ')" = "$(basename "$left") " ] ||
 			{ cat "$R/err" >&2; die "$key: files beside $(basename "$left"): $(ls "$R")"; }
 		SZ[$key]=$(size_of "$left")
 	fi
@@ -307,7 +323,7 @@ warm() {
 	jcmd "$JVM_PID" GC.heap_dump "$1" >"$R/jcmd" 2>&1 &&
 		grep -q 'Heap dump file created' "$R/jcmd" ||
 		{ cat "$R/jcmd" "$R/err" >&2; die "the warm-up dump failed"; }
-	rm -f "$R"/*.hprof*
+	rm -f "$R"/d.*
 }
 
 # memory KEY: the JVM's peak and current RSS (/proc/PID/status), and the
@@ -447,7 +463,7 @@ run_kind() {
 		dump "$kind.plain" "$R/d.hprof" "$R/d.hprof"
 	done
 	mv "$R/d.hprof" "$PLAIN"
-	rm -f "$R"/*.hprof*
+	rm -f "$R"/*.hprof* "$R"/d.*
 	memory "$kind.plain"
 	stop_jvm
 
@@ -466,16 +482,27 @@ run_kind() {
 	for name in "${VARIANTS[@]}"; do
 		envs=${VENV[$name]}
 		say "$kind: JVM with $name (building $MB MB of heap) ..."
+		# HPROFSTRIP_SNIFF=no: only *.hprof is a dump, so the same
+		# JVM, the shim loaded, takes its own floor (/dev/null) and
+		# plain dump (d.bin, which the shim leaves alone) round by
+		# round beside the variant's: JVMs that build the same heap
+		# walk it at speeds up to 1.5x apart (measured: a floor of
+		# 12.7 s in one, 19.9 s in another, 6 GiB of nodes)
 		# shellcheck disable=SC2086
-		start_jvm "$kind" LD_PRELOAD="$SHIM" HPROFSTRIP_QUIET=1 ${envs//,/ }
+		start_jvm "$kind" LD_PRELOAD="$SHIM" HPROFSTRIP_QUIET=1 HPROFSTRIP_SNIFF=no ${envs//,/ }
 		f=${VFILE[$name]/FILE/$R/d.hprof}
 		warm "$R/d.hprof"
 		for ((r = 1; r <= RUNS; r++)); do
+			dump "$kind.$name@floor" - -overwrite /dev/null
+			dump "$kind.$name@plain" "$R/d.bin" "$R/d.bin"
 			dump "$kind.$name" "$f" "$R/d.hprof"
 		done
+		# d.bin is not a dump: the shim must have left it whole
+		[ "${SZ[$kind.$name@plain]}" = "${JB[$kind.$name@plain]}" ] ||
+			die "$kind.$name: the shim changed d.bin, which is not a dump"
 		check_file "$kind.$name" "$f" "${VDEC[$name]}"
 		if [ "$name" = shim ]; then mv "$f" "$STRIPPED"; fi
-		rm -f "$R"/*.hprof*
+		rm -f "$R"/*.hprof* "$R"/d.*
 		memory "$kind.$name"
 		if [ "$name" = shim ] && [ $judge = 1 ]; then
 			# the judge's reference: a plain dump of this JVM's heap,
@@ -508,11 +535,27 @@ run_kind() {
 		k=$kind.$v
 		m=$(med "$k")
 		t=${T[$k]% }
+		# a shim variant against its own JVM's plain dump and floor
+		if [ -n "${T[$k@plain]:-}" ]; then
+			p=$(med "$k@plain") f0=$(med "$k@floor")
+		fi
 		printf '%-11s %8.3f  %-26s %8s %8s %14s %7.2f%%\n' "$v" "$m" "$t" \
 			"$(ratio "$m" "$p")x" "$(ratio "$m" "$f0")x" "${SZ[$k]}" \
 			"$(calc %.4f "100 * ${SZ[$k]} / ${SZ[$kind.plain]}")"
 	done
 	echo "floor's bytes: what jcmd says the JVM wrote to /dev/null. jcmd alone (VM.uptime, median of 3): $JCMD_ALONE s"
+	echo "x plain, x floor of a shim variant: against its own JVM's, below."
+	echo
+	echo "$kind: each shim JVM's own floor and plain dump (HPROFSTRIP_SNIFF=no:"
+	echo "/dev/null, and d.bin, which the shim leaves alone), round by round with"
+	echo "the variant's; the worst round: the variant's time over the plain"
+	echo "dump's of the same round"
+	printf '%-11s %8s  %-22s %8s  %-22s %12s\n' JVM floor "rounds s" plain "rounds s" "worst round"
+	for v in "${VARIANTS[@]}"; do
+		k=$kind.$v
+		printf '%-11s %8.3f  %-22s %8.3f  %-22s %11sx\n' "$v" "$(med "$k@floor")" "${T[$k@floor]% }" \
+			"$(med "$k@plain")" "${T[$k@plain]% }" "$(calc %.2f "$(worst "$k")")"
+	done
 	for v in "${!NOTE[@]}"; do echo "$v: skipped: ${NOTE[$v]}"; done
 	echo
 
@@ -573,17 +616,18 @@ goal() {
 		echo "goal $1: measured $(calc %.2f "$2")x (gap $(calc %.2f "$2 - $3")x)"
 	fi
 }
-# over KIND VARIANT BASE: VARIANT's median over BASE's median, or -
-over() { [ -n "${T[$1.$2]:-}" ] || { echo -; return; }; calc %.4f "$(med "$1.$2") / $(med "$1.$3")"; }
+# over KIND VARIANT BASE: VARIANT's median over the median of BASE (plain,
+# floor) in VARIANT's own JVM, or -
+over() { [ -n "${T[$1.$2]:-}" ] || { echo -; return; }; calc %.4f "$(med "$1.$2") / $(med "$1.$2@$3")"; }
 goals() {
-	echo "goals (ratios of medians, same heap, same run; a report, not a test)"
+	echo "goals (ratios of medians in the variant's own JVM, same run; a report, not a test)"
 	rule
 	local k
 	for k in $KINDS; do
 		case $k in
 		nodes)
-			goal "nodes: shim <= 1.05x plain in every round (max round / plain median)" \
-				"$(calc %.4f "$(max nodes.shim) / $(med nodes.plain)")" 1.05
+			goal "nodes: shim <= 1.05x plain in every round (its worst round)" \
+				"$(worst nodes.shim)" 1.05
 			goal "nodes: shim+zstd <= 1.3x plain" "$(over nodes shim+zstd plain)" 1.3
 			goal "nodes: shim+lz4 <= 1.3x plain (for information)" "$(over nodes shim+lz4 plain)" 1.3
 			;;
