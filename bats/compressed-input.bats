@@ -163,24 +163,24 @@ no_output_left() {
 	done
 }
 
-@test "a truncated compressed dump: the decompressor's failure, exit 1, no output file" {
+@test "a truncated compressed dump: the decompressor's failure (its own status: lz4 exits 68), exit 1, no output file" {
 	local c
 	for c in $COMPRESSORS; do
 		head -c $(( $(size_of "$T/s.$c") / 2 )) "$T/s.$c" >"$T/cut.$c"
 		run --separate-stderr "$RESTORE" -o "$O/x" "$T/cut.$c"
 		assert_failure 1
 		[ "${#stderr_lines[@]}" -eq 1 ] || fail "not one line: $stderr"
-		[[ $stderr == "hprofrestore: $T/cut.$c: $c -dc failed (exit status 1): "?* ]] ||
+		[[ $stderr == "hprofrestore: $T/cut.$c: $c -dc failed (exit status "[1-9]*"): "?* ]] ||
 			fail "unexpected: $stderr"
 		no_output_left
 		run --separate-stderr sh -c 'cat "$1" | "$2" -o "$3"' _ "$T/cut.$c" "$RESTORE" "$O/x"
 		assert_failure 1
-		[[ $stderr == "hprofrestore: stdin: $c -dc failed (exit status 1): "?* ]] ||
+		[[ $stderr == "hprofrestore: stdin: $c -dc failed (exit status "[1-9]*"): "?* ]] ||
 			fail "unexpected: $stderr"
 		no_output_left
 		run --separate-stderr "$STRIP" --info "$T/cut.$c"
 		assert_failure 1
-		[[ $stderr == "hprofstrip: $T/cut.$c: $c -dc failed (exit status 1): "?* ]] ||
+		[[ $stderr == "hprofstrip: $T/cut.$c: $c -dc failed (exit status "[1-9]*"): "?* ]] ||
 			fail "unexpected: $stderr"
 	done
 }
@@ -232,12 +232,15 @@ fake_zstd() {
 		case $f in */art/*) jvm=(--jvm) ;; esac
 		for c in $COMPRESSORS; do
 			n=$((n + 1))
-			"$c" -c "$f" >"$W/full.$n"
+			# lz4 decodes whole blocks only (4 MiB by default, more
+			# than these dumps): 64 KiB ones leave something to salvage
+			case $c in lz4) set -- -B4 ;; *) set -- ;; esac
+			"$c" "$@" -c "$f" >"$W/full.$n"
 			head -c $(( $(size_of "$W/full.$n") * 60 / 100 )) "$W/full.$n" >"$W/cut.$n"
 			# what the decompressor makes of the cut file (it fails),
 			# salvaged
 			run sh -c '"$1" -dc <"$2" >"$3"' _ "$c" "$W/cut.$n" "$W/prefix.$n"
-			assert_failure 1
+			assert_failure  # 1; lz4: 68
 			cut=$(size_of "$W/prefix.$n")
 			"$STRIP" --salvage -q -o "$W/want.$n" "$W/prefix.$n"
 			run --separate-stderr "$STRIP" --salvage -o "$O/x.$n" "$W/cut.$n"

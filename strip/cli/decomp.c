@@ -102,12 +102,14 @@ static void feed(int in_fd, int to, const unsigned char *head, size_t n)
 	}
 }
 
-/* What gzip ("unexpected end of file"), xz ("Unexpected end of input") and
- * zstd ("premature end") say when their input was cut short. */
+/* What gzip ("unexpected end of file"), xz ("Unexpected end of input"),
+ * zstd ("premature end") and lz4 ("Unfinished stream", exit status 68)
+ * say when their input was cut short. */
 static int says_cut(const char *said)
 {
 	return strcasestr(said, "unexpected end of") ||
-	       strcasestr(said, "premature end");
+	       strcasestr(said, "premature end") ||
+	       strcasestr(said, "unfinished stream");
 }
 
 /* -1 if the status cannot be had (errno) */
