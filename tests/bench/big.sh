@@ -120,12 +120,10 @@ DU_PID=$!
 
 # ---- small helpers ------------------------------------------------------
 
-# median and max of numbers (one per argument)
+# the median of numbers (one per argument)
 median() { printf '%s\n' "$@" | sort -g | awk '{ v[NR] = $1 } END { print (NR % 2 ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2) }'; }
-maxof() { printf '%s\n' "$@" | sort -g | tail -1; }
-# med KEY, max KEY: of the round times in T[KEY]
+# med KEY: of the round times in T[KEY]
 med() { local a; read -ra a <<<"${T[$1]}"; median "${a[@]}"; }
-max() { local a; read -ra a <<<"${T[$1]}"; maxof "${a[@]}"; }
 # "x.xx" of A / B
 ratio() { calc %.2f "$1 / $2"; }
 # worst KEY: the highest of KEY's round times over its JVM's plain dump's
