@@ -17,7 +17,7 @@ ALL_CFLAGS = $(WARN) $(CFLAGS)
 
 # the engine, its files top to bottom (strip/engine/internal.h)
 ENGINE = strip/engine/rewrite.c strip/engine/engine.c strip/engine/keep.c \
-	strip/engine/salvage.c strip/engine/record.c strip/engine/hold.c strip/engine/sweep.c \
+	strip/engine/redact.c strip/engine/salvage.c strip/engine/record.c strip/engine/hold.c strip/engine/sweep.c \
 	strip/engine/segment.c strip/engine/emit.c strip/engine/format.c
 CLI = strip/cli/cli.c strip/cli/out.c strip/cli/outbuf.c strip/cli/info.c strip/cli/keepset.c \
 	strip/cli/standaside.c strip/cli/decomp.c

@@ -188,7 +188,6 @@ static int keep_pass(void *user, struct hs_state *st)
 	return 0;
 }
 
-/* Runs the engine over the input into the sink; 0 on success. */
 /* The engine's error: "prog: name: offset N: reason", and for a dump cut
  * inside a record, what --salvage would do about it. */
 static void engine_error(const struct run *r, const struct hs_state *st)
@@ -244,6 +243,98 @@ static int pump(struct run *r, struct hs_state *st, struct out *o)
 		return -1;
 	}
 	return 0;
+}
+
+/* --redact: the engine's layout tables (hprof.h: HS_REDACT). */
+struct layouts {
+	struct hs_redact red;
+	int passes;            /* 2: the input was read again, every layout
+	                          known from the first pass */
+};
+
+static int layouts_alloc(struct layouts *l)
+{
+	memset(l, 0, sizeof *l);
+	l->red.classes = calloc(HS_REDACT_CLASSES, sizeof *l->red.classes);
+	l->red.types = malloc(HS_REDACT_TYPES);
+	if (!l->red.classes || !l->red.types) {
+		free(l->red.classes);
+		free(l->red.types);
+		errno = ENOMEM;
+		return -1;
+	}
+	l->red.class_slots = HS_REDACT_CLASSES;
+	l->red.types_size = HS_REDACT_TYPES;
+	l->passes = 1;
+	return 0;
+}
+
+static void layouts_free(struct layouts *l)
+{
+	free(l->red.classes);
+	free(l->red.types);
+	memset(l, 0, sizeof *l);
+}
+
+/* The input from its start again: a plain file seeked back, a compressed
+ * one decompressed again. -1 if it cannot be (said). */
+static int input_rewind(struct run *r)
+{
+	struct decomp *d = r->dc;
+
+	if (!d->prog && lseek(d->in_fd, d->start, SEEK_SET) < 0) {
+		input_error(r, "seek", strerror(errno));
+		return -1;
+	}
+	return 0;
+}
+
+/* --redact into a stream (nothing can be written again): the layouts
+ * learnt first, from a pass over a seekable input whose output is
+ * discarded. Does nothing for a pipe. -1 on a read error (said). */
+static int layouts_first(struct run *r, struct layouts *l, unsigned flags)
+{
+	struct hs_config cfg = { .flags = flags, .redact = &l->red };
+	struct hs_state st;
+
+	if (!r->dc->seekable)
+		return 0;
+	hs_init(&st, &cfg, &info_discard);
+	if (input_run(r, &st, NULL) || input_rewind(r))
+		return -1;
+	l->red.types_used = st.rd.cfg.types_used;
+	l->red.class_count = st.rd.cfg.class_count;
+	l->passes = 2;
+	return 0;
+}
+
+/* --redact: what was zeroed, and what could not be split (withheld). */
+static void redact_note(const struct run *r, const struct hs_state *st,
+                        const struct layouts *l)
+{
+	const char *name = r->tool->name, *in = r->in_name;
+
+	if (!(st->flags & HS_REDACT) || !r->verbosity)
+		return;
+	if (st->withheld || st->layouts_lost)
+		fprintf(stderr, "%s: %s: --redact: %llu instances written before "
+		        "their class's field list (or past the tables: %llu "
+		        "classes): every byte of their fields is zero, "
+		        "references too%s\n", name, in,
+		        (unsigned long long)st->withheld,
+		        (unsigned long long)st->layouts_lost,
+		        r->dc->seekable ? "" : "; from a file, a second pass "
+		        "knows every layout");
+	if (r->verbosity >= 2)
+		fprintf(stderr, "%s: %s: redacted the fields of %llu instances "
+		        "and %llu static and constant values; %llu layouts in "
+		        "%u KiB, %d pass%s\n", name, in,
+		        (unsigned long long)st->redacted,
+		        (unsigned long long)st->zeroed,
+		        (unsigned long long)st->rd.cfg.class_count,
+		        (unsigned)((st->rd.cfg.class_count * sizeof(struct hs_layout) +
+		                    st->rd.cfg.types_used + 1023) / 1024),
+		        l->passes, l->passes == 1 ? "" : "es");
 }
 
 static void summary(const struct run *r, const struct hs_state *st,
@@ -345,6 +436,12 @@ static int parse(struct run *r, struct args *a, int argc, char **argv)
 			return usage_error(r, "--info: unsupported option '%s'", s);
 		} else if (opts && !a->info && !strcmp(s, "--stream")) {
 			a->stream = 1;
+		} else if (opts && tool->redacts && (!strcmp(s, "--redact") ||
+		                                     !strcmp(s, "--redact=values"))) {
+			a->flags |= HS_REDACT;
+		} else if (opts && tool->redacts && !strncmp(s, "--redact=", 9)) {
+			return usage_error(r, "--redact: unknown level '%s' (the "
+			                   "level there is: values)", s + 9);
 		} else if (opts && (!strcmp(s, "-V") || !strcmp(s, "--version"))) {
 			printf("%s %s\n", tool->name, HS_VERSION);
 			return EXIT_OK;
@@ -368,6 +465,10 @@ static int parse(struct run *r, struct args *a, int argc, char **argv)
 			return usage_error(r, "unexpected argument '%s'", s);
 		}
 	}
+	if ((a->flags & HS_REDACT) && (a->flags & HS_KEEP_STRINGS))
+		return usage_error(r, "--redact and --keep-strings cannot be "
+		                   "combined: redaction removes what Strings "
+		                   "hold%s", "");
 	return -1;
 }
 
@@ -443,6 +544,7 @@ static int transform(struct run *r, const struct args *a)
 	const char *out_path = a->out_path;
 	struct hs_config cfg = { .flags = a->flags };
 	struct keepset ks;
+	struct layouts lay;
 	struct hs_state st;
 	struct hs_sink sink;
 	struct out o;
@@ -472,6 +574,14 @@ static int transform(struct run *r, const struct args *a)
 	}
 	r->progress = r->verbosity > 0 && r->in_size > 0 && isatty(2);
 	memset(&ks, 0, sizeof ks);
+	memset(&lay, 0, sizeof lay);
+	if ((a->flags & HS_REDACT) && layouts_alloc(&lay)) {
+		if (r->verbosity)
+			fprintf(stderr, "%s: %s: --redact: %s\n", tool->name,
+			        r->in_name, strerror(errno));
+		return EXIT_BAD_INPUT;
+	}
+	cfg.redact = &lay.red;
 	if (a->flags & HS_KEEP_STRINGS) {
 		/* a file is read twice (exact), a compressed one decompressed
 		 * twice; anything else streams */
@@ -481,6 +591,7 @@ static int transform(struct run *r, const struct args *a)
 			if (r->verbosity && !r->said)
 				fprintf(stderr, "%s: %s: --keep-strings: %s\n",
 				        tool->name, r->in_name, strerror(errno));
+			layouts_free(&lay);
 			return EXIT_BAD_INPUT;
 		}
 		cfg.keep = &ks.keep;
@@ -489,10 +600,12 @@ static int transform(struct run *r, const struct args *a)
 	 * leaves no output at all */
 	if (input_start(r)) {
 		keepset_free(&ks);
+		layouts_free(&lay);
 		return EXIT_BAD_INPUT;
 	}
 	if (out_open(&o, out_path, tool->name, out_mode(&sb), !r->verbosity)) {
 		keepset_free(&ks);
+		layouts_free(&lay);
 		return EXIT_BAD_INPUT;
 	}
 	/* a pipe cannot be patched: segments of known length, bounded memory */
@@ -505,8 +618,26 @@ static int transform(struct run *r, const struct args *a)
 	sink.patch = out_patch;
 	sink.truncate = out_truncate;
 	sink.user = &o;
-	hs_init(&st, &cfg, &sink);
-	rc = pump(r, &st, &o);
+	rc = 0;
+	/* --redact into a stream: the layouts first, from a file */
+	if ((cfg.flags & HS_REDACT) && (cfg.flags & HS_STREAM))
+		rc = layouts_first(r, &lay, cfg.flags & ~(unsigned)HS_STREAM);
+	if (rc == 0) {
+		hs_init(&st, &cfg, &sink);
+		rc = pump(r, &st, &o);
+	}
+	/* --redact: instances came before their class dumps (ART); from a
+	 * file, once more with every layout known, over what was written */
+	if (rc == 0 && st.withheld && r->dc->seekable && lay.passes == 1) {
+		lay.red.types_used = st.rd.cfg.types_used;
+		lay.red.class_count = st.rd.cfg.class_count;
+		lay.passes = 2;
+		rc = out_truncate(&o, 0) || input_rewind(r) ? -1 : 0;
+		if (rc == 0) {
+			hs_init(&st, &cfg, &sink);
+			rc = pump(r, &st, &o);
+		}
+	}
 	if (rc == 0)
 		rc = out_commit(&o);
 	else
@@ -514,8 +645,11 @@ static int transform(struct run *r, const struct args *a)
 	if (!rc && r->verbosity >= 2)
 		summary(r, &st, &ks);
 	if (!rc)
+		redact_note(r, &st, &lay);
+	if (!rc)
 		salvage_note(r, &st);
 	keepset_free(&ks);
+	layouts_free(&lay);
 	return rc ? EXIT_BAD_INPUT : EXIT_OK;
 }
 

@@ -19,6 +19,7 @@ struct cli_tool {
 	const struct cli_option *options;
 	/* --help text of the --info mode; NULL: the tool has no such mode */
 	const char *info_usage;
+	int redacts;           /* takes --redact (hprofstrip) */
 };
 
 /* 1 if argv holds -q (before any "--", and not as the file name of -o):

@@ -10,6 +10,13 @@ static const char usage[] =
 "hprofrestore turns the result back into a dump that viewers open.\n"
 "\n"
 CLI_HELP_IN_OUT
+"  --redact, --redact=values\n"
+"               also zero every primitive value: instance fields, static\n"
+"               fields, constant pool values. References, ids, lengths,\n"
+"               types and the object graph stay (see README, \"Sharing\n"
+"               dumps safely\"). An Android dump from a file is read\n"
+"               twice (its class dumps come after instances); from a pipe,\n"
+"               such instances lose their references too (said)\n"
 "  --keep-strings\n"
 "               keep the elements of the arrays that String values point at\n"
 "               (and JDK <= 8 Thread names), so strings stay readable; a\n"
@@ -54,7 +61,7 @@ static const struct cli_option options[] = {
 int main(int argc, char **argv)
 {
 	static const struct cli_tool tool = {
-		"hprofstrip", usage, "stripped", 0, options, info_usage
+		"hprofstrip", usage, "stripped", 0, options, info_usage, 1
 	};
 	return cli_main(&tool, argc, argv);
 }

@@ -44,6 +44,19 @@ void eng_emit(struct hs_state *st, const void *buf, size_t len)
 	eng_sink_write(st, buf, len, len);
 }
 
+/* Zeros for restored elements and redacted values. Never written, so it
+ * stays in .bss. */
+static const unsigned char zero_page[65536];
+
+void eng_zeros(struct hs_state *st, uint64_t n)
+{
+	while (n && !st->err) {
+		size_t k = n < sizeof zero_page ? (size_t)n : sizeof zero_page;
+		eng_emit(st, zero_page, k);
+		n -= k;
+	}
+}
+
 /* A HEAP_DUMP_END for the segments that went out. */
 void eng_dump_end(struct hs_state *st)
 {

@@ -31,9 +31,6 @@
  */
 #include "internal.h"
 
-/* Zeros for restored elements. Never written, so it stays in .bss. */
-static unsigned char zero_page[65536];
-
 /* take() gathers a cut sub-record header in scratch */
 _Static_assert(sizeof ((struct hs_state *)0)->scratch >= 1 + 7 * 8 + 4 + 4 + 2,
                "scratch holds a class dump's fixed part with 8-byte ids");
@@ -108,6 +105,8 @@ static void resolve_mode(struct hs_state *st)
 	m->keep = (f & HS_KEEP_STRINGS) && !(f & HS_RESTORE);
 	m->keep_reads = m->keep && !st->ks.cfg.has;
 	m->keep_streams = m->keep_reads && !st->ks.cfg.found;
+	/* redact: every value zero, while stripping */
+	m->redact = (f & HS_REDACT) && !(f & HS_RESTORE);
 	m->stream = st->sg.buf != NULL;
 	m->salvage = (f & HS_SALVAGE) != 0;
 	m->fallback = (f & HS_FALLBACK) != 0;
@@ -425,15 +424,6 @@ static int step_sub(struct hs_state *st, struct cur *c)
 	return 1;
 }
 
-static void restore_zeros(struct hs_state *st, uint64_t n)
-{
-	while (n && !st->err) {
-		size_t k = n < sizeof zero_page ? (size_t)n : sizeof zero_page;
-		eng_emit(st, zero_page, k);
-		n -= k;
-	}
-}
-
 /* restore: a 0xC3 whose header h was taken goes out as a 0x23 with its
  * elements (bytes) zero. */
 static void restore_array(struct hs_state *st, const unsigned char *h,
@@ -450,7 +440,7 @@ static void restore_array(struct hs_state *st, const unsigned char *h,
 	}
 	eng_emit(st, &t, 1);
 	eng_emit(st, h + 1, n - 1);
-	restore_zeros(st, bytes);
+	eng_zeros(st, bytes);
 	st->arrays++;
 	st->elem_bytes += bytes;
 }
@@ -521,6 +511,7 @@ static int class_start(struct hs_state *st, const unsigned char *h)
 	unsigned n = st->need;
 
 	keep_class(st, h);
+	redact_class(st, h);
 	salvage_class(st, h);
 	st->count = (unsigned)h[n - 2] << 8 | h[n - 1];
 	st->phase = st->count ? PH_CP : PH_ST_COUNT;
@@ -556,6 +547,8 @@ static int sub_header_done(struct hs_state *st, struct cur *c,
 		if (keep_instance(st, c, h, len))
 			return 1;
 		seg_sized(st, h, n, n + len);
+		if (redact_instance(st, c, h, len))
+			return 1;
 		return eng_set_body(st, c, len, PH_SUB_END, h,
 		                    st->act == ACT_PASS ? 0 : n);
 	case HS_SUB_OBJECT_ARRAY_DUMP:
@@ -604,6 +597,8 @@ static int step_body(struct hs_state *st, struct cur *c)
 		eng_flush(st, c);
 	if (st->act == ACT_STASH)
 		hold_stash(st, c->p, k);
+	else if (st->act == ACT_ZERO)
+		eng_zeros(st, k);
 	consume(st, c, k);
 	if (st->act != ACT_PASS)
 		c->run = c->p;
@@ -623,6 +618,10 @@ static int step_class(struct hs_state *st, struct cur *c)
 	case PH_ST: case PH_IF: n = id + 1; break;
 	default: n = 2; break;
 	}
+	/* redact: a value went out as zeros; the next entry is passed as
+	 * every class dump is while stripping */
+	if (st->mode.redact)
+		st->act = ACT_PASS;
 	/* before waiting for input: the record's end may be here already */
 	if (st->have == 0 && n > rec_left(st)) {
 		eng_fail(st, c, HS_E_OVERRUN, st->sub_in, NULL, 0);
@@ -640,6 +639,7 @@ static int step_class(struct hs_state *st, struct cur *c)
 			return 1;
 		}
 		st->count--;
+		st->act = redact_value(st, h[n - 1]);
 		return eng_set_body(st, c, sz,
 		                    st->count ? st->phase : st->phase + 1, NULL, 0);
 	case PH_ST_COUNT:
@@ -649,12 +649,16 @@ static int step_class(struct hs_state *st, struct cur *c)
 			st->phase = st->count ? PH_ST : PH_IF_COUNT;
 			return 1;
 		}
-		if (keep_fields(st, c))  /* read one by one (PH_IF) */
+		/* read one by one (PH_IF) */
+		if (keep_fields(st, c) || redact_fields(st, c))
 			return 1;
 		return eng_set_body(st, c, (uint64_t)st->count * (id + 1),
 		                    PH_SUB_END, NULL, 0);
-	default:  /* PH_IF */
-		keep_field(st, h);
+	default:  /* PH_IF: keep and redact are never both on */
+		if (st->mode.redact)
+			redact_field(st, h);
+		else
+			keep_field(st, h);
 		return 1;
 	}
 }
@@ -684,6 +688,13 @@ static int step_raw(struct hs_state *st, struct cur *c)
 	}
 	if (!k)
 		return 0;
+	if (st->rd.zero_rest) {  /* redact: nothing verbatim */
+		eng_flush(st, c);
+		eng_zeros(st, k);
+		consume(st, c, k);
+		c->run = c->p;
+		return 1;
+	}
 	consume(st, c, k);
 	return 1;
 }
@@ -734,6 +745,7 @@ int eng_step(struct hs_state *st, struct cur *c)
 	case PH_PEEK: return keep_step_peek(st, c);
 	case PH_LOOK: return keep_step_look(st, c);
 	case PH_XLOOK: return step_xlook(st, c);
+	case PH_FIELDS: return redact_step_fields(st, c);
 	default: return step_raw(st, c);
 	}
 }
@@ -759,6 +771,9 @@ void hs_init(struct hs_state *st, const struct hs_config *cfg,
 	unsigned flags = cfg->flags;
 
 	memset(st, 0, sizeof *st);
+	/* redact: the values of Strings go too */
+	if (flags & HS_REDACT)
+		flags &= ~(unsigned)HS_KEEP_STRINGS;
 	st->flags = flags;
 	st->sink = *sink;
 	st->census = cfg->census;
@@ -774,6 +789,12 @@ void hs_init(struct hs_state *st, const struct hs_config *cfg,
 		st->ks.cfg.class_slots = 0;
 	if (!st->ks.cfg.hold)
 		st->ks.cfg.hold_size = 0;
+	/* no layouts (every instance withheld) without whole tables */
+	if ((flags & HS_REDACT) && cfg->redact)
+		st->rd.cfg = *cfg->redact;
+	if (!table_ok(st->rd.cfg.class_slots) || !st->rd.cfg.types ||
+	    st->rd.cfg.types_used > st->rd.cfg.types_size)
+		st->rd.cfg.classes = NULL;
 	else if (st->ks.cfg.hold_size > HS_HOLD_LIMIT)
 		st->ks.cfg.hold_size = HS_HOLD_LIMIT;
 	/* a placeholder that was never patched: the writer was cut */
@@ -891,7 +912,10 @@ static enum hs_err fallback_finish(struct hs_state *st, struct cur *c,
 	if (partial && st->have && !unit_passed(st)) {
 		if (in_heap_record(st))
 			eng_rec_header(st, c);
-		eng_emit(st, st->scratch, st->have);
+		if (st->mode.redact)
+			eng_zeros(st, st->have);
+		else
+			eng_emit(st, st->scratch, st->have);
 	}
 	st->have = 0;
 	if (!st->err && in_heap_record(st))

@@ -141,8 +141,11 @@ enum {
 	                          String values point at (and JDK <= 8's char[]
 	                          Thread names); needs hs_config.keep */
 	HS_STREAM = 1u << 7,   /* segmented output for a stream: see below */
-	HS_SALVAGE = 1u << 8   /* a stream that ends inside a record keeps
+	HS_SALVAGE = 1u << 8,  /* a stream that ends inside a record keeps
 	                          what came whole before the cut: see below */
+	HS_REDACT = 1u << 9    /* strip: every primitive value becomes zero,
+	                          references stay; needs hs_config.redact
+	                          for instances: see below */
 };
 
 /* HS_STREAM: output that is never patched, for a pipe. Heap records go
@@ -256,6 +259,49 @@ struct hs_keep {
  * after HS_SEGMENT_SOFT bytes. */
 #define HS_HOLD_LIMIT (1u << 20)
 
+/* HS_REDACT: values go, references stay. Stripping, every primitive value
+ * in the dump goes out as zeros of its size: each instance's primitive
+ * fields, each class dump's primitive static fields and constant pool
+ * values (primitive arrays lose their elements as always; HS_KEEP_STRINGS
+ * is dropped). Ids, references, lengths, types, record framing and the
+ * object graph are the plain strip's, byte for byte, so histograms,
+ * retained sizes and paths to GC roots do not change.
+ *
+ * An instance's field bytes are split into references and values with
+ * its class's instance field list and its superclasses' (HPROF puts the
+ * class's own fields first). The engine records each class dump's list in
+ * the caller's tables as it comes. An instance whose layout is not known
+ * when it comes (its class dump comes later, as in ART's dumps; a table is
+ * full; the lists do not add up to its length) goes out with every field
+ * byte zero, references included: st->withheld counts them. A second pass
+ * over the same dump with the tables the first pass filled (types_used and
+ * class_count from its st->rd) knows every layout.
+ *
+ * Nothing unredacted goes out on a parse error either: with HS_FALLBACK
+ * the rest of the stream is written as zeros instead of verbatim (framing
+ * is lost from there, as in any fallback; hs_rewrite of it is refused). */
+struct hs_layout {             /* a class's own instance fields */
+	uint64_t id, super;        /* id 0: a free slot */
+	uint32_t first;            /* their types: types[first..first+count) */
+	uint32_t count;
+	uint32_t bytes;            /* their bytes in an instance */
+};
+struct hs_redact {
+	struct hs_layout *classes; /* class_slots entries, zeroed; NULL: no
+	                              layouts, every instance withheld */
+	unsigned class_slots;      /* a power of 2 of at least
+	                              HS_KEEP_MIN_SLOTS */
+	unsigned char *types;      /* types_size bytes: field types */
+	uint32_t types_size;
+	uint32_t types_used;       /* a second pass: the first's st->rd */
+	uint32_t class_count;      /* ... types_used and class_count */
+};
+/* Sizes for up to 114,688 classes (7/8 of the slots) and 2 Mi instance
+ * fields: the largest real dumps have tens of thousands of classes and
+ * under two fields each (README: "Sharing dumps safely"). 4 MiB + 2 MiB. */
+#define HS_REDACT_CLASSES (1u << 17)
+#define HS_REDACT_TYPES (2u << 20)
+
 /* Where output goes; every output byte leaves through it. write()
  * appends; patch() overwrites len bytes already written, at output offset
  * off (a record's length, a writer's rewrite). A non-zero return stops the
@@ -288,6 +334,7 @@ struct hs_config {
 	struct hs_census *census;  /* filled while feeding; NULL: none */
 	const struct hs_keep *keep;/* HS_KEEP_STRINGS: required */
 	unsigned char *seg_buf;    /* HS_STREAM: HS_STREAM_BUF bytes */
+	const struct hs_redact *redact; /* HS_REDACT: the layout tables */
 };
 
 /* The engine's private state, by who owns it (strip/engine/internal.h
@@ -309,6 +356,7 @@ struct hs_mode {
 	unsigned char fallback;    /* HS_FALLBACK */
 	unsigned char open_len;    /* HS_OPEN_LEN (HS_SALVAGE brings it) */
 	unsigned char no_header;   /* HS_NO_HEADER */
+	unsigned char redact;      /* HS_REDACT while stripping */
 	unsigned char sweep;       /* no layer acts at a plain sub-record:
 	                              the fast path (sweep.c) reads them */
 };
@@ -341,6 +389,19 @@ struct hs_keeping {
 	                              value */
 	unsigned look_len, look_need; /* an instance gathered behind it */
 	unsigned char look[64];
+};
+
+/* HS_REDACT (redact.c) */
+struct hs_redacting {
+	struct hs_redact cfg;      /* the caller's tables */
+	uint64_t cls_id, cls_super;/* the class dump being read */
+	uint32_t cls_first, cls_count, cls_bytes;
+	unsigned char cls_record;  /* its field list goes in the tables */
+	unsigned char zero_rest;   /* a fallback: the rest goes out as
+	                              zeros */
+	const struct hs_layout *walk; /* the instance being read: the class
+	                              whose fields come next, */
+	uint32_t walk_i;           /* and its next field */
 };
 
 /* HS_STREAM (segment.c) */
@@ -398,6 +459,14 @@ struct hs_state {
 		                           known */
 		uint64_t objects;       /* instance and array dumps written
 		                           whole */
+		uint64_t redacted;      /* HS_REDACT: instances whose primitive
+		                           fields went out as zeros */
+		uint64_t withheld;      /* ... instances whose layout was not
+		                           known: every field byte zero */
+		uint64_t zeroed;        /* ... static and constant pool values
+		                           zeroed */
+		uint64_t layouts_lost;  /* ... class dumps whose field list
+		                           did not fit in the tables */
 		int salvaged;           /* HS_SALVAGE: the stream was cut inside
 		                           a record, and ends at the last whole
 		                           unit */
@@ -468,6 +537,7 @@ struct hs_state {
 	struct hs_keeping ks;     /* keep.c */
 	struct hs_segments sg;    /* segment.c */
 	struct hs_salvaging sv;   /* salvage.c */
+	struct hs_redacting rd;   /* redact.c */
 };
 
 /* Basic type sizes (0: invalid); type 2 is an object id. */

@@ -11,6 +11,8 @@
  *   keep.c     HS_KEEP_STRINGS: the names and class layouts read on the
  *              way (PH_STR, PH_IF), the values read (PH_PEEK, PH_LOOK),
  *              the pending ids, which arrays keep their elements
+ *   redact.c   HS_REDACT: the class layouts recorded (PH_IF), class
+ *              dump values zeroed, instance fields walked (PH_FIELDS)
  *   salvage.c  HS_SALVAGE: the primitive array classes noted on the way;
  *              at the end the cut taken back and their missing class
  *              dumps completed
@@ -31,6 +33,8 @@
  * header shows the version). The phases do not ask which mode they are
  * in: the core calls the layers at fixed points, and a layer whose mode
  * is off (or that holds nothing) does nothing there. Who acts where:
+ *
+ *   (redact: class dump values, fields, instance bodies: zeros)
  *
  *   fixed point (core)         keep, hold         segment        salvage
  *   file header                -                  1.0.1 -> 1.0.2  -
@@ -81,15 +85,17 @@ enum phase {
 	PH_LOOK,    /* keep: an instance gathered behind a held array */
 	PH_XLOOK,   /* keep: the next record's start, behind a held array
 	               that ended a heap record */
+	PH_FIELDS,  /* redact: an instance's next run of references or values */
 	PH_RAW_REC, /* fallback: rest of the heap record, verbatim */
 	PH_RAW      /* fallback: everything, verbatim */
 };
 
 /* What becomes of the unit being read: passed (its bytes stay in the
  * caller's buffer and go out as they are), taken (out of the pending run:
- * the engine writes what it makes of it), dropped, or stashed (keep: an
- * array's elements into the caller's keep.hold). */
-enum act { ACT_PASS, ACT_TAKE, ACT_DROP, ACT_STASH };
+ * the engine writes what it makes of it), dropped, stashed (keep: an
+ * array's elements into the caller's keep.hold), or zeroed (redact: as
+ * many zeros go out). */
+enum act { ACT_PASS, ACT_TAKE, ACT_DROP, ACT_STASH, ACT_ZERO };
 
 #define OPEN_END UINT64_MAX
 
@@ -149,6 +155,8 @@ void eng_sink_write(struct hs_state *st, const void *buf, size_t len,
 void eng_emit(struct hs_state *st, const void *buf, size_t len);
 /* A HEAP_DUMP_END after segments; none is due then (st->need_end). */
 void eng_dump_end(struct hs_state *st);
+/* n zeros of output (restored elements, redacted values). */
+void eng_zeros(struct hs_state *st, uint64_t n);
 
 /* The pending run goes out. (This and the next two are inline: the
  * phases call them for every unit, and every feed ends with a flush.) */
@@ -264,6 +272,16 @@ static inline int keep_passes(const struct hs_state *st, uint64_t cls)
 	return !st->mode.keep_reads || !keep_looks(st, cls);
 }
 void keep_swept(struct hs_state *st, uint64_t n);
+
+/* ---- redact.c ----------------------------------------------------------- */
+
+void redact_class(struct hs_state *st, const unsigned char *h);
+unsigned redact_value(struct hs_state *st, unsigned type);
+int redact_fields(struct hs_state *st, struct cur *c);
+void redact_field(struct hs_state *st, const unsigned char *h);
+int redact_instance(struct hs_state *st, struct cur *c, const unsigned char *h,
+                    uint64_t len);
+int redact_step_fields(struct hs_state *st, struct cur *c);
 
 /* ---- salvage.c ---------------------------------------------------------- */
 

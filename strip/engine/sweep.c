@@ -45,7 +45,8 @@ static inline int read_unit(const struct hs_state *st, const unsigned char *p,
 	switch (*p) {
 	case HS_SUB_INSTANCE_DUMP:  /* id, u4 trace, id class, u4 len */
 		u->n = 1 + 2 * id + 8;
-		if (avail < u->n || !keep_passes(st, rd_id(st, p + 1 + id + 4)))
+		if (avail < u->n || st->mode.redact ||
+		    !keep_passes(st, rd_id(st, p + 1 + id + 4)))
 			return 0;
 		u->len = hs_be32(p + 1 + 2 * id + 4);
 		u->out = u->n + u->len;

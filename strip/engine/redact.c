@@ -1,0 +1,209 @@
+/*
+ * HS_REDACT (see hprof.h): every primitive value goes out as zeros, every
+ * reference as it came.
+ *
+ * On the way through, this layer records each class dump's instance field
+ * types (PH_IF) in the caller's tables, zeroes the class dump's primitive
+ * constant pool and static values (the phases ask at each one), and walks
+ * each instance's fields by its class's list and its superclasses'
+ * (PH_FIELDS): a run of references passes, a run of values goes out as
+ * zeros. An instance whose layout is not all known goes out as zeros
+ * whole, and is counted (st->withheld). Every hook does nothing unless
+ * redaction is on.
+ */
+#include "internal.h"
+
+/* Deeper than any class hierarchy; a longer chain is a cycle. */
+#define CHAIN_MAX 4096
+
+/* Ids are addresses: multiply, keep the high bits (as keep.c does). */
+static unsigned slot_of(uint64_t id, unsigned slots)
+{
+	return (unsigned)((id * 0x9E3779B97F4A7C15u) >> 32) & (slots - 1);
+}
+
+/* The class id's layout, or NULL. Linear probing; a free slot has id 0,
+ * and 1/8 of the slots stay free, so a lookup ends. */
+static const struct hs_layout *layout_of(const struct hs_state *st,
+                                         uint64_t id)
+{
+	const struct hs_redact *r = &st->rd.cfg;
+	unsigned mask = r->class_slots - 1, i;
+
+	if (!r->classes || !id)
+		return NULL;
+	for (i = slot_of(id, r->class_slots); r->classes[i].id; i = (i + 1) & mask)
+		if (r->classes[i].id == id)
+			return &r->classes[i];
+	return NULL;
+}
+
+static void layout_add(struct hs_state *st)
+{
+	struct hs_redact *r = &st->rd.cfg;
+	unsigned mask = r->class_slots - 1, i;
+	struct hs_layout *l;
+
+	if (r->class_count >= r->class_slots - r->class_slots / 8) {
+		st->layouts_lost++;
+		r->types_used = st->rd.cls_first;  /* its types: taken back */
+		return;
+	}
+	for (i = slot_of(st->rd.cls_id, r->class_slots); r->classes[i].id;
+	     i = (i + 1) & mask)
+		;
+	l = &r->classes[i];
+	l->id = st->rd.cls_id;
+	l->super = st->rd.cls_super;
+	l->first = st->rd.cls_first;
+	l->count = st->rd.cls_count;
+	l->bytes = st->rd.cls_bytes;
+	r->class_count++;
+}
+
+/* A class dump's fixed part h: a class whose list is not in the tables
+ * yet (a second pass finds them there) gets it recorded. */
+void redact_class(struct hs_state *st, const unsigned char *h)
+{
+	unsigned id = st->idsize;
+
+	if (!st->mode.redact)
+		return;
+	st->rd.cls_id = rd_id(st, h + 1);
+	st->rd.cls_super = rd_id(st, h + 1 + id + 4);
+	st->rd.cls_first = st->rd.cfg.types_used;
+	st->rd.cls_count = st->rd.cls_bytes = 0;
+	st->rd.cls_record = st->rd.cfg.classes && st->rd.cls_id &&
+	                    !layout_of(st, st->rd.cls_id);
+}
+
+/* The act for a constant pool or static value of basic type type, in a
+ * class dump (passed: strip mode never takes or drops one). */
+unsigned redact_value(struct hs_state *st, unsigned type)
+{
+	if (!st->mode.redact || type == 2)
+		return ACT_PASS;
+	st->zeroed++;
+	return ACT_ZERO;
+}
+
+/* The instance field count is read (st->count): 1 if they are read one by
+ * one (PH_IF) to be recorded. */
+int redact_fields(struct hs_state *st, struct cur *c)
+{
+	if (!st->mode.redact)
+		return 0;
+	/* they must fit, as when they are skipped */
+	if ((uint64_t)st->count * (st->idsize + 1) > rec_left(st)) {
+		eng_fail(st, c, HS_E_OVERRUN, st->sub_in, NULL, 0);
+		return 1;
+	}
+	if (!st->count) {
+		if (st->rd.cls_record)
+			layout_add(st);
+		st->phase = PH_SUB_END;
+		return 1;
+	}
+	st->phase = PH_IF;
+	return 1;
+}
+
+/* PH_IF: an instance field {id name, u1 type} h. */
+void redact_field(struct hs_state *st, const unsigned char *h)
+{
+	struct hs_redact *r = &st->rd.cfg;
+	unsigned type = h[st->idsize];
+
+	if (st->rd.cls_record) {
+		if (r->types_used < r->types_size) {
+			r->types[r->types_used++] = (unsigned char)type;
+		} else {  /* the types are full: this class goes unknown */
+			st->layouts_lost++;
+			r->types_used = st->rd.cls_first;
+			st->rd.cls_record = 0;
+		}
+	}
+	st->rd.cls_count++;
+	st->rd.cls_bytes += hs_type_size(type, st->idsize);
+	if (--st->count)
+		return;
+	if (st->rd.cls_record)
+		layout_add(st);
+	st->phase = PH_SUB_END;
+}
+
+/* The layout of an instance of class cls, len bytes of fields: its
+ * class's, whose superclasses' are all known too and add up to len; or
+ * NULL. */
+static const struct hs_layout *instance_layout(const struct hs_state *st,
+                                               uint64_t cls, uint64_t len)
+{
+	const struct hs_layout *first = layout_of(st, cls), *l = first;
+	uint64_t sum = 0;
+	unsigned depth = 0;
+
+	while (l) {
+		sum += l->bytes;
+		if (!l->super)
+			return sum == len ? first : NULL;
+		if (++depth == CHAIN_MAX)
+			return NULL;
+		l = layout_of(st, l->super);
+	}
+	return NULL;
+}
+
+/* An instance passed (its header h, fixed part st->need bytes, len bytes
+ * of fields): 1 if redaction reads its fields (PH_FIELDS), or withholds
+ * them all. */
+int redact_instance(struct hs_state *st, struct cur *c, const unsigned char *h,
+                    uint64_t len)
+{
+	const struct hs_layout *l;
+
+	if (!st->mode.redact || st->act != ACT_PASS || !len)
+		return 0;
+	if (len > rec_left(st)) {
+		eng_fail(st, c, HS_E_OVERRUN, st->sub_in, NULL, 0);
+		return 1;
+	}
+	l = instance_layout(st, rd_id(st, h + 1 + st->idsize + 4), len);
+	if (!l) {
+		st->withheld++;
+		st->act = ACT_ZERO;
+		return eng_set_body(st, c, len, PH_SUB_END, NULL, 0);
+	}
+	st->redacted++;
+	st->rd.walk = l;
+	st->rd.walk_i = 0;
+	st->phase = PH_FIELDS;
+	return 1;
+}
+
+/* PH_FIELDS: the next run of references (passed) or values (zeros) of the
+ * instance, as a body; the sub-record's end after the last. */
+int redact_step_fields(struct hs_state *st, struct cur *c)
+{
+	const struct hs_layout *l = st->rd.walk;
+	const unsigned char *t;
+	uint32_t i = st->rd.walk_i;
+	uint64_t run = 0;
+	int ref;
+
+	while (i == l->count) {
+		if (!l->super) {  /* all of them: instance_layout made sure */
+			st->act = ACT_PASS;
+			st->phase = PH_SUB_END;
+			return 1;
+		}
+		l = st->rd.walk = layout_of(st, l->super);
+		i = 0;
+	}
+	t = st->rd.cfg.types + l->first;
+	ref = t[i] == 2;
+	while (i < l->count && (t[i] == 2) == ref)
+		run += hs_type_size(t[i++], st->idsize);
+	st->rd.walk_i = i;
+	st->act = ref ? ACT_PASS : ACT_ZERO;
+	return eng_set_body(st, c, run, PH_FIELDS, NULL, 0);
+}
