@@ -30,7 +30,11 @@ static const char *why_not(int judged, uint64_t stamp, char *buf, size_t size)
 
 	switch (judged) {
 	case HDR_GZIP:
-		return "gzip-compressed dump, written unchanged";
+		return policy()->redact
+		       ? "gzip-compressed dump, written unchanged: NOT "
+		         "redacted (HPROFSTRIP_REDACT needs the runtime's plain "
+		         "dump: drop -gz, set HPROFSTRIP_COMPRESS)"
+		       : "gzip-compressed dump, written unchanged";
 	case HDR_COPY:
 		if (!gmtime_r(&sec, &tm) ||
 		    !strftime(buf, size, "a copy of a dump made %Y-%m-%d "

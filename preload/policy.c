@@ -26,6 +26,20 @@ static void parse_keep(struct policy *p, const char *v)
 	}
 }
 
+/* HPROFSTRIP_REDACT: values (the one level there is), a yes/no word, or
+ * anything else, which asked for redaction of some kind: values are
+ * redacted, and the value is noted to be said */
+static void parse_redact(struct policy *p, const char *v)
+{
+	int yes = policy_yes(v, 0);
+
+	if (v && !strcmp(v, "values"))
+		yes = 1;
+	else if (yes < 0)
+		snprintf(p->redact_bad, sizeof p->redact_bad, "%s", v);
+	p->redact = yes != 0;
+}
+
 /* HPROFSTRIP_COMPRESS: zstd[:1-19], gzip[:1-9], xz[:0-9] or lz4[:1-12] */
 static void parse_compress(struct policy *p, const char *v)
 {
@@ -103,6 +117,7 @@ void policy_parse(struct policy *p,
 	p->dirs = strchr(p->pattern, '/') != NULL;
 	snprintf(p->log, sizeof p->log, "%s", log ? log : "");
 	parse_keep(p, get(ctx, "HPROFSTRIP_KEEP"));
+	parse_redact(p, get(ctx, "HPROFSTRIP_REDACT"));
 	parse_compress(p, get(ctx, "HPROFSTRIP_COMPRESS"));
 	filter = get(ctx, "HPROFSTRIP_FILTER");
 	if (filter && strlen(filter) >= sizeof p->filter)

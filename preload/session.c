@@ -39,9 +39,11 @@ static void report(struct session *s)
 	s->warned = 1;
 	/* (a gzip stream never reaches the engine: the header's vetting
 	 * lets it go, calls.c) */
-	say("hprofstrip: %s: offset %llu: %s; writing the rest unchanged",
+	say("hprofstrip: %s: offset %llu: %s; writing the rest %s",
 	    s->path, (unsigned long long)s->st.fallback_off,
-	    hs_strerror(s->st.fallback));
+	    hs_strerror(s->st.fallback),
+	    s->st.rd.zero_rest ? "as zeros (HPROFSTRIP_REDACT: nothing goes "
+	                         "out unredacted)" : "unchanged");
 }
 
 /* HPROFSTRIP_KEEP=strings: fixed tables, one set per session, mapped once
@@ -99,6 +101,43 @@ static int keep_tables(struct session *s, int kind, struct hs_keep *k)
 	k->class_slots = HS_KEEP_CLASSES;
 	k->hold = s->keep->hold;
 	k->hold_size = HS_KEEP_HOLD;
+	return 1;
+}
+
+/* HPROFSTRIP_REDACT: the layout tables, one set per session, mapped once. */
+struct redact_mem {
+	struct hs_layout classes[HS_REDACT_CLASSES];
+	unsigned char types[HS_REDACT_TYPES];
+};
+
+/* 1 if s's next dump is redacted, its tables (zeroed) in r; without them
+ * (a .pN segment has no class dumps of its own; no memory, said once) every
+ * instance's fields go out as zeros whole. */
+static int redact_tables(struct session *s, int kind, struct hs_redact *r)
+{
+	static int told_bad, told_mem;
+	const struct policy *p = policy();
+
+	memset(r, 0, sizeof *r);
+	if (!p->redact)
+		return 0;
+	if (p->redact_bad[0] &&
+	    !__atomic_exchange_n(&told_bad, 1, __ATOMIC_RELAXED))
+		say("hprofstrip: HPROFSTRIP_REDACT: '%s' is not known (the "
+		    "level there is: values); values are redacted",
+		    p->redact_bad);
+	if (kind != S_MAIN)
+		return 1;
+	if (!s->red && !(s->red = map_tables(sizeof *s->red, &told_mem, s->path,
+	                                     "no memory for HPROFSTRIP_REDACT's "
+	                                     "tables; every instance's fields "
+	                                     "are zeroed, references too")))
+		return 1;
+	memset(s->red->classes, 0, sizeof s->red->classes);
+	r->classes = s->red->classes;
+	r->class_slots = HS_REDACT_CLASSES;
+	r->types = s->red->types;
+	r->types_size = HS_REDACT_TYPES;
 	return 1;
 }
 
@@ -183,6 +222,7 @@ void session_start(struct session *s, int kind, const char *path,
 	                         .idsize = idsize };
 	struct hs_sink sink = { hs_ob_write, hs_ob_patch, NULL, NULL };
 	struct hs_keep keep;
+	struct hs_redact red;
 	struct pipe_mem *pm;
 	static int told_bool;
 
@@ -217,6 +257,11 @@ void session_start(struct session *s, int kind, const char *path,
 	if (keep_tables(s, kind, &keep)) {
 		cfg.flags |= HS_KEEP_STRINGS;
 		cfg.keep = &keep;
+	}
+	/* (the engine drops keep-strings when it redacts) */
+	if (redact_tables(s, kind, &red)) {
+		cfg.flags |= HS_REDACT;
+		cfg.redact = &red;
 	}
 	s->piped = s->pipe_pending = 0;
 	if ((pm = pipe_tables(s, kind, fifo)) != NULL && fifo) {
@@ -292,6 +337,16 @@ static void summary(struct session *s)
 		    "strings", s->path, (unsigned long long)s->st.kept,
 		    (unsigned long long)s->st.kept_bytes,
 		    (unsigned long long)s->st.strings);
+	if (s->st.flags & HS_REDACT)
+		say("hprofstrip: %s: redacted the fields of %llu instances and "
+		    "%llu static and constant values", s->path,
+		    (unsigned long long)s->st.redacted,
+		    (unsigned long long)s->st.zeroed);
+	if (s->st.withheld)
+		say("hprofstrip: %s: %llu instances came before their class's "
+		    "field list: every byte of their fields is zero, references "
+		    "too (hprofstrip --redact from a file knows every layout)",
+		    s->path, (unsigned long long)s->st.withheld);
 }
 
 /* The dump's child has had every byte: wait for it. On success the

@@ -53,6 +53,7 @@ struct session {
 	struct session *main;    /* segment: its main file, if open */
 	struct keep_mem *keep;   /* HPROFSTRIP_KEEP=strings: its tables,
 	                            mapped at its first dump, then reused */
+	struct redact_mem *red;  /* HPROFSTRIP_REDACT: likewise */
 	struct pipe_mem *pm;     /* HPROFSTRIP_COMPRESS or _FILTER: the
 	                            segment buffer and the child, likewise */
 	int fifo;                /* a FIFO: streamed, written in order */
