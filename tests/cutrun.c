@@ -195,6 +195,9 @@ void cr_run(const unsigned char *in, size_t len, const struct hs_config *cfg,
 	r->arrays = st.arrays;
 	r->elem_bytes = st.elem_bytes;
 	r->objects = st.objects;
+	r->redacted = st.redacted;
+	r->withheld = st.withheld;
+	r->zeroed = st.zeroed;
 	r->records = st.records;
 	r->kept = st.kept;
 	r->kept_bytes = st.kept_bytes;

@@ -41,6 +41,7 @@ struct cr_run {
 	uint64_t err_off, fallback_off, fb_in, fb_out;
 	uint64_t in_off, out_off, arrays, elem_bytes, records, kept, kept_bytes;
 	uint64_t objects;
+	uint64_t redacted, withheld, zeroed;  /* HS_REDACT */
 	struct hs_census census;  /* the caller's cfg->census, or this */
 	unsigned idsize;
 	char version;

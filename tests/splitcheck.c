@@ -10,8 +10,9 @@
  *       -r restore mode, -j restore --jvm, -a restore --app-only,
  *       -A strip --app-only (with -k, -S, -O, -F too),
  *       -k strip keeping strings, streamed (fixed tables, hold-back),
- *       -t SLOTS with -k: keep tables of SLOTS slots (a power of 2 under 8
- *          is too small: the engine keeps none)
+ *       -R strip redacting values (HS_REDACT, fresh layout tables),
+ *       -t SLOTS with -k or -R: tables of SLOTS slots (a power of 2 under
+ *          8 is too small: the engine keeps none, or knows no layout)
  *       -S streamed output (HS_STREAM: segments, never a patch); with any
  *       of the others
  *       -V --salvage (HS_SALVAGE), -c CUT: only the first CUT bytes of
@@ -83,6 +84,7 @@ static void run(const unsigned char *in, size_t len, const size_t *cuts,
 {
 	struct hs_config cfg = { .flags = flags };
 	struct hs_keep keep;
+	struct hs_redact red;
 	struct points p = { cuts, ncuts, 0 };
 	struct cr_open open = { recs, nrecs, 0, (size_t)-1, seek_back_rand,
 	                        NULL };
@@ -104,7 +106,23 @@ static void run(const unsigned char *in, size_t len, const size_t *cuts,
 		keep.hold_size = HS_KEEP_HOLD;
 		cfg.keep = &keep;
 	}
+	if (flags & HS_REDACT) {  /* fresh tables for every run too */
+		memset(&red, 0, sizeof red);
+		red.classes = calloc(HS_REDACT_CLASSES, sizeof *red.classes);
+		red.types = malloc(HS_REDACT_TYPES);
+		if (!red.classes || !red.types) {
+			perror("calloc");
+			exit(2);
+		}
+		red.class_slots = slots ? slots : HS_REDACT_CLASSES;
+		red.types_size = HS_REDACT_TYPES;
+		cfg.redact = &red;
+	}
 	cr_run(in, len, &cfg, &c, SIZE_MAX, r);
+	if (cfg.redact) {
+		free(red.classes);
+		free(red.types);
+	}
 	if (cfg.keep) {
 		free(keep.pending);
 		free(keep.classes);
@@ -129,7 +147,8 @@ static int same(const struct cr_run *a, const struct cr_run *b,
 		return 0;
 	}
 	if (a->arrays != b->arrays || a->elem_bytes != b->elem_bytes ||
-	    a->objects != b->objects ||
+	    a->objects != b->objects || a->redacted != b->redacted ||
+	    a->withheld != b->withheld || a->zeroed != b->zeroed ||
 	    (census_too && memcmp(&a->census, &b->census, sizeof a->census)) ||
 	    a->kept != b->kept || a->kept_bytes != b->kept_bytes) {
 		fprintf(stderr, "splitcheck: %s: counters differ\n", what);
@@ -205,6 +224,28 @@ static int framing_ok(const struct cr_mem *m)
 	return off == m->len;
 }
 
+/* The input offset where the record holding byte at ends (the file's
+ * records walked from its header). */
+static size_t record_end(const unsigned char *in, size_t len, size_t at)
+{
+	size_t off = 0;
+
+	while (off < len && in[off])
+		off++;
+	off += 1 + 4 + 8;
+	while (off + 9 <= len && off + 9 + (size_t)hs_be32(in + off + 5) <= at)
+		off += 9 + (size_t)hs_be32(in + off + 5);
+	off += 9 + (size_t)hs_be32(in + off + 5);
+	return off < len ? off : len;
+}
+
+static int zeros(const unsigned char *p, size_t n)
+{
+	while (n && !*p)
+		p++, n--;
+	return n == 0;
+}
+
 static unsigned char *load(const char *path, size_t *len)
 {
 	FILE *f = fopen(path, "rb");
@@ -255,8 +296,10 @@ int main(int argc, char **argv)
 			cut_at = atol(argv[++i]);
 		else if (!strcmp(argv[i], "-k"))
 			flags |= HS_KEEP_STRINGS;
+		else if (!strcmp(argv[i], "-R"))
+			flags |= HS_REDACT;
 		else if (!strcmp(argv[i], "-t") && i + 1 < argc &&
-		         (slots = (unsigned)atol(argv[++i])) <= HS_KEEP_CLASSES)
+		         (slots = (unsigned)atol(argv[++i])) <= HS_REDACT_CLASSES)
 			;
 		else if (!strcmp(argv[i], "-O"))
 			open_mode = 1;
@@ -274,7 +317,7 @@ int main(int argc, char **argv)
 		} else if (!path)
 			path = argv[i];
 		else {
-			fprintf(stderr, "usage: splitcheck [-r|-j|-a|-A|-k [-t SLOTS]|-S|-O|-F OFF] "
+			fprintf(stderr, "usage: splitcheck [-r|-j|-a|-A|-k|-R [-t SLOTS]|-S|-O|-F OFF] "
 			        "[-s SEED] [-n ROUNDS] [-p PREFIX] FILE\n");
 			return 2;
 		}
@@ -340,8 +383,17 @@ int main(int argc, char **argv)
 			fprintf(stderr, "splitcheck: fallback output framing broken\n");
 			return 1;
 		}
-		/* everything from the bad byte on is verbatim */
-		if (memcmp(want.out.b + want.out.len - (len - (size_t)corrupt),
+		/* redact: the rest of that heap record is zeros, and the
+		 * records after it are read as usual */
+		if ((flags & HS_REDACT) &&
+		    !zeros(want.out.b + want.fb_out,
+		           record_end(in, len, (size_t)corrupt) - (size_t)corrupt)) {
+			fprintf(stderr, "splitcheck: redacted fallback: the rest "
+			        "of the heap record is not zeros\n");
+			return 1;
+		}
+		/* else everything from the bad byte on is verbatim */
+		if (!(flags & HS_REDACT) && memcmp(want.out.b + want.out.len - (len - (size_t)corrupt),
 		           in + corrupt, len - (size_t)corrupt)) {
 			fprintf(stderr, "splitcheck: fallback tail not verbatim\n");
 			return 1;

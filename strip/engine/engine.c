@@ -679,7 +679,8 @@ static int step_raw(struct hs_state *st, struct cur *c)
 	if (st->phase == PH_RAW_REC) {
 		if (st->in_off == st->rec_end) {
 			eng_end_record(st, c);
-			if (!st->err)
+			/* redact: the records after it are read as usual */
+			if (!st->err && !st->rd.zero_rest)
 				st->phase = PH_RAW;
 			return 1;
 		}

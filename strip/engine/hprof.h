@@ -278,8 +278,10 @@ struct hs_keep {
  * class_count from its st->rd) knows every layout.
  *
  * Nothing unredacted goes out on a parse error either: with HS_FALLBACK
- * the rest of the stream is written as zeros instead of verbatim (framing
- * is lost from there, as in any fallback; hs_rewrite of it is refused). */
+ * the rest of the heap record is written as zeros instead of verbatim (its
+ * length stays exact), and the records after it are read and redacted as
+ * usual; a bad file header makes all of it zeros. hs_rewrite of bytes
+ * zeroed so is refused. */
 struct hs_layout {             /* a class's own instance fields */
 	uint64_t id, super;        /* id 0: a free slot */
 	uint32_t first;            /* their types: types[first..first+count) */
@@ -397,8 +399,9 @@ struct hs_redacting {
 	uint64_t cls_id, cls_super;/* the class dump being read */
 	uint32_t cls_first, cls_count, cls_bytes;
 	unsigned char cls_record;  /* its field list goes in the tables */
-	unsigned char zero_rest;   /* a fallback: the rest goes out as
-	                              zeros */
+	unsigned char zero_rest;   /* a fallback: the rest of its heap record
+	                              goes out as zeros (and of the stream,
+	                              for a bad file header) */
 	const struct hs_layout *walk; /* the instance being read: the class
 	                              whose fields come next, */
 	uint32_t walk_i;           /* and its next field */

@@ -134,7 +134,8 @@ void eng_fail(struct hs_state *st, struct cur *c, enum hs_err err,
 		eng_rec_header(st, c);
 	st->fb_in = st->in_off - nheld;
 	st->fb_out = st->out_off;
-	/* redact: the rest goes out as zeros, never as it came */
+	/* redact: the rest of the record goes out as zeros, never as it
+	 * came (step_raw) */
 	st->rd.zero_rest = st->mode.redact;
 	if (st->rd.zero_rest)
 		eng_zeros(st, nheld);
