@@ -28,7 +28,7 @@ SHIM = $(BUILD)/libhprofstrip.so
 LAUNCHER = $(BUILD)/hprofstrip-run
 TESTBIN = $(BUILD)/splitcheck $(BUILD)/oracle $(BUILD)/replay \
 	$(BUILD)/libreenter.so $(BUILD)/policytest $(BUILD)/strcheck \
-	$(BUILD)/embedtest
+	$(BUILD)/redactcheck $(BUILD)/embedtest
 ARCHIVE = $(BUILD)/libhprofstrip.a
 
 all: $(TOOLS) $(SHIM) $(LAUNCHER) $(ARCHIVE)
@@ -100,6 +100,10 @@ $(BUILD)/oracle: tests/oracle.c $(WALK) | $(BUILD)
 # kept String values of a stripped dump, by the test side's walker
 $(BUILD)/strcheck: tests/strcheck.c $(WALK) | $(BUILD)
 	$(CC) $(ALL_CFLAGS) -o $@ tests/strcheck.c tests/walk.c $(LDFLAGS)
+
+# a values redaction against its original, by the test side's walker
+$(BUILD)/redactcheck: tests/redactcheck.c $(WALK) | $(BUILD)
+	$(CC) $(ALL_CFLAGS) -o $@ tests/redactcheck.c tests/walk.c $(LDFLAGS)
 
 # the replay driver loads the stub of the runtime it replays
 STUBS = $(BUILD)/stub/libjvm.so $(BUILD)/stub/libart.so

@@ -88,7 +88,7 @@ MUSL_STATIC = $(MUSL)/static
 check-musl: deps
 	tests/ports.sh deps musl-tools file
 	$(MAKE) CC=musl-gcc BUILD=$(MUSL) all $(MUSL)/splitcheck $(MUSL)/oracle \
-		$(MUSL)/replay $(MUSL)/shimstress $(MUSL)/strcheck
+		$(MUSL)/replay $(MUSL)/shimstress $(MUSL)/strcheck $(MUSL)/redactcheck
 	$(MAKE) CC=musl-gcc BUILD=$(MUSL_STATIC) LDFLAGS=-static \
 		$(MUSL_STATIC)/hprofstrip $(MUSL_STATIC)/hprofrestore
 	@for f in $(MUSL_STATIC)/hprofstrip $(MUSL_STATIC)/hprofrestore; do \
@@ -116,7 +116,7 @@ check-arm64: deps
 	tests/ports.sh deps gcc-aarch64-linux-gnu libc6-dev-arm64-cross qemu-user file
 	$(ARM64_MAKE) LDFLAGS=-static $(ARM64)/bin/hprofstrip \
 		$(ARM64)/bin/hprofrestore $(ARM64)/bin/splitcheck $(ARM64)/bin/oracle \
-		$(ARM64)/bin/strcheck
+		$(ARM64)/bin/strcheck $(ARM64)/bin/redactcheck
 	$(ARM64_MAKE) $(ARM64)/bin/libhprofstrip.so $(ARM64)/bin/replay
 	tests/ports.sh wrappers $(ARM64) qemu-aarch64
 	@file $(ARM64)/bin/hprofstrip | grep -q 'ARM aarch64' || \

@@ -138,7 +138,7 @@ check-sanitize: deps
 		CFLAGS="$(SAN_CFLAGS)" LDFLAGS="-fsanitize=address,undefined" \
 		$(ASAN_BUILD)/hprofstrip $(ASAN_BUILD)/hprofrestore \
 		$(ASAN_BUILD)/splitcheck $(ASAN_BUILD)/oracle $(ASAN_BUILD)/replay \
-		$(ASAN_BUILD)/strcheck
+		$(ASAN_BUILD)/strcheck $(ASAN_BUILD)/redactcheck
 	rm -rf $(SAN_LOG)
 	mkdir -p $(SAN_LOG)
 	env $(SAN_ENV) UNIT_PREFIX=$(SAN_UNIT_PREFIX) UNIT_ROUNDS=$(SAN_UNIT_ROUNDS) tests/unit.sh

@@ -1,0 +1,793 @@
+/*
+ * redactcheck: whether a dump redacted in "values" mode zeroed every
+ * primitive value and kept every reference, checked against the original
+ * with a parser of its own.
+ *
+ *   redactcheck [--withheld N] ORIGINAL REDACTED
+ *
+ * ORIGINAL is the input dump (arrays as 0x23, or stripped to 0xC3);
+ * REDACTED what the product made of it: stripped (0xC3) or restored
+ * (0x23, every element zero), maybe streamed, so its heap may be cut into
+ * other records (HEAP_DUMP 0x0C become HEAP_DUMP_SEGMENT 0x1C, a 1.0.1
+ * header 1.0.2, HEAP_DUMP_END 0x2C added). So the heap sub-records of
+ * all heap records are compared as one sequence, and the other records as
+ * another, 0x2C left out of both. The header's version is the same or
+ * 1.0.1 become 1.0.2, the id size the same (the time stamp is not
+ * compared). Sub-record by sub-record, in order, the tags the same (but
+ * 0x23 and 0xC3 for each other) and:
+ *   - INSTANCE_DUMP (0x21): id, stack serial, class and length equal; the
+ *     field bytes, split by the class's instance fields and then its
+ *     superclasses' (the class dumps of ORIGINAL, wherever they lie):
+ *     object fields (type 2) as in ORIGINAL, every other field zero. A
+ *     class of the chain without a class dump, or fields that do not
+ *     take the instance's length, fail.
+ *   - CLASS_DUMP (0x20): ids, serial and instance size equal; constant
+ *     pool entries and static fields: index or name and type equal, the
+ *     value as in ORIGINAL if an object, else zero; instance fields equal.
+ *   - primitive arrays: id, serial, length and type equal; 0x23 elements
+ *     zero.
+ *   - anything else (object arrays, roots, HEAP_DUMP_INFO 0xFE): equal.
+ * The other records are equal byte for byte, in the same number.
+ *
+ * --withheld N: a one-pass writer cannot know an instance's layout when a
+ * class dump of its chain comes after it (ART, the JDK 6 hprof agent), so
+ * it zeroes all its field bytes, references too, and says how many. Of
+ * the instances whose field bytes are all zero, those the check above
+ * fails on (a reference lost, the layout unknown) were withheld for sure:
+ * more than N fail. Those it passes (every reference null, or none)
+ * cannot be told from a redaction, but may have been withheld when a
+ * class dump of their chain comes later in ORIGINAL. N must lie between
+ * the sure count and the sure plus those: an exact count of the sure
+ * would fail a writer that counts every instance it withheld.
+ *
+ * Output, one line on stdout:
+ *   redactcheck: I instances (N withheld), C classes, S statics,
+ *     K constants, A arrays: every value zero, every reference kept
+ * On failure one line on stderr, naming REDACTED's offset (of the first
+ * wrong byte where a byte is wrong) and what is wrong:
+ *   redactcheck: REDACTED: offset X: instance 0x... field 3 `count`
+ *     (int) is not zero
+ * Exit status: 0 fine; 1 a failure (REDACTED does not parse either);
+ * 2 usage, or ORIGINAL does not parse (it names ORIGINAL's offset).
+ *
+ * Independent of the product on purpose (nothing from strip/): it walks
+ * with the test side's walker (walk.h). C11, libc only.
+ */
+#include "walk.h"
+
+#include <errno.h>
+#include <stdarg.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define MAGIC_LEN 17 /* "JAVA PROFILE 1.0.": the version digit next */
+
+/* ------------------------------------------------------------------ */
+/* input                                                              */
+
+struct dump {
+	const char *name;
+	int status;             /* exit status when it does not parse */
+	struct walk_file f;     /* the whole file */
+	struct walk w;          /* its walk: w.b, w.idsize ... */
+};
+
+static _Noreturn void die_sys(const char *name)
+{
+	fprintf(stderr, "redactcheck: %s: %s\n", name, strerror(errno));
+	exit(2);
+}
+
+/* Something wrong at offset off of d: one line, exit d's status. */
+static _Noreturn void bad(const struct dump *d, uint64_t off,
+                          const char *fmt, ...)
+{
+	va_list ap;
+
+	fprintf(stderr, "redactcheck: %s: offset %llu: ", d->name,
+	        (unsigned long long)off);
+	va_start(ap, fmt);
+	vfprintf(stderr, fmt, ap);
+	va_end(ap);
+	fputc('\n', stderr);
+	exit(d->status);
+}
+
+static _Noreturn void oom(void)
+{
+	fprintf(stderr, "redactcheck: out of memory\n");
+	exit(2);
+}
+
+static void *xrealloc(void *p, size_t n)
+{
+	p = realloc(p, n ? n : 1);
+	if (!p)
+		oom();
+	return p;
+}
+
+/* The file, mapped; read whole when it cannot be (a pipe). */
+static void load(struct dump *d, const char *name, int status)
+{
+	d->name = name;
+	d->status = status;
+	if (walk_load(&d->f, name) == 0)
+		return;
+	if (errno == ENOMEM)
+		oom();
+	die_sys(name);
+}
+
+/* ------------------------------------------------------------------ */
+/* walking the records                                                */
+
+/* The walk of d found a problem: said in redactcheck's words, at the
+   byte when a type is wrong, else at the record or sub-record it is in. */
+static _Noreturn void walk_bad(const struct dump *d)
+{
+	const struct walk *w = &d->w;
+	enum walk_err e = w->err;
+
+	if (e == WALK_E_NONUL || e == WALK_E_MAGIC)
+		bad(d, 0, "no \"JAVA PROFILE 1.0.1\", \"1.0.2\" or "
+		    "\"1.0.3\" header");
+	if (e == WALK_E_HEADER || e == WALK_E_IDSIZE)
+		bad(d, w->err_at, e == WALK_E_HEADER
+		    ? "file ends inside the header"
+		    : "identifier size is not 4 or 8");
+	if (e == WALK_E_CP_TYPE || e == WALK_E_STATIC_TYPE ||
+	    e == WALK_E_FIELD_TYPE)
+		bad(d, w->err_at, "invalid basic type in a class dump");
+	if (e == WALK_E_PRIM_TYPE)
+		bad(d, w->err_at, "invalid element type");
+	bad(d, w->err_sub,
+	    e == WALK_E_REC_HEADER ? "file ends inside a record header"
+	    : e == WALK_E_REC_BODY ? "record runs past the end of the file"
+	    : e == WALK_E_TAG ? "unknown heap sub-record tag"
+	    : "sub-record runs past the end of its heap record");
+}
+
+static void read_header(struct dump *d)
+{
+	if (d->f.size == 0)
+		bad(d, 0, "empty file: not an HPROF dump");
+	if (walk_header(&d->w, d->f.b, d->f.size, 0))
+		walk_bad(d);
+}
+
+/* Where a walk of one dump is: its records other than the heap's, and
+   its heap sub-records as one sequence whatever records hold them. */
+struct cursor {
+	uint64_t rec;          /* the next top-level record */
+	uint64_t sub, end;     /* the next sub-record, its heap record's end */
+};
+
+static struct cursor start(const struct dump *d)
+{
+	return (struct cursor){ d->w.first, 0, 0 };
+}
+
+/* The next heap record (heap 1) or other record (heap 0), HEAP_DUMP_END
+   skipped: 1, or 0 at the end of the file. */
+static int next_record(struct dump *d, struct cursor *c, struct walk_rec *r,
+                       int heap)
+{
+	int rc;
+
+	while ((rc = walk_record(&d->w, c->rec, r)) > 0) {
+		c->rec = r->end;
+		if (walk_heap_tag(r->tag) == heap && r->tag != 0x2C)
+			return 1;
+	}
+	if (rc < 0)
+		walk_bad(d);
+	return 0;
+}
+
+/* The next heap sub-record: 1, or 0 after the last. */
+static int next_sub(struct dump *d, struct cursor *c, struct walk_sub *s)
+{
+	struct walk_rec r;
+
+	while (c->sub == c->end) {
+		if (!next_record(d, c, &r, 1))
+			return 0;
+		c->sub = r.body;
+		c->end = r.end;
+	}
+	if (walk_sub(&d->w, c->sub, c->end, s) < 0)
+		walk_bad(d);
+	c->sub = s->end;
+	return 1;
+}
+
+/* ------------------------------------------------------------------ */
+/* tables: growable arrays, sorted once filled, searched by id        */
+
+struct vec {
+	void *p;
+	size_t n, cap, size;
+};
+#define VEC(type) { NULL, 0, 0, sizeof(type) }
+
+static void *push(struct vec *v)
+{
+	if (v->n == v->cap) {
+		v->cap = v->cap ? 2 * v->cap : 1024;
+		v->p = xrealloc(v->p, v->cap * v->size);
+	}
+	return (char *)v->p + v->n++ * v->size;
+}
+
+/* Every element type below starts with its key and an offset in the file
+   (the tie-break: file order), two uint64_t. */
+static int by_key_off(const void *a, const void *b)
+{
+	const uint64_t *x = a, *y = b;
+	if (x[0] != y[0])
+		return x[0] < y[0] ? -1 : 1;
+	return x[1] < y[1] ? -1 : x[1] > y[1];
+}
+
+static void sort(struct vec *v)
+{
+	if (v->n > 1)
+		qsort(v->p, v->n, v->size, by_key_off);
+}
+
+/* The first element with this key (in file order), or NULL. */
+static void *find(const struct vec *v, uint64_t key)
+{
+	char *p = v->p;
+	size_t lo = 0, hi = v->n;
+	uint64_t k;
+
+	/* every element starts with its u64 key (memcpy: no alignment cast) */
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+		memcpy(&k, p + mid * v->size, sizeof k);
+		if (k < key)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	if (lo < v->n) {
+		memcpy(&k, p + lo * v->size, sizeof k);
+		if (k == key)
+			return p + lo * v->size;
+	}
+	return NULL;
+}
+
+/* STRING (0x01) records: id -> text, for the names in messages. */
+struct name {
+	uint64_t id, off, len;  /* text at off, len bytes */
+};
+
+/* A class dump of ORIGINAL; of a class dumped twice (two heap dumps in a
+   file), the first is the one found. */
+struct cls {
+	uint64_t id, off;       /* class object id, class dump offset */
+	uint64_t super;
+	uint64_t fields;        /* offset of the instance field table */
+};
+
+static struct dump orig, red;
+static struct vec strings = VEC(struct name), classes = VEC(struct cls);
+
+/* ------------------------------------------------------------------ */
+/* ORIGINAL, first walk: names and class dumps                        */
+
+static void index_orig(void)
+{
+	struct cursor c = start(&orig);
+	struct walk_rec r;
+	struct walk_sub s;
+	struct name *n;
+	struct cls *k;
+
+	while (next_record(&orig, &c, &r, 0))
+		if (r.tag == 0x01 && r.len >= orig.w.idsize) {
+			n = push(&strings);
+			n->id = walk_id(&orig.w, r.body);
+			n->off = r.body + orig.w.idsize;
+			n->len = r.len - orig.w.idsize;
+		}
+	/* the whole heap is walked: ORIGINAL's faults are found (exit 2)
+	   before any comparison, and every class dump is known, since one
+	   may come after its instances (ART) */
+	c = start(&orig);
+	while (next_sub(&orig, &c, &s))
+		if (s.tag == 0x20) {
+			k = push(&classes);
+			k->id = s.id;
+			k->off = s.off;
+			k->super = s.cls;
+			k->fields = s.data;
+		}
+	sort(&strings);
+	sort(&classes);
+}
+
+/* ------------------------------------------------------------------ */
+/* what is wrong, in words                                            */
+
+/* The first thing wrong with a sub-record of REDACTED, and where: kept
+   until it is known whether a withheld instance excuses it. */
+struct wrong {
+	uint64_t off;
+	char what[320];
+};
+
+static int wrong(struct wrong *e, uint64_t off, const char *fmt, ...)
+{
+	va_list ap;
+
+	e->off = off;
+	va_start(ap, fmt);
+	vsnprintf(e->what, sizeof e->what, fmt, ap);
+	va_end(ap);
+	return -1;
+}
+
+static const char *type_name(unsigned t)
+{
+	static const char *const names[12] = {
+		[2] = "object", [4] = "boolean", [5] = "char", [6] = "float",
+		[7] = "double", [8] = "byte", [9] = "short", [10] = "int",
+		[11] = "long",
+	};
+	return t < 12 && names[t] ? names[t] : "?";
+}
+
+/* " `name`" for string id sid into buf (empty when there is no such
+   STRING record), cut at 64 bytes. */
+static void name_of(uint64_t sid, char *buf, size_t size)
+{
+	const struct name *n = find(&strings, sid);
+
+	if (!n)
+		buf[0] = 0;
+	else
+		snprintf(buf, size, " `%.*s`", (int)(n->len < 64 ? n->len : 64),
+		         (const char *)orig.w.b + n->off);
+}
+
+static unsigned long long ull(uint64_t v)
+{
+	return (unsigned long long)v;
+}
+
+/* ------------------------------------------------------------------ */
+/* comparing bytes                                                    */
+
+/* The index of the first byte where a and b differ, n if none. */
+static uint64_t differs(const unsigned char *a, const unsigned char *b,
+                        uint64_t n)
+{
+	uint64_t i = 0;
+
+	if (memcmp(a, b, (size_t)n) == 0)
+		return n;
+	while (a[i] == b[i])
+		i++;
+	return i;
+}
+
+/* The index of the first byte of p that is not zero, n if none. */
+static uint64_t nonzero(const unsigned char *p, uint64_t n)
+{
+	uint64_t i = 0;
+
+	while (i < n && !p[i])
+		i++;
+	return i;
+}
+
+/* Bytes [rel, rel + n) of the sub-records o (ORIGINAL) and r (REDACTED)
+   equal, offsets taken from the start of each: else what is wrong, at the
+   first byte that differs. */
+static int same(const struct walk_sub *o, const struct walk_sub *r,
+                uint64_t rel, uint64_t n, const char *what, struct wrong *e)
+{
+	uint64_t i = differs(orig.w.b + o->off + rel, red.w.b + r->off + rel,
+	                     n);
+	return i == n ? 0
+	              : wrong(e, r->off + rel + i, "%s differs from the "
+	                      "original", what);
+}
+
+/* The value of basic type t at rel in both sub-records: an object as in
+   the original, any other type zero. 0 when it is, else the offset in
+   REDACTED of its first wrong byte (never 0: the header is there). */
+static uint64_t wrong_byte(const struct walk_sub *o, const struct walk_sub *r,
+                           uint64_t rel, unsigned t)
+{
+	uint64_t n = walk_type_size(&orig.w, t), i;
+
+	if (t == 2)
+		i = differs(orig.w.b + o->off + rel, red.w.b + r->off + rel, n);
+	else
+		i = nonzero(red.w.b + r->off + rel, n);
+	return i == n ? 0 : r->off + rel + i;
+}
+
+/* The value named what, of type t, is wrong at offset at. */
+static int wrong_value(struct wrong *e, uint64_t at, unsigned t,
+                       const char *what)
+{
+	return wrong(e, at, "%s (%s) %s", what, type_name(t),
+	             t == 2 ? "differs from the original" : "is not zero");
+}
+
+/* ------------------------------------------------------------------ */
+/* the sub-records                                                    */
+
+/* What was seen, for the last line. */
+struct tally {
+	uint64_t instances, classes, statics, constants, arrays;
+	uint64_t withheld;     /* all zero where a reference was lost */
+	uint64_t could;        /* all zero, could have been withheld */
+};
+
+/*
+ * CLASS_DUMP: class, stack serial, superclass, loader, signers,
+ * protection domain, 2 reserved, instance size; then the constant pool
+ * (u2 count; u2 index, u1 type, value), the static fields (u2 count; id
+ * name, u1 type, value) and the instance fields (u2 count; id name, u1
+ * type). The walk checked that each dump is whole; the types are compared
+ * before their sizes are trusted, so both dumps are read at the same
+ * offsets.
+ */
+static int class_dump(const struct walk_sub *o, const struct walk_sub *r,
+                      struct tally *t, struct wrong *e)
+{
+	uint64_t id = orig.w.idsize, rel = 1 + 7 * id + 8, n, at;
+	const unsigned char *b = orig.w.b + o->off;
+	char what[200], nm[80];
+
+	snprintf(what, sizeof what, "class 0x%llx", ull(o->id));
+	if (same(o, r, 0, rel + 2, what, e)) /* and the pool's count */
+		return -1;
+	n = walk_u(&orig.w, o->off + rel, 2);
+	rel += 2;
+	for (uint64_t i = 0; i < n; i++, t->constants++) {
+		snprintf(what, sizeof what, "class 0x%llx constant pool entry "
+		         "%llu (index %llu)", ull(o->id), ull(i),
+		         ull(walk_u(&orig.w, o->off + rel, 2)));
+		if (same(o, r, rel, 3, what, e))
+			return -1;
+		if ((at = wrong_byte(o, r, rel + 3, b[rel + 2])))
+			return wrong_value(e, at, b[rel + 2], what);
+		rel += 3 + walk_type_size(&orig.w, b[rel + 2]);
+	}
+	snprintf(what, sizeof what, "class 0x%llx static field count",
+	         ull(o->id));
+	if (same(o, r, rel, 2, what, e))
+		return -1;
+	n = walk_u(&orig.w, o->off + rel, 2);
+	rel += 2;
+	for (uint64_t i = 0; i < n; i++, t->statics++) {
+		name_of(walk_id(&orig.w, o->off + rel), nm, sizeof nm);
+		snprintf(what, sizeof what, "class 0x%llx static field %llu%s",
+		         ull(o->id), ull(i), nm);
+		if (same(o, r, rel, id + 1, what, e))
+			return -1;
+		if ((at = wrong_byte(o, r, rel + id + 1, b[rel + id])))
+			return wrong_value(e, at, b[rel + id], what);
+		rel += id + 1 + walk_type_size(&orig.w, b[rel + id]);
+	}
+	/* the count first: r's table is as long as o's once it is equal */
+	snprintf(what, sizeof what, "class 0x%llx instance fields",
+	         ull(o->id));
+	if (same(o, r, rel, 2, what, e) ||
+	    same(o, r, rel + 2, o->end - o->off - rel - 2, what, e))
+		return -1;
+	t->classes++;
+	return 0;
+}
+
+/* The bytes the fields of o's class and its superclasses take, checked
+   against o's length; *later: a class dump of the chain comes after o in
+   ORIGINAL (a one-pass writer could not know the layout). 0, or -1 when
+   the layout is unknown or does not fit (e at r's first field byte). */
+static int layout(const struct walk_sub *o, const struct walk_sub *r,
+                  int *later, struct wrong *e)
+{
+	uint64_t id = orig.w.idsize, size = 0, cid = o->cls;
+
+	*later = 0;
+	for (size_t depth = 0; depth <= classes.n; depth++) {
+		const struct cls *c = find(&classes, cid);
+		if (!c)
+			return wrong(e, r->data, "instance 0x%llx: class "
+			             "0x%llx of its chain has no class dump in "
+			             "the original: its layout is unknown",
+			             ull(o->id), ull(cid));
+		*later |= c->off > o->off;
+		uint64_t p = c->fields, n = walk_u(&orig.w, p, 2);
+		for (p += 2; n--; p += id + 1)
+			size += walk_type_size(&orig.w, orig.w.b[p + id]);
+		if (!(cid = c->super))
+			return size == o->count
+			       ? 0
+			       : wrong(e, r->data, "instance 0x%llx: the "
+			               "fields of class 0x%llx and its "
+			               "superclasses take %llu bytes, the "
+			               "instance has %lu", ull(o->id),
+			               ull(o->cls), ull(size),
+			               (unsigned long)o->count);
+	}
+	return wrong(e, r->data, "instance 0x%llx: the superclass chain of "
+	             "class 0x%llx loops", ull(o->id), ull(o->cls));
+}
+
+/* The field values of instance o against r's, split by the layout that
+   layout() found sound: the class's own fields first, then its
+   superclass's, and so on. Named only when wrong: this runs for every
+   field of every instance. */
+static int fields(const struct walk_sub *o, const struct walk_sub *r,
+                  struct wrong *e)
+{
+	uint64_t id = orig.w.idsize, rel = o->data - o->off, k = 0, at;
+	char what[200], nm[80];
+
+	for (const struct cls *c = find(&classes, o->cls); c;
+	     c = c->super ? find(&classes, c->super) : NULL) {
+		uint64_t p = c->fields, n = walk_u(&orig.w, p, 2);
+		for (p += 2; n--; p += id + 1, k++) {
+			unsigned t = orig.w.b[p + id];
+			if ((at = wrong_byte(o, r, rel, t))) {
+				name_of(walk_id(&orig.w, p), nm, sizeof nm);
+				snprintf(what, sizeof what, "instance 0x%llx "
+				         "field %llu%s", ull(o->id), ull(k),
+				         nm);
+				return wrong_value(e, at, t, what);
+			}
+			rel += walk_type_size(&orig.w, t);
+		}
+	}
+	return 0;
+}
+
+/* INSTANCE_DUMP: id, u4 stack serial, id class, u4 length, field values.
+   Wrong but all zero, it is a withheld instance while there are fewer
+   than allowed. */
+static int instance(const struct walk_sub *o, const struct walk_sub *r,
+                    struct tally *t, uint64_t allowed, struct wrong *e)
+{
+	int later = 0, zero;
+	char what[64];
+
+	snprintf(what, sizeof what, "instance 0x%llx", ull(o->id));
+	if (same(o, r, 0, o->data - o->off, what, e))
+		return -1;
+	t->instances++;
+	zero = nonzero(red.w.b + r->data, r->count) == r->count;
+	if (!layout(o, r, &later, e) && !fields(o, r, e)) {
+		t->could += zero && later;
+		return 0;
+	}
+	if (!zero)
+		return -1;
+	if (t->withheld < allowed) {
+		t->withheld++;
+		return 0;
+	}
+	size_t len = strlen(e->what);
+	snprintf(e->what + len, sizeof e->what - len, "; its field bytes are "
+	         "all zero, as a withheld instance's, but --withheld %llu "
+	         "allows no more", ull(allowed));
+	return -1;
+}
+
+/* PRIMITIVE_ARRAY_DUMP (0x23) or NODATA (0xC3): id, u4 stack serial,
+   u4 length, u1 type the same; elements, if any, zero. */
+static int prim_array(const struct walk_sub *o, const struct walk_sub *r,
+                      struct tally *t, struct wrong *e)
+{
+	uint64_t hdr = orig.w.idsize + 4 + 4 + 1, i;
+	char what[64];
+
+	snprintf(what, sizeof what, "primitive array 0x%llx", ull(o->id));
+	if (same(o, r, 1, hdr, what, e))
+		return -1;
+	if (r->tag == 0x23) {
+		uint64_t n = r->end - r->data;
+		if ((i = nonzero(red.w.b + r->data, n)) < n)
+			return wrong(e, r->data + i, "primitive array 0x%llx "
+			             "element %llu (%s) is not zero",
+			             ull(o->id), ull(i / r->esize),
+			             type_name(r->type));
+	}
+	t->arrays++;
+	return 0;
+}
+
+/* The length of the shorter of o and r. */
+static uint64_t shorter(const struct walk_sub *o, const struct walk_sub *r)
+{
+	uint64_t a = o->end - o->off, b = r->end - r->off;
+	return a < b ? a : b;
+}
+
+static int is_prim_array(unsigned tag)
+{
+	return tag == 0x23 || tag == 0xC3;
+}
+
+static int sub_record(const struct walk_sub *o, const struct walk_sub *r,
+                      struct tally *t, uint64_t allowed, struct wrong *e)
+{
+	char what[32];
+
+	if (o->tag != r->tag && !(is_prim_array(o->tag) &&
+	                          is_prim_array(r->tag)))
+		return wrong(e, r->off, "sub-record tag 0x%02X where the "
+		             "original has 0x%02X (at offset %llu)", r->tag,
+		             o->tag, ull(o->off));
+	switch (o->tag) {
+	case 0x20:
+		return class_dump(o, r, t, e);
+	case 0x21:
+		return instance(o, r, t, allowed, e);
+	case 0x23:
+	case 0xC3:
+		return prim_array(o, r, t, e);
+	default: /* object arrays, roots, HEAP_DUMP_INFO: as they were (an
+	            object array's length is in its header: one that differs
+	            is a byte that differs before the shorter ends) */
+		snprintf(what, sizeof what, "sub-record 0x%02X", o->tag);
+		return same(o, r, 0, shorter(o, r), what, e);
+	}
+}
+
+/* ------------------------------------------------------------------ */
+/* the whole files                                                    */
+
+/* Header: the version the same, or 1.0.1 become 1.0.2 (streamed); the id
+   size the same. The time stamp is not compared: a runtime writing under
+   the shim stamps its own, and it holds no value of the heap. */
+static void header(void)
+{
+	int ov = orig.w.version, rv = red.w.version;
+
+	if (rv != ov && !(ov == '1' && rv == '2'))
+		bad(&red, MAGIC_LEN, "header JAVA PROFILE 1.0.%c, the "
+		    "original's 1.0.%c", rv, ov);
+	if (red.w.idsize != orig.w.idsize)
+		bad(&red, MAGIC_LEN + 2, "identifier size %u, the original's "
+		    "%u", red.w.idsize, orig.w.idsize);
+}
+
+/* The records other than the heap's, in order, byte for byte. */
+static void records(void)
+{
+	struct cursor co = start(&orig), cr = start(&red);
+	struct walk_rec o, r;
+	int ho, hr;
+
+	for (;;) {
+		ho = next_record(&orig, &co, &o, 0);
+		hr = next_record(&red, &cr, &r, 0);
+		if (!ho && !hr)
+			return;
+		if (!hr)
+			bad(&red, red.f.size, "records end; the original has "
+			    "record 0x%02X at offset %llu", o.tag, ull(o.off));
+		if (!ho)
+			bad(&red, r.off, "record 0x%02X, the original has no "
+			    "more", r.tag);
+		/* the length is in the header: one that differs is a byte
+		   that differs before either body ends */
+		uint64_t n = 9 + (o.len < r.len ? o.len : r.len);
+		uint64_t i = differs(orig.w.b + o.off, red.w.b + r.off, n);
+		if (i < n)
+			bad(&red, r.off + i, "record 0x%02X differs from the "
+			    "original's at offset %llu", r.tag, ull(o.off));
+	}
+}
+
+/* The heap sub-records, in order, one against one. */
+static void heap(struct tally *t, uint64_t allowed)
+{
+	struct cursor co = start(&orig), cr = start(&red);
+	struct walk_sub o, r;
+	struct wrong e;
+	int ho, hr;
+
+	for (;;) {
+		ho = next_sub(&orig, &co, &o);
+		hr = next_sub(&red, &cr, &r);
+		if (!ho && !hr)
+			return;
+		if (!hr)
+			bad(&red, red.f.size, "heap sub-records end; the "
+			    "original has 0x%02X at offset %llu", o.tag,
+			    ull(o.off));
+		if (!ho)
+			bad(&red, r.off, "heap sub-record 0x%02X, the original "
+			    "has no more", r.tag);
+		if (sub_record(&o, &r, t, allowed, &e))
+			bad(&red, e.off, "%s", e.what);
+	}
+}
+
+/* ------------------------------------------------------------------ */
+/* main                                                               */
+
+static void usage(void)
+{
+	fprintf(stderr, "usage: redactcheck [--withheld N] ORIGINAL "
+	        "REDACTED\n");
+	exit(2);
+}
+
+/* N of --withheld: decimal digits only. */
+static uint64_t count_arg(const char *s)
+{
+	char *end;
+
+	if (*s < '0' || *s > '9')
+		usage();
+	errno = 0;
+	unsigned long long v = strtoull(s, &end, 10);
+	if (*end || errno)
+		usage();
+	return v;
+}
+
+int main(int argc, char **argv)
+{
+	const char *files[2];
+	int nfiles = 0;
+	uint64_t allowed = 0;
+	struct tally t = { 0 };
+
+	for (int i = 1; i < argc; i++) {
+		const char *a = argv[i];
+		if (!strcmp(a, "--withheld") && i + 1 < argc)
+			allowed = count_arg(argv[++i]);
+		else if (!strncmp(a, "--withheld=", 11))
+			allowed = count_arg(a + 11);
+		else if (a[0] == '-' && a[1])
+			usage();
+		else if (nfiles < 2)
+			files[nfiles++] = a;
+		else
+			usage();
+	}
+	if (nfiles != 2)
+		usage();
+
+	/* ORIGINAL's faults are not the product's: exit 2, not 1 */
+	load(&orig, files[0], 2);
+	load(&red, files[1], 1);
+	read_header(&orig);
+	read_header(&red);
+	header();
+	index_orig();
+	records();
+	heap(&t, allowed);
+	if (t.withheld + t.could < allowed)
+		bad(&red, red.f.size, "--withheld %llu, but %llu instances had "
+		    "a reference zeroed or an unknown layout, and %llu more "
+		    "were all zero before a class dump of their layout",
+		    ull(allowed), ull(t.withheld), ull(t.could));
+
+	printf("redactcheck: %llu instances (%llu withheld), %llu classes, "
+	       "%llu statics, %llu constants, %llu arrays: every value zero, "
+	       "every reference kept\n", ull(t.instances), ull(allowed),
+	       ull(t.classes), ull(t.statics), ull(t.constants),
+	       ull(t.arrays));
+	if (fflush(stdout) != 0)
+		die_sys("stdout");
+	walk_unload(&orig.f);
+	walk_unload(&red.f);
+	free(strings.p);
+	free(classes.p);
+	return 0;
+}
