@@ -13,7 +13,8 @@
 # dumps: split invariance (also streamed, keeping strings, with JDK 8
 # placeholder lengths and a fallback, also in the zygote heap), and a
 # --jvm restore of it equals --app-only of the plain strip, byte for byte.
-# Every check is a row of the table MODES below, walked for every dump.
+# Every check is a row of the table MODES below, walked for every dump;
+# UNIT_ONLY=REGEX runs only the rows whose name matches (bash =~).
 # Prints one line per check and 'N passed, N failed'.
 set -u
 # a clean environment; root, b, corpus; check()
@@ -259,6 +260,7 @@ for f in $files $fresh; do
 		# options are words (no quoting in the table)
 		read -ra o <<<"$(at "$opts")"
 		name="$(at "$name"): $n"
+		[[ -z ${UNIT_ONLY:-} || $name =~ $UNIT_ONLY ]] || continue
 		case $judge in
 		cuts) check "$name" timeout 900 "$b/splitcheck" "${o[@]}" -p "$prefix" -n "$rounds" -s "$seed" "${ins[@]}" ;;
 		cuts/4) check "$name" timeout 900 "$b/splitcheck" "${o[@]}" -p "$prefix4" -n "$rounds2" -s "$seed" "${ins[@]}" ;;
