@@ -13,6 +13,10 @@
 # dumps: split invariance (also streamed, keeping strings, with JDK 8
 # placeholder lengths and a fallback, also in the zygote heap), and a
 # --jvm restore of it equals --app-only of the plain strip, byte for byte.
+# The independent redactcheck can fail: on the plain strip (values kept),
+# and on a byte flipped in a dump whose values tests/redact-fixture zeroed
+# (which it passes, also restored and streamed, and with the fixture's
+# count of withheld instances, not one more or fewer than it tells apart).
 # Every check is a row of the table MODES below, walked for every dump;
 # UNIT_ONLY=REGEX runs only the rows whose name matches (bash =~).
 # Prints one line per check and 'N passed, N failed'.
@@ -141,6 +145,78 @@ pipes() {
 		cmp "$tmp/zero.flat" "$tmp/st.flat"
 }
 
+# flip F OFF OUT: F with the byte at offset OFF inverted
+flip() {
+	cp "$1" "$3" && chmod u+w "$3" && perl -e '
+		open(my $f, "+<:raw", $ARGV[0]) or die "$ARGV[0]: $!\n";
+		seek($f, $ARGV[1], 0);
+		read($f, my $c, 1) == 1 or die "$ARGV[0]: no byte at $ARGV[1]\n";
+		seek($f, $ARGV[1], 0);
+		print $f chr(ord($c) ^ 0xFF);
+		close($f) or die "$ARGV[0]: $!\n";' "$3" "$2"
+}
+
+# rejects WHAT [OPTION...] F R: redactcheck fails on R (status 1, not a
+# usage error or a crash), its line on stderr matching WHAT (grep -E)
+rejects() {
+	local what=$1 st
+	shift
+	"$b/redactcheck" "$@" >/dev/null 2>"$tmp/rc.err"
+	st=$?
+	[ "$st" = 1 ] && grep -Eq -e "$what" "$tmp/rc.err" && return 0
+	echo "redactcheck $*: status $st, wanted 1 and a line matching '$what':"
+	cat "$tmp/rc.err"
+	return 1
+}
+
+# redact_plain F S: the plain strip keeps the values: redactcheck fails
+redact_plain() {
+	rejects ': offset [0-9]+: .* is not zero$' "$1" "$2"
+}
+
+# redacted F S: S and F with every value zeroed by tests/redact-fixture
+# pass redactcheck, and so do S's restored and streamed (the heap cut into
+# other records, 1.0.1 become 1.0.2); with one byte of it flipped (of an
+# instance's reference, an instance's value, a static value) it fails,
+# naming that byte's offset
+redacted() {
+	local r=$tmp/red x k off
+	"$root/tests/redact-fixture" "$2" "$r" >"$r.at" &&
+		"$root/tests/redact-fixture" "$1" "$r.f" >/dev/null &&
+		"$b/hprofrestore" -o "$r.r" "$r" &&
+		"$b/hprofstrip" --stream -o "$r.st" "$r" || return 1
+	for x in "$r" "$r.f" "$r.r" "$r.st"; do
+		"$b/redactcheck" "$1" "$x" || return 1
+	done
+	for k in "reference:instance .* \\(object\\) differs from the original" \
+		"value:instance .* is not zero" "static:class .* static field .* is not zero"; do
+		off=$(sed -n "s/^${k%%:*} //p" "$r.at")
+		if [ "${off:--1}" -lt 0 ]; then
+			echo "redact-fixture found no ${k%%:*} byte to flip"
+			return 1
+		fi
+		flip "$r" "$off" "$r.x" && rejects ": offset $off: ${k#*:}\$" "$1" "$r.x" ||
+			return 1
+	done
+}
+
+# redact_held F S: S zeroed by tests/redact-fixture --withhold (an
+# instance that comes before a class dump of its layout all zero,
+# references too): redactcheck passes with --withheld N, the fixture's
+# count, and with L, those of them that held a reference; fails with
+# N + 1, with L - 1 and, when L > 0, without the option
+redact_held() {
+	local r=$tmp/wh n l
+	"$root/tests/redact-fixture" --withhold "$2" "$r" >"$r.at" || return 1
+	n=$(sed -n 's/^withheld //p' "$r.at") l=$(sed -n 's/^lost //p' "$r.at")
+	"$b/redactcheck" --withheld "$n" "$1" "$r" &&
+		"$b/redactcheck" --withheld "$l" "$1" "$r" &&
+		rejects "withheld $((n + 1)), but $l instances .* and $((n - l)) more" \
+			--withheld $((n + 1)) "$1" "$r" || return 1
+	[ "$l" = 0 ] || { rejects 'allows no more$' --withheld $((l - 1)) "$1" "$r" &&
+		rejects 'allows no more$' "$1" "$r"; }
+}
+
 echo "unit: seed $seed (SEED=$seed reproduces)"
 hprofconv=${HPROF_CONV:-/usr/lib/android-sdk/platform-tools/hprof-conv}
 if [ ! -x "$hprofconv" ]; then
@@ -218,6 +294,9 @@ all    | F   | cuts/4        | -S -F @off      | fallback at offset @off, --stre
 all    | F   | pipes         |                 | strip | restore through pipes, no TMPDIR: the zeroed original's sub-records
 all    | F   | kept_file     |                 | keep strings from a file: all String values, nothing else
 all    | F   | kept_streamed |                 | keep strings streamed: most String values, nothing else
+all    | F+S | redact_plain  |                 | redactcheck fails on the plain strip: values kept
+all    | F+S | redacted      |                 | redactcheck passes zeroed values (stripped, restored, streamed), fails on a flipped byte at its offset
+all    | F+S | redact_held   |                 | redactcheck --withheld: the fixture's count passes, one too many or too few fails
 MODES
 
 # at TEXT: TEXT with the dump's @ words replaced
