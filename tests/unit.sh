@@ -217,6 +217,22 @@ redact_held() {
 		rejects 'allows no more$' "$1" "$r"; }
 }
 
+# redact_cli F: hprofstrip --redact of F passes redactcheck from a file
+# (layouts from a second pass when instances came first: none withheld,
+# nothing said), after hprofrestore too, and through pipes with exactly
+# the count of instances withheld that it says
+redact_cli() {
+	local r=$tmp/rcli w
+	"$b/hprofstrip" --redact -o "$r" "$1" 2>"$r.err" &&
+		[ ! -s "$r.err" ] &&
+		"$b/redactcheck" "$1" "$r" >/dev/null &&
+		"$b/hprofrestore" -o "$r.r" "$r" &&
+		"$b/redactcheck" "$1" "$r.r" >/dev/null || return 1
+	cat "$1" | "$b/hprofstrip" --redact 2>"$r.err" | cat >"$r.p" || return 1
+	w=$(sed -n 's/^hprofstrip: stdin: --redact: \([0-9]*\) instances written before .*/\1/p' "$r.err")
+	"$b/redactcheck" --withheld "${w:-0}" "$1" "$r.p"
+}
+
 echo "unit: seed $seed (SEED=$seed reproduces)"
 hprofconv=${HPROF_CONV:-/usr/lib/android-sdk/platform-tools/hprof-conv}
 if [ ! -x "$hprofconv" ]; then
@@ -291,6 +307,15 @@ all    | F   | cuts/4        | -V -c @cut1     | split invariance, --salvage cut
 all    | F   | cuts/4        | -V -S -c @cut1  | split invariance, --salvage --stream cut at @cut1
 all    | S   | cuts/4        | -V -r -c @scut  | split invariance, restore --salvage cut at @scut
 all    | F   | cuts/4        | -S -F @off      | fallback at offset @off, --stream (the shim compressing)
+all    | F   | redact_cli    |                 | hprofstrip --redact passes redactcheck: from a file, restored, through pipes
+all    | F   | cuts/4        | -R              | split invariance, redact
+all    | F   | cuts/4        | -R -S           | split invariance, redact --stream
+all    | F   | cuts/4        | -R -t 8         | split invariance, redact, a layout table of 8 slots (most classes lost)
+all    | F   | cuts/4        | -R -O           | JDK 8 placeholder lengths, redact
+all    | F   | cuts/4        | -R -F @off      | fallback at offset @off, redact: the record's rest zeros
+all    | F   | cuts/4        | -R -S -F @off   | fallback at offset @off, redact --stream
+all    | F   | cuts/4        | -R -V -c @cut60 | split invariance, redact --salvage cut at @cut60
+1.0.3  | F   | cuts/4        | -R -A           | split invariance, redact --app-only
 all    | F   | pipes         |                 | strip | restore through pipes, no TMPDIR: the zeroed original's sub-records
 all    | F   | kept_file     |                 | keep strings from a file: all String values, nothing else
 all    | F   | kept_streamed |                 | keep strings streamed: most String values, nothing else
