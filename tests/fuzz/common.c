@@ -6,6 +6,7 @@
 #include <string.h>
 
 struct hs_keep fz_keep;
+struct hs_redact fz_redact;
 
 const char cr_prefix[] = "fuzz check failed: ";
 const int cr_abort = 1;
@@ -77,7 +78,8 @@ void fz_engine(const unsigned char *in, size_t len, unsigned flags,
                struct hs_census *census, struct cr_run *r)
 {
 	struct hs_config cfg = { .flags = flags, .idsize = idsize,
-	                         .census = census, .keep = &fz_keep };
+	                         .census = census, .keep = &fz_keep,
+	                         .redact = &fz_redact };
 	struct cr_cuts cuts = fz_pieces(c);
 
 	if (census)
@@ -88,6 +90,10 @@ void fz_engine(const unsigned char *in, size_t len, unsigned flags,
 	if (fz_keep.classes)
 		memset(fz_keep.classes, 0,
 		       fz_keep.class_slots * sizeof *fz_keep.classes);
+	if (fz_redact.classes)
+		memset(fz_redact.classes, 0,
+		       fz_redact.class_slots * sizeof *fz_redact.classes);
+	fz_redact.types_used = fz_redact.class_count = 0;
 	cr_run(in, len, &cfg, &cuts, limit, r);
 	if (!r->err && r->out_off != r->out.len)
 		fz_fail("out_off %llu, but %zu bytes written",

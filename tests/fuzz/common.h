@@ -51,6 +51,9 @@ struct cr_cuts fz_pieces(struct fz_cuts *c);
 /* HS_KEEP_STRINGS runs use these tables (zeroed before each run) and
  * callbacks; set by the target. */
 extern struct hs_keep fz_keep;
+/* HS_REDACT runs use these tables (the classes zeroed, none used, before
+ * each run); set by the target. */
+extern struct hs_redact fz_redact;
 
 /* Same outcome: errors, counters, output. With both runs over their
  * limit only the common prefix of the outputs is compared (the failing

@@ -35,6 +35,10 @@
  * --jvm of it equals restore --app-only of the plain strip, byte for
  * byte; streamed, with HS_FALLBACK and keeping strings, cut-invariant (the
  * last: strip of it is the app-only strip). On other input: the strip.
+ * Redacting (HS_REDACT), with roomy tables and tiny ones (16 classes, 8
+ * field types: layouts lost): cut-invariant, the same error as strip, and
+ * every output byte is the strip's or zero, at the same offset; streamed
+ * and with HS_FALLBACK, cut-invariant.
  */
 #include "common.h"
 #include "oracle.h"
@@ -44,7 +48,7 @@
 
 #define RESTORE_SLACK (16u << 20)
 
-static struct cr_run A, B, R, F1, F2, K1, K2, S1, S2, P1, P2, J1, J2;
+static struct cr_run A, B, R, F1, F2, K1, K2, S1, S2, P1, P2, J1, J2, D1, D2;
 
 /* The oracle rejects, the engine accepts on purpose: a header string
  * other than "JAVA PROFILE 1.0.[123]" (the engine takes any it can
@@ -240,6 +244,45 @@ static void check_fallback(const unsigned char *x, size_t n, uint32_t seed)
 		fz_fail("fallback: framing %lld, the input's %lld",
 		        (long long)framing(F1.out.b, F1.out.len),
 		        (long long)framing(x, n));
+}
+
+/* Redacting (see the top): with tables of slots classes and types field
+ * types. */
+static void check_redact(const unsigned char *x, size_t n, uint32_t seed,
+                         unsigned slots, uint32_t types)
+{
+	static struct hs_layout classes[1024];
+	static unsigned char type_pool[4096];
+	struct fz_cuts c;
+	size_t i;
+
+	fz_redact.classes = classes;
+	fz_redact.class_slots = slots;
+	fz_redact.types = type_pool;
+	fz_redact.types_size = types;
+	fz_engine(x, n, HS_REDACT, 0, NULL, n, NULL, &D1);
+	fz_cuts_init(&c, seed ^ 0x2D2D2D);
+	fz_engine(x, n, HS_REDACT, 0, &c, n, NULL, &D2);
+	fz_same(&D1, &D2, "redact, cut");
+	if (D1.err != A.err || D1.err_off != A.err_off)
+		fz_fail("redact: %s at %llu, strip: %s at %llu",
+		        hs_strerror(D1.err), (unsigned long long)D1.err_off,
+		        hs_strerror(A.err), (unsigned long long)A.err_off);
+	/* only zeros where the strip has other bytes */
+	if (!A.err && D1.out.len != A.out.len)
+		fz_fail("redact: %zu bytes, strip: %zu", D1.out.len, A.out.len);
+	for (i = 0; !A.err && i < D1.out.len; i++)
+		if (D1.out.b[i] && D1.out.b[i] != A.out.b[i])
+			fz_fail("redact: byte %zu is 0x%02x, strip's 0x%02x", i,
+			        D1.out.b[i], A.out.b[i]);
+	fz_engine(x, n, HS_REDACT | HS_STREAM, 0, NULL, 2 * n + 64, NULL, &D1);
+	fz_engine(x, n, HS_REDACT | HS_STREAM, 0, &c, 2 * n + 64, NULL, &D2);
+	fz_same(&D1, &D2, "redact stream, cut");
+	fz_engine(x, n, HS_REDACT | HS_FALLBACK, 0, NULL, n, NULL, &D1);
+	fz_cuts_init(&c, seed ^ 0xD2D2D2);
+	fz_engine(x, n, HS_REDACT | HS_FALLBACK, 0, &c, n, NULL, &D2);
+	fz_same(&D1, &D2, "redact with fallback, cut");
+	memset(&fz_redact, 0, sizeof fz_redact);
 }
 
 /* --app-only while stripping (see the top). */
@@ -442,6 +485,8 @@ int LLVMFuzzerTestOneInput(const unsigned char *data, size_t size)
 	fz_same(&S1, &S2, "stream + fallback, cut");
 	check_fallback(x, n, seed);
 	check_app_only(x, n, seed);
+	check_redact(x, n, seed, 1024, 4096);
+	check_redact(x, n, seed, 16, 8);
 	check_misuse(x, n, seed);
 	if (A.err)
 		return 0;
