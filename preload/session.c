@@ -108,6 +108,8 @@ static int keep_tables(struct session *s, int kind, struct hs_keep *k)
 struct redact_mem {
 	struct hs_layout classes[HS_REDACT_CLASSES];
 	unsigned char types[HS_REDACT_TYPES];
+	unsigned char gather[HS_REDACT_GATHER];
+	uint64_t fw_names[HS_REDACT_FW], fw_classes[HS_REDACT_FW];
 };
 
 /* 1 if s's next dump is redacted, its tables (zeroed) in r; without them
@@ -134,10 +136,17 @@ static int redact_tables(struct session *s, int kind, struct hs_redact *r)
 	                                     "are zeroed, references too")))
 		return 1;
 	memset(s->red->classes, 0, sizeof s->red->classes);
+	memset(s->red->fw_names, 0, sizeof s->red->fw_names);
+	memset(s->red->fw_classes, 0, sizeof s->red->fw_classes);
 	r->classes = s->red->classes;
 	r->class_slots = HS_REDACT_CLASSES;
 	r->types = s->red->types;
 	r->types_size = HS_REDACT_TYPES;
+	r->gather = s->red->gather;
+	r->gather_size = HS_REDACT_GATHER;
+	r->fw_names = s->red->fw_names;
+	r->fw_classes = s->red->fw_classes;
+	r->fw_slots = HS_REDACT_FW;
 	return 1;
 }
 

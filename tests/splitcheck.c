@@ -110,18 +110,28 @@ static void run(const unsigned char *in, size_t len, const size_t *cuts,
 		memset(&red, 0, sizeof red);
 		red.classes = calloc(HS_REDACT_CLASSES, sizeof *red.classes);
 		red.types = malloc(HS_REDACT_TYPES);
-		if (!red.classes || !red.types) {
+		red.gather = malloc(HS_REDACT_GATHER);
+		red.fw_names = calloc(HS_REDACT_FW, sizeof *red.fw_names);
+		red.fw_classes = calloc(HS_REDACT_FW, sizeof *red.fw_classes);
+		if (!red.classes || !red.types || !red.gather ||
+		    !red.fw_names || !red.fw_classes) {
 			perror("calloc");
 			exit(2);
 		}
 		red.class_slots = slots ? slots : HS_REDACT_CLASSES;
 		red.types_size = HS_REDACT_TYPES;
+		/* -t: a tiny gather too, so that it fills */
+		red.gather_size = slots ? 256 : HS_REDACT_GATHER;
+		red.fw_slots = slots ? slots : HS_REDACT_FW;
 		cfg.redact = &red;
 	}
 	cr_run(in, len, &cfg, &c, SIZE_MAX, r);
 	if (cfg.redact) {
 		free(red.classes);
 		free(red.types);
+		free(red.gather);
+		free(red.fw_names);
+		free(red.fw_classes);
 	}
 	if (cfg.keep) {
 		free(keep.pending);

@@ -252,19 +252,26 @@ struct layouts {
 	                          known from the first pass */
 };
 
+static void layouts_free(struct layouts *l);
+
 static int layouts_alloc(struct layouts *l)
 {
 	memset(l, 0, sizeof *l);
 	l->red.classes = calloc(HS_REDACT_CLASSES, sizeof *l->red.classes);
 	l->red.types = malloc(HS_REDACT_TYPES);
-	if (!l->red.classes || !l->red.types) {
-		free(l->red.classes);
-		free(l->red.types);
+	l->red.gather = malloc(HS_REDACT_GATHER);
+	l->red.fw_names = calloc(HS_REDACT_FW, sizeof *l->red.fw_names);
+	l->red.fw_classes = calloc(HS_REDACT_FW, sizeof *l->red.fw_classes);
+	if (!l->red.classes || !l->red.types || !l->red.gather ||
+	    !l->red.fw_names || !l->red.fw_classes) {
+		layouts_free(l);
 		errno = ENOMEM;
 		return -1;
 	}
 	l->red.class_slots = HS_REDACT_CLASSES;
 	l->red.types_size = HS_REDACT_TYPES;
+	l->red.gather_size = HS_REDACT_GATHER;
+	l->red.fw_slots = HS_REDACT_FW;
 	l->passes = 1;
 	return 0;
 }
@@ -273,7 +280,20 @@ static void layouts_free(struct layouts *l)
 {
 	free(l->red.classes);
 	free(l->red.types);
+	free(l->red.gather);
+	free(l->red.fw_names);
+	free(l->red.fw_classes);
 	memset(l, 0, sizeof *l);
+}
+
+/* A first pass filled the tables: the next knows every layout. */
+static void layouts_learnt(struct layouts *l, const struct hs_state *st)
+{
+	l->red.types_used = st->rd.cfg.types_used;
+	l->red.class_count = st->rd.cfg.class_count;
+	l->red.fw_names_used = st->rd.cfg.fw_names_used;
+	l->red.fw_classes_used = st->rd.cfg.fw_classes_used;
+	l->passes = 2;
 }
 
 /* The input from its start again: a plain file seeked back, a compressed
@@ -302,9 +322,7 @@ static int layouts_first(struct run *r, struct layouts *l, unsigned flags)
 	hs_init(&st, &cfg, &info_discard);
 	if (input_run(r, &st, NULL) || input_rewind(r))
 		return -1;
-	l->red.types_used = st.rd.cfg.types_used;
-	l->red.class_count = st.rd.cfg.class_count;
-	l->passes = 2;
+	layouts_learnt(l, &st);
 	return 0;
 }
 
@@ -629,9 +647,7 @@ static int transform(struct run *r, const struct args *a)
 	/* --redact: instances came before their class dumps (ART); from a
 	 * file, once more with every layout known, over what was written */
 	if (rc == 0 && st.withheld && r->dc->seekable && lay.passes == 1) {
-		lay.red.types_used = st.rd.cfg.types_used;
-		lay.red.class_count = st.rd.cfg.class_count;
-		lay.passes = 2;
+		layouts_learnt(&lay, &st);
 		rc = out_truncate(&o, 0) || input_rewind(r) ? -1 : 0;
 		if (rc == 0) {
 			hs_init(&st, &cfg, &sink);

@@ -245,11 +245,21 @@ static int step_header_tail(struct hs_state *st, struct cur *c)
 	return 1;
 }
 
-/* Is this record body one a layer reads (PH_STR)? */
-static int names_record(const struct hs_state *st, unsigned tag, uint32_t len)
+/* Is this record body one a layer reads (PH_STR)? How much of it
+ * (st->need): all of it for keep and salvage (short names), the start of
+ * a name for redact. */
+static int names_record(struct hs_state *st, unsigned tag, uint32_t len)
 {
-	return salvage_wants_record(st, tag, len) ||
-	       keep_wants_record(st, tag, len);
+	if (salvage_wants_record(st, tag, len) ||
+	    keep_wants_record(st, tag, len)) {
+		st->need = len;
+		return 1;
+	}
+	if (!redact_wants_record(st, tag, len))
+		return 0;
+	st->need = len < st->idsize + REDACT_PEEK ? len
+	                                           : st->idsize + REDACT_PEEK;
+	return 1;
 }
 
 static int step_record(struct hs_state *st, struct cur *c)
@@ -310,19 +320,25 @@ static int step_rec_body(struct hs_state *st, struct cur *c)
 	return 1;
 }
 
-/* PH_STR: a STRING or LOAD_CLASS body, passed, read on the way. */
+/* PH_STR: a STRING or LOAD_CLASS body, passed, its first st->need bytes
+ * read on the way (each layer reads only the records it wants). */
 static int step_str(struct hs_state *st, struct cur *c)
 {
 	const unsigned char *h;
+	uint32_t len = (uint32_t)st->rec_len;
 
-	if (c->p == c->end && st->rec_len)
+	if (c->p == c->end && st->need)
 		return 0;
-	h = eng_take(st, c, (unsigned)st->rec_len, ACT_PASS);
+	h = eng_take(st, c, st->need, ACT_PASS);
 	if (!h)
 		return 0;
-	salvage_names(st, h);
-	keep_names(st, h);
-	st->left = 0;
+	if (salvage_wants_record(st, st->rec_tag, len))
+		salvage_names(st, h);
+	if (keep_wants_record(st, st->rec_tag, len))
+		keep_names(st, h);
+	if (redact_wants_record(st, st->rec_tag, len))
+		redact_names(st, h, st->need);
+	st->left = st->rec_len - st->need;
 	st->phase = PH_REC_BODY;
 	return 1;
 }
@@ -796,6 +812,13 @@ void hs_init(struct hs_state *st, const struct hs_config *cfg,
 	if (!table_ok(st->rd.cfg.class_slots) || !st->rd.cfg.types ||
 	    st->rd.cfg.types_used > st->rd.cfg.types_size)
 		st->rd.cfg.classes = NULL;
+	if (!st->rd.cfg.gather)
+		st->rd.cfg.gather_size = 0;
+	if (!table_ok(st->rd.cfg.fw_slots) || !st->rd.cfg.fw_names ||
+	    !st->rd.cfg.fw_classes ||
+	    st->rd.cfg.fw_names_used >= st->rd.cfg.fw_slots ||
+	    st->rd.cfg.fw_classes_used >= st->rd.cfg.fw_slots)
+		st->rd.cfg.fw_slots = 0;
 	else if (st->ks.cfg.hold_size > HS_HOLD_LIMIT)
 		st->ks.cfg.hold_size = HS_HOLD_LIMIT;
 	/* a placeholder that was never patched: the writer was cut */

@@ -267,6 +267,15 @@ struct hs_keep {
  * object graph are the plain strip's, byte for byte, so histograms,
  * retained sizes and paths to GC roots do not change.
  *
+ * The static and constant pool values of the runtime's own classes stay:
+ * they are the JDK's and Android's constants (viewers read some, such as
+ * Unsafe field offsets, to size objects), not the application's. A class
+ * is the runtime's when its LOAD_CLASS name starts with java, javax, jdk,
+ * sun, com.sun, android, com.android, dalvik, libcore, org.apache.harmony,
+ * org.w3c or org.xml and a separator (hs_framework_name); its instances'
+ * fields are zeroed all the same. Without fw tables, or past them, every
+ * class's are zeroed.
+ *
  * An instance's field bytes are split into references and values with
  * its class's instance field list and its superclasses' (HPROF puts the
  * class's own fields first). The engine records each class dump's list in
@@ -297,12 +306,34 @@ struct hs_redact {
 	uint32_t types_size;
 	uint32_t types_used;       /* a second pass: the first's st->rd */
 	uint32_t class_count;      /* ... types_used and class_count */
+	/* the fast path's output: instances whose values go out as zeros
+	 * gather here, with what passes between them, and go out in writes
+	 * of up to gather_size bytes (HS_REDACT_GATHER: the shim's and the
+	 * tools' buffers take writes that large straight to the file);
+	 * NULL: the phases redact every instance, slower */
+	unsigned char *gather;
+	uint32_t gather_size;
+	/* the runtime's own classes: the STRING ids of their names, then
+	 * their class ids; fw_slots each, zeroed, a power of 2 of at least
+	 * HS_KEEP_MIN_SLOTS (NULL: none, every static zeroed) */
+	uint64_t *fw_names, *fw_classes;
+	unsigned fw_slots;
+	unsigned fw_names_used, fw_classes_used; /* a second pass: the
+	                              first's st->rd.cfg, as types_used */
 };
 /* Sizes for up to 114,688 classes (7/8 of the slots) and 2 Mi instance
  * fields: the largest real dumps have tens of thousands of classes and
  * under two fields each (README: "Sharing dumps safely"). 4 MiB + 2 MiB. */
 #define HS_REDACT_CLASSES (1u << 17)
 #define HS_REDACT_TYPES (2u << 20)
+#define HS_REDACT_GATHER (1u << 20)
+/* 28,672 runtime classes (a JDK 17 application loads 3,000 to 10,000;
+ * Android's boot image about 20,000): 256 KiB each */
+#define HS_REDACT_FW (1u << 15)
+
+/* Is a class name (n bytes at s, HotSpot's java/lang/String or Android's
+ * java.lang.String) one of the runtime's own (the prefixes above)? */
+int hs_framework_name(const char *s, size_t n);
 
 /* Where output goes; every output byte leaves through it. write()
  * appends; patch() overwrites len bytes already written, at output offset
@@ -393,18 +424,33 @@ struct hs_keeping {
 	unsigned char look[64];
 };
 
-/* HS_REDACT (redact.c) */
+/* HS_REDACT (redact.c): an instance layout as the fast path uses it, the
+ * byte ranges of its values, whatever class they are declared in */
+#define HS_FLAT_SPANS 6
+struct hs_flat {
+	uint64_t cls;              /* 0: empty */
+	uint32_t len;              /* the instance's field bytes */
+	uint16_t n;                /* value spans; HS_FLAT_NONE: the phases
+	                              take such instances (too many spans,
+	                              past 64 KiB, layout not known) */
+	uint16_t span[HS_FLAT_SPANS][2]; /* offset, length */
+};
+#define HS_FLAT_NONE 0xFFFFu
+#define HS_FLAT_CACHE 256u
 struct hs_redacting {
 	struct hs_redact cfg;      /* the caller's tables */
 	uint64_t cls_id, cls_super;/* the class dump being read */
 	uint32_t cls_first, cls_count, cls_bytes;
 	unsigned char cls_record;  /* its field list goes in the tables */
+	unsigned char cls_fw;      /* the runtime's: its statics stay */
 	unsigned char zero_rest;   /* a fallback: the rest of its heap record
 	                              goes out as zeros (and of the stream,
 	                              for a bad file header) */
 	const struct hs_layout *walk; /* the instance being read: the class
 	                              whose fields come next, */
 	uint32_t walk_i;           /* and its next field */
+	uint32_t gather_len;       /* the fast path's output gathered */
+	struct hs_flat flat[HS_FLAT_CACHE]; /* by class id, direct mapped */
 };
 
 /* HS_STREAM (segment.c) */

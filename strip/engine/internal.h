@@ -275,6 +275,11 @@ void keep_swept(struct hs_state *st, uint64_t n);
 
 /* ---- redact.c ----------------------------------------------------------- */
 
+int redact_wants_record(const struct hs_state *st, unsigned tag,
+                        uint32_t len);
+/* The bytes of a STRING record it reads: the id and this much text */
+#define REDACT_PEEK 20u
+void redact_names(struct hs_state *st, const unsigned char *h, unsigned n);
 void redact_class(struct hs_state *st, const unsigned char *h);
 unsigned redact_value(struct hs_state *st, unsigned type);
 int redact_fields(struct hs_state *st, struct cur *c);
@@ -282,6 +287,10 @@ void redact_field(struct hs_state *st, const unsigned char *h);
 int redact_instance(struct hs_state *st, struct cur *c, const unsigned char *h,
                     uint64_t len);
 int redact_step_fields(struct hs_state *st, struct cur *c);
+/* sweep.c: the value spans of an instance of class cls with len bytes of
+ * fields (n HS_FLAT_NONE: the phases take it) */
+const struct hs_flat *redact_flat(struct hs_state *st, uint64_t cls,
+                                  uint64_t len);
 
 /* ---- salvage.c ---------------------------------------------------------- */
 

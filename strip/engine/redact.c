@@ -61,6 +61,88 @@ static void layout_add(struct hs_state *st)
 	r->class_count++;
 }
 
+/* ---- the runtime's own classes: their statics stay ------------------- */
+
+int hs_framework_name(const char *s, size_t n)
+{
+	static const char *const pre[] = {
+		"java", "javax", "jdk", "sun", "com/sun", "android",
+		"com/android", "dalvik", "libcore", "org/apache/harmony",
+		"org/w3c", "org/xml",
+	};
+	size_t i, k;
+
+	for (i = 0; i < sizeof pre / sizeof pre[0]; i++) {
+		for (k = 0; pre[i][k] && k < n; k++)
+			if (s[k] != pre[i][k] && !(pre[i][k] == '/' && s[k] == '.'))
+				break;
+		/* the whole prefix, then a separator: not "javafx" */
+		if (!pre[i][k] && k < n && (s[k] == '/' || s[k] == '.'))
+			return 1;
+	}
+	return 0;
+}
+
+/* Insert-only sets of ids (0: a free slot); 1/8 of the slots stay free,
+ * so a lookup ends. */
+static int set_has(const uint64_t *t, unsigned slots, uint64_t id)
+{
+	unsigned i;
+
+	if (!slots || !id)
+		return 0;
+	for (i = slot_of(id, slots); t[i]; i = (i + 1) & (slots - 1))
+		if (t[i] == id)
+			return 1;
+	return 0;
+}
+
+static void set_add(uint64_t *t, unsigned slots, unsigned *count, uint64_t id)
+{
+	unsigned i;
+
+	if (!slots || !id || *count >= slots - slots / 8 ||
+	    set_has(t, slots, id))
+		return;
+	for (i = slot_of(id, slots); t[i]; i = (i + 1) & (slots - 1))
+		;
+	t[i] = id;
+	++*count;
+}
+
+int redact_wants_record(const struct hs_state *st, unsigned tag,
+                        uint32_t len)
+{
+	unsigned id = st->idsize;
+
+	if (!st->mode.redact || !st->rd.cfg.fw_slots)
+		return 0;
+	if (tag == HS_REC_STRING)
+		return len > id;
+	return tag == HS_REC_LOAD_CLASS && len == 8 + 2 * id;
+}
+
+/* A STRING record's id and the start of its text (n bytes in all at h),
+ * or a LOAD_CLASS record: the runtime's class names, then classes. */
+void redact_names(struct hs_state *st, const unsigned char *h, unsigned n)
+{
+	struct hs_redact *r = &st->rd.cfg;
+	unsigned id = st->idsize;
+
+	if (st->rec_tag == HS_REC_STRING) {
+		if (hs_framework_name((const char *)h + id, n - id))
+			set_add(r->fw_names, r->fw_slots, &r->fw_names_used,
+			        rd_id(st, h));
+		return;
+	}
+	/* LOAD_CLASS: u4 serial, class id, u4 trace, name id */
+	if (set_has(r->fw_names, r->fw_slots, rd_id(st, h + 8 + id)))
+		set_add(r->fw_classes, r->fw_slots, &r->fw_classes_used,
+		        rd_id(st, h + 4));
+}
+
+/* ---- class dumps and instances ----------------------------------------- */
+
 /* A class dump's fixed part h: a class whose list is not in the tables
  * yet (a second pass finds them there) gets it recorded. */
 void redact_class(struct hs_state *st, const unsigned char *h)
@@ -69,6 +151,9 @@ void redact_class(struct hs_state *st, const unsigned char *h)
 
 	if (!st->mode.redact)
 		return;
+	st->rd.cls_fw = (unsigned char)set_has(st->rd.cfg.fw_classes,
+	                                       st->rd.cfg.fw_slots,
+	                                       rd_id(st, h + 1));
 	st->rd.cls_id = rd_id(st, h + 1);
 	st->rd.cls_super = rd_id(st, h + 1 + id + 4);
 	st->rd.cls_first = st->rd.cfg.types_used;
@@ -81,7 +166,7 @@ void redact_class(struct hs_state *st, const unsigned char *h)
  * class dump (passed: strip mode never takes or drops one). */
 unsigned redact_value(struct hs_state *st, unsigned type)
 {
-	if (!st->mode.redact || type == 2)
+	if (!st->mode.redact || type == 2 || st->rd.cls_fw)
 		return ACT_PASS;
 	st->zeroed++;
 	return ACT_ZERO;
@@ -206,4 +291,50 @@ int redact_step_fields(struct hs_state *st, struct cur *c)
 	st->rd.walk_i = i;
 	st->act = ref ? ACT_PASS : ACT_ZERO;
 	return eng_set_body(st, c, run, PH_FIELDS, NULL, 0);
+}
+
+/* ---- the fast path's layouts (sweep.c) ---------------------------------- */
+
+/* The value spans of an instance of class cls with len bytes of fields,
+ * from the cache or made from the layouts (merged across classes); n is
+ * HS_FLAT_NONE when the phases must take it. A layout not known yet is
+ * not cached: its class dump may come later. */
+const struct hs_flat *redact_flat(struct hs_state *st, uint64_t cls,
+                                  uint64_t len)
+{
+	static const struct hs_flat none = { 0, 0, HS_FLAT_NONE, { { 0, 0 } } };
+	struct hs_flat *f = &st->rd.flat[slot_of(cls, HS_FLAT_CACHE)];
+	const struct hs_layout *l;
+	uint32_t off = 0, i;
+	unsigned n = 0;
+
+	if (f->cls == cls && f->len == len && cls)
+		return f;
+	if (!(l = instance_layout(st, cls, len)))
+		return &none;
+	f->cls = cls;
+	f->len = (uint32_t)len;
+	f->n = HS_FLAT_NONE;
+	if (len > 0xFFFF)
+		return f;
+	for (; l; l = l->super ? layout_of(st, l->super) : NULL) {
+		const unsigned char *t = st->rd.cfg.types + l->first;
+		for (i = 0; i < l->count; i++) {
+			unsigned sz = hs_type_size(t[i], st->idsize);
+			if (t[i] != 2 && sz) {
+				if (n && f->span[n - 1][0] + f->span[n - 1][1] == off)
+					f->span[n - 1][1] = (uint16_t)(f->span[n - 1][1] + sz);
+				else if (n == HS_FLAT_SPANS)
+					return f;
+				else {
+					f->span[n][0] = (uint16_t)off;
+					f->span[n][1] = (uint16_t)sz;
+					n++;
+				}
+			}
+			off += sz;
+		}
+	}
+	f->n = (uint16_t)n;
+	return f;
 }

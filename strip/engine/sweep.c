@@ -15,6 +15,12 @@
  * keep.c says it would pass (keep_passes: not a String, not a Thread, no
  * array held), and no primitive array. Streaming (segment.c), it closes
  * segments where seg_sub_boundary and seg_reserve would have.
+ *
+ * Redacting, it takes the instances whose value spans are cached
+ * (redact_flat): one with none passes; one with some is copied into the
+ * caller's gather buffer with those spans zeroed, and what passes between
+ * such instances joins it while it is short, so the output goes in large
+ * writes rather than a piece per field.
  */
 #include "internal.h"
 
@@ -27,12 +33,17 @@ struct unit {
 	unsigned type;       /* a primitive array's element type, else 0 */
 	uint64_t bytes;      /* ... and its elements' bytes */
 	int strip;           /* a primitive array that goes out as a 0xC3 */
+	const struct hs_flat *flat; /* redact: an instance's value spans */
 };
+
+/* Passed bytes shorter than this join the gathered output (redact) rather
+ * than go out as a write of their own. */
+#define GATHER_COPY 4096
 
 /* What the sub-record at p (avail bytes there) is: 1 if it is one sweep()
  * takes, its fixed part in, its fields read into u; 0 if the phases must
  * take it (another kind, not whole, not well formed, or a mode's). */
-static inline int read_unit(const struct hs_state *st, const unsigned char *p,
+static inline int read_unit(struct hs_state *st, const unsigned char *p,
                             size_t avail, struct unit *u)
 {
 	unsigned id = st->idsize, sz;
@@ -40,16 +51,22 @@ static inline int read_unit(const struct hs_state *st, const unsigned char *p,
 	u->type = 0;
 	u->bytes = 0;
 	u->strip = 0;
+	u->flat = NULL;
 	if (st->ks.held_need)  /* keep: every sub-record decides its fate */
 		return 0;
 	switch (*p) {
 	case HS_SUB_INSTANCE_DUMP:  /* id, u4 trace, id class, u4 len */
 		u->n = 1 + 2 * id + 8;
-		if (avail < u->n || st->mode.redact ||
-		    !keep_passes(st, rd_id(st, p + 1 + id + 4)))
+		if (avail < u->n || !keep_passes(st, rd_id(st, p + 1 + id + 4)))
 			return 0;
 		u->len = hs_be32(p + 1 + 2 * id + 4);
 		u->out = u->n + u->len;
+		if (st->mode.redact && u->len) {
+			u->flat = redact_flat(st, rd_id(st, p + 1 + id + 4), u->len);
+			if (u->flat->n == HS_FLAT_NONE || (u->flat->n &&
+			    u->out > st->rd.cfg.gather_size))
+				return 0;
+		}
 		break;
 	case HS_SUB_OBJECT_ARRAY_DUMP:  /* id, u4, u4 count, id class */
 		u->n = 1 + 2 * id + 8;
@@ -90,9 +107,65 @@ static inline int read_unit(const struct hs_state *st, const unsigned char *p,
 static inline int seg_due(const struct hs_state *st, const struct cur *c,
                           const unsigned char *p, uint64_t out)
 {
-	uint64_t v = st->sg.len + (uint64_t)(p - c->run);
+	uint64_t v = st->sg.len + st->rd.gather_len + (uint64_t)(p - c->run);
 
 	return v >= HS_SEGMENT_SOFT || (out && v + out > HS_STREAM_BUF);
+}
+
+/* ---- the gathered output (redact) ---- */
+
+static void gather_out(struct hs_state *st)
+{
+	eng_emit(st, st->rd.cfg.gather, st->rd.gather_len);
+	st->rd.gather_len = 0;
+}
+
+/* len bytes out, after what is gathered: they join it while it has room,
+ * or go out after it. */
+static void put(struct hs_state *st, const void *buf, size_t len)
+{
+	if (st->rd.gather_len && len <= st->rd.cfg.gather_size - st->rd.gather_len) {
+		memcpy(st->rd.cfg.gather + st->rd.gather_len, buf, len);
+		st->rd.gather_len += (uint32_t)len;
+		return;
+	}
+	gather_out(st);
+	eng_emit(st, buf, len);
+}
+
+/* The passed input up to p out, after what is gathered: joining it when
+ * short, else as a write of its own. */
+static void put_run(struct hs_state *st, struct cur *c, const unsigned char *p)
+{
+	size_t k = (size_t)(p - c->run);
+
+	if (k < GATHER_COPY)
+		put(st, c->run, k);
+	else {
+		gather_out(st);
+		eng_emit(st, c->run, k);
+	}
+	c->run = p;
+}
+
+/* Redacting: the instance at p (u) goes out with its value spans zero,
+ * gathered; the input up to p goes first. */
+static void redact_one(struct hs_state *st, struct cur *c,
+                       const unsigned char *p, const struct unit *u)
+{
+	size_t whole = u->n + (size_t)u->len, i;
+	unsigned char *g;
+
+	put_run(st, c, p);
+	if (whole > st->rd.cfg.gather_size - st->rd.gather_len)
+		gather_out(st);
+	g = st->rd.cfg.gather + st->rd.gather_len;
+	memcpy(g, p, whole);
+	g += u->n;
+	for (i = 0; i < u->flat->n; i++)
+		memset(g + u->flat->span[i][0], 0, u->flat->span[i][1]);
+	st->rd.gather_len += (uint32_t)whole;
+	c->run = p + whole;
 }
 
 /* Stripping: the array at p (header n bytes, bytes of elements) goes out
@@ -103,10 +176,16 @@ static void strip_one(struct hs_state *st, struct cur *c,
 {
 	unsigned char t = HS_SUB_PRIMITIVE_ARRAY_NODATA;
 
-	c->p = p;
-	eng_flush(st, c);
-	eng_emit(st, &t, 1);
-	eng_emit(st, p + 1, n - 1);
+	if (st->rd.gather_len) {  /* redact: after what is gathered */
+		put_run(st, c, p);
+		put(st, &t, 1);
+		put(st, p + 1, n - 1);
+	} else {
+		c->p = p;
+		eng_flush(st, c);
+		eng_emit(st, &t, 1);
+		eng_emit(st, p + 1, n - 1);
+	}
 	c->p = c->run = p + n + bytes;
 	st->arrays++;
 	st->elem_bytes += bytes;
@@ -127,6 +206,7 @@ int sweep(struct hs_state *st, struct cur *c)
 		if (u.out > HS_STREAM_BUF && stream)
 			break;
 		if (stream && seg_due(st, c, p, u.out)) {
+			gather_out(st);  /* before the segment closes */
 			/* where the phases are: for segment.c, and errors */
 			st->in_off = st->sub_in = in0 + (uint64_t)(p - start);
 			seg_room(st, c, p, u.out);
@@ -137,6 +217,11 @@ int sweep(struct hs_state *st, struct cur *c)
 			st->sub_in = in0 + (uint64_t)(p - start);
 			st->in_off = st->sub_in + u.n;
 			strip_one(st, c, p, u.n, u.bytes);
+		}
+		if (u.flat) {
+			st->redacted++;
+			if (u.flat->n)
+				redact_one(st, c, p, &u);
 		}
 		st->objects += *p == HS_SUB_INSTANCE_DUMP ||
 		               *p == HS_SUB_OBJECT_ARRAY_DUMP ||
@@ -155,6 +240,9 @@ int sweep(struct hs_state *st, struct cur *c)
 	}
 	st->in_off = in0 + (uint64_t)(p - start);
 	c->p = p;
+	/* the rest stays in the run, which goes out after */
+	if (st->rd.gather_len)
+		gather_out(st);
 	if (!last)
 		return 0;
 	/* as the phases leave them after the last one */

@@ -94,6 +94,13 @@ void fz_engine(const unsigned char *in, size_t len, unsigned flags,
 		memset(fz_redact.classes, 0,
 		       fz_redact.class_slots * sizeof *fz_redact.classes);
 	fz_redact.types_used = fz_redact.class_count = 0;
+	if (fz_redact.fw_names) {
+		memset(fz_redact.fw_names, 0,
+		       fz_redact.fw_slots * sizeof *fz_redact.fw_names);
+		memset(fz_redact.fw_classes, 0,
+		       fz_redact.fw_slots * sizeof *fz_redact.fw_classes);
+	}
+	fz_redact.fw_names_used = fz_redact.fw_classes_used = 0;
 	cr_run(in, len, &cfg, &cuts, limit, r);
 	if (!r->err && r->out_off != r->out.len)
 		fz_fail("out_off %llu, but %zu bytes written",

@@ -36,7 +36,7 @@
  * byte; streamed, with HS_FALLBACK and keeping strings, cut-invariant (the
  * last: strip of it is the app-only strip). On other input: the strip.
  * Redacting (HS_REDACT), with roomy tables and tiny ones (16 classes, 8
- * field types: layouts lost): cut-invariant, the same error as strip, and
+ * field types: layouts lost; a gather buffer of 64 bytes): cut-invariant, the same error as strip, and
  * every output byte is the strip's or zero, at the same offset; streamed
  * and with HS_FALLBACK, cut-invariant.
  */
@@ -252,7 +252,8 @@ static void check_redact(const unsigned char *x, size_t n, uint32_t seed,
                          unsigned slots, uint32_t types)
 {
 	static struct hs_layout classes[1024];
-	static unsigned char type_pool[4096];
+	static unsigned char type_pool[4096], gather[4096];
+	static uint64_t fw_names[1024], fw_classes[1024];
 	struct fz_cuts c;
 	size_t i;
 
@@ -260,6 +261,12 @@ static void check_redact(const unsigned char *x, size_t n, uint32_t seed,
 	fz_redact.class_slots = slots;
 	fz_redact.types = type_pool;
 	fz_redact.types_size = types;
+	/* the fast path's buffer: tiny with tiny tables, so that it fills */
+	fz_redact.gather = gather;
+	fz_redact.gather_size = types < 64 ? 64 : sizeof gather;
+	fz_redact.fw_names = fw_names;
+	fz_redact.fw_classes = fw_classes;
+	fz_redact.fw_slots = slots;
 	fz_engine(x, n, HS_REDACT, 0, NULL, n, NULL, &D1);
 	fz_cuts_init(&c, seed ^ 0x2D2D2D);
 	fz_engine(x, n, HS_REDACT, 0, &c, n, NULL, &D2);
