@@ -78,7 +78,7 @@ static void *map_tables(size_t size, int *told, const char *path,
  * class names of their own: they are stripped whole. */
 static int keep_tables(struct session *s, int kind, struct hs_keep *k)
 {
-	static int told_bad, told_mem;
+	static int told_bad, told_mem, told_redact;
 	const struct policy *p = policy();
 
 	if (p->keep_bad[0] && !__atomic_exchange_n(&told_bad, 1, __ATOMIC_RELAXED))
@@ -86,6 +86,12 @@ static int keep_tables(struct session *s, int kind, struct hs_keep *k)
 		    "'strings' is); ignored", p->keep_bad);
 	if (!p->keep_strings || kind != S_MAIN)
 		return 0;
+	if (p->redact) {
+		if (!__atomic_exchange_n(&told_redact, 1, __ATOMIC_RELAXED))
+			say("hprofstrip: HPROFSTRIP_KEEP=strings is ignored: "
+			    "HPROFSTRIP_REDACT removes what Strings hold");
+		return 0;
+	}
 	if (!s->keep && !(s->keep = map_tables(sizeof *s->keep, &told_mem, s->path,
 	                                       "no memory for HPROFSTRIP_KEEP="
 	                                       "strings; strings stripped too")))
@@ -113,9 +119,11 @@ struct redact_mem {
 };
 
 /* 1 if s's next dump is redacted, its tables (zeroed) in r; without them
- * (a .pN segment has no class dumps of its own; no memory, said once) every
- * instance's fields go out as zeros whole. */
-static int redact_tables(struct session *s, int kind, struct hs_redact *r)
+ * (no memory, said once) every instance's fields go out as zeros whole. A
+ * .pN file of a JDK 22+ parallel dump has tables of its own: the VM
+ * dumper's holds the class dumps before its objects, and is exact; the
+ * other dumpers' objects, in files with no class dumps, are withheld. */
+static int redact_tables(struct session *s, struct hs_redact *r)
 {
 	static int told_bad, told_mem;
 	const struct policy *p = policy();
@@ -128,8 +136,6 @@ static int redact_tables(struct session *s, int kind, struct hs_redact *r)
 		say("hprofstrip: HPROFSTRIP_REDACT: '%s' is not known (the "
 		    "level there is: values); values are redacted",
 		    p->redact_bad);
-	if (kind != S_MAIN)
-		return 1;
 	if (!s->red && !(s->red = map_tables(sizeof *s->red, &told_mem, s->path,
 	                                     "no memory for HPROFSTRIP_REDACT's "
 	                                     "tables; every instance's fields "
@@ -255,6 +261,7 @@ void session_start(struct session *s, int kind, const char *path,
 	s->voff = s->ext = 0;
 	s->warned = s->trunc_at_end = 0;
 	s->seg_in = s->seg_out = s->seg_arrays = 0;
+	s->seg_withheld = 0;
 	s->main = NULL;
 	s->vet = kind == S_MAIN && vet != VET_NONE;
 	s->segments = 0;
@@ -268,7 +275,7 @@ void session_start(struct session *s, int kind, const char *path,
 		cfg.keep = &keep;
 	}
 	/* (the engine drops keep-strings when it redacts) */
-	if (redact_tables(s, kind, &red)) {
+	if (redact_tables(s, &red)) {
 		cfg.flags |= HS_REDACT;
 		cfg.redact = &red;
 	}
@@ -351,11 +358,16 @@ static void summary(struct session *s)
 		    "%llu static and constant values", s->path,
 		    (unsigned long long)s->st.redacted,
 		    (unsigned long long)s->st.zeroed);
-	if (s->st.withheld)
-		say("hprofstrip: %s: %llu instances came before their class's "
-		    "field list: every byte of their fields is zero, references "
-		    "too (hprofstrip --redact from a file knows every layout)",
-		    s->path, (unsigned long long)s->st.withheld);
+	if (s->st.withheld || s->seg_withheld)
+		say("hprofstrip: %s: %llu instances written before their "
+		    "class's field list: every byte of their fields is zero, "
+		    "references too%s", s->path,
+		    (unsigned long long)(s->st.withheld + s->seg_withheld),
+		    s->seg_withheld ? " (a parallel dump's .pN files: "
+		                      "jcmd GC.heap_dump -parallel=1 writes "
+		                      "one, after the class dumps)"
+		                    : " (hprofstrip --redact from a file knows "
+		                      "every layout)");
 }
 
 /* The dump's child has had every byte: wait for it. On success the
@@ -432,6 +444,7 @@ void session_finish(struct session *s, int fd)
 		s->main->seg_in += s->st.in_off;
 		s->main->seg_out += s->st.out_off;
 		s->main->seg_arrays += s->st.arrays;
+		s->main->seg_withheld += s->st.withheld;
 	} else if (s->kind == S_MAIN) {
 		summary(s);
 	}

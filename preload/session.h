@@ -50,6 +50,9 @@ struct session {
 	int warned;              /* a fallback or a lost rewrite was reported */
 	int trunc_at_end;        /* file had old content: cut it at close */
 	uint64_t seg_in, seg_out, seg_arrays; /* merged .pN segments */
+	uint64_t seg_withheld;   /* ... HPROFSTRIP_REDACT: instances
+	                            withheld (the main file counts the
+	                            redacted ones again as they merge) */
 	struct session *main;    /* segment: its main file, if open */
 	struct keep_mem *keep;   /* HPROFSTRIP_KEEP=strings: its tables,
 	                            mapped at its first dump, then reused */
