@@ -39,6 +39,9 @@ static const char usage[] =
 "                   (the shim's default: *.hprof)\n"
 "  --keep strings   HPROFSTRIP_KEEP=strings: keep the contents of Strings\n"
 "                   (they can hold personal data)\n"
+"  --redact         HPROFSTRIP_REDACT=values: also zero every primitive\n"
+"                   field value and the application's static values, so\n"
+"                   no user value reaches the disk (references stay)\n"
 "  --compress C     HPROFSTRIP_COMPRESS: write PATH.zst, .gz, .xz or .lz4\n"
 "                   through the compressor; C is zstd[:1-19], gzip[:1-9],\n"
 "                   xz[:0-9] or lz4[:1-12]\n"
@@ -248,7 +251,7 @@ int main(int argc, char **argv)
 	const char *pattern = NULL, *keep = NULL, *compress = NULL;
 	const char *filter = NULL, *programs = NULL, *v;
 	char lib[PATH_MAX];
-	int i, quiet = 0, app_only = 0, missing = 0;
+	int i, quiet = 0, app_only = 0, redact = 0, missing = 0;
 
 	for (i = 1; i < argc; i++) {
 		const char *s = argv[i];
@@ -270,6 +273,8 @@ int main(int argc, char **argv)
 			quiet = 1;
 		} else if (!strcmp(s, "--app-only")) {
 			app_only = 1;
+		} else if (!strcmp(s, "--redact")) {
+			redact = 1;
 		} else if ((v = value_of("--pattern", argc, argv, &i, &missing))) {
 			if (!*v)
 				return usage_error("--pattern: empty glob%s", "");
@@ -299,6 +304,9 @@ int main(int argc, char **argv)
 	}
 	if (i >= argc)
 		return usage_error("no command to run%s", "");
+	if (redact && keep)
+		return usage_error("--redact and --keep strings cannot be "
+		                   "combined%s", "");
 
 	if (!find_lib(lib))
 		return EXIT_NOLIB;
@@ -316,7 +324,8 @@ int main(int argc, char **argv)
 	    (compress && setenv("HPROFSTRIP_COMPRESS", compress, 1)) ||
 	    (filter && setenv("HPROFSTRIP_FILTER", filter, 1)) ||
 	    (quiet && setenv("HPROFSTRIP_QUIET", "1", 1)) ||
-	    (app_only && setenv("HPROFSTRIP_APP_ONLY", "1", 1))) {
+	    (app_only && setenv("HPROFSTRIP_APP_ONLY", "1", 1)) ||
+	    (redact && setenv("HPROFSTRIP_REDACT", "values", 1))) {
 		perror(PROG ": setenv");
 		return EXIT_NOLIB;
 	}
