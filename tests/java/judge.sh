@@ -2,17 +2,21 @@
 # judge.sh: compile and run the Java side of the test suite.
 #
 #   tests/java/judge.sh build              compile HeapBuilder, StringHeap,
-#                                          LongStrings and HeapJudge into
+#                                          LongStrings, Secrets (with
+#                                          com.acme.secret.Customer) and
+#                                          HeapJudge into
 #                                          "${BUILD:-build}/java"
 #   tests/java/judge.sh CMD FILE [ARG]     compile if needed, then run
 #                                          HeapJudge CMD FILE [ARG]
 #                                          (histo, count, arrays, markers,
-#                                          strings, long-strings)
+#                                          strings, long-strings, refs,
+#                                          fields)
 #
 # The heap builders run from the same directory once built:
 #   java -cp "${BUILD:-build}/java" HeapBuilder ...   (tests/java/HeapBuilder.java)
 #   java -cp "${BUILD:-build}/java" StringHeap ...    (tests/java/StringHeap.java)
 #   java -cp "${BUILD:-build}/java" LongStrings ...   (tests/java/LongStrings.java)
+#   java -cp "${BUILD:-build}/java" Secrets ...       (tests/java/Secrets.java)
 #
 # BUILD is taken relative to the repository root unless absolute. The
 # VisualVM heap library comes from the Debian package visualvm; override its
@@ -37,7 +41,9 @@ missing() {
 command -v java >/dev/null || missing "java not found (apt-get install openjdk-17-jdk-headless)"
 [ -r "$jar" ] || missing "$jar not found (apt-get install visualvm)"
 
-classes="HeapBuilder StringHeap LongStrings HeapJudge"
+# Paths from tests/java, less .java: a class in a package is in its
+# directories there and in the output
+classes="HeapBuilder StringHeap LongStrings Secrets com/acme/secret/Customer HeapJudge"
 
 stale() {
 	local c s
@@ -59,23 +65,29 @@ compile() {
 	if stale; then
 		local tmp
 		tmp=$(mktemp -d "$out/.javac.XXXXXX")
+		local c f srcs=()
+		for c in $classes; do srcs+=("$src/$c.java"); done
 		if ! javac -nowarn -Xlint:-options --release 11 -encoding UTF-8 \
-			-cp "$jar" -d "$tmp" "$src/HeapBuilder.java" "$src/StringHeap.java" \
-			"$src/LongStrings.java" "$src/HeapJudge.java"; then
+			-cp "$jar" -d "$tmp" "${srcs[@]}"; then
 			rm -rf "$tmp"
 			exit 1
 		fi
 		# Each class file lands whole (rename); nested classes go first so
 		# that a fresh top-level class (what stale checks) means all are.
-		for f in "$tmp"/*'$'*.class; do [ -e "$f" ] && mv -f "$f" "$out/"; done
-		mv -f "$tmp"/*.class "$out/"
+		for c in $classes; do
+			mkdir -p "$(dirname "$out/$c")"
+			for f in "$tmp/$c"'$'*.class; do
+				[ -e "$f" ] && mv -f "$f" "$(dirname "$out/$c")/"
+			done
+		done
+		for c in $classes; do mv -f "$tmp/$c.class" "$out/$c.class"; done
 		rm -rf "$tmp"
 	fi
 	exec 9>&-
 }
 
 if [ $# -lt 1 ]; then
-	echo "usage: $0 build | histo FILE | count FILE CLASS | arrays FILE CLASS | markers FILE | strings FILE | long-strings FILE" >&2
+	echo "usage: $0 build | histo FILE | count FILE CLASS | arrays FILE CLASS | markers FILE | strings FILE | long-strings FILE | refs FILE | fields FILE CLASS" >&2
 	exit 2
 fi
 

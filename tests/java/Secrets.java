@@ -1,0 +1,197 @@
+/*
+ * Secrets: builds a small Java heap holding known secret values, for the
+ * end-to-end tests of hprofstrip --redact and HPROFSTRIP_REDACT=values
+ * (bats/redact.bats), then prints them or gets the heap dumped.
+ *
+ *   java -cp DIR Secrets expect            print the secrets' byte patterns
+ *                                          (below); exit 0
+ *   java -cp DIR Secrets fields            print what "HeapJudge fields
+ *                                          DUMP com.acme.secret.Customer"
+ *                                          prints for an unredacted dump of
+ *                                          this heap (below); exit 0
+ *   java -cp DIR Secrets dump FILE...      build, then dump via
+ *                                          HotSpotDiagnosticMXBean
+ *                                          (live=true) to each FILE in turn,
+ *                                          all of the one heap; exit 0
+ *
+ * The heap, reachable from static fields of Secrets:
+ *   - CUSTOMERS: CUSTOMER_COUNT instances of com.acme.secret.Customer
+ *     (tests/java/com/acme/secret/Customer.java), each holding the same
+ *     long cardNumber, int pin, double balance and booleans isAdmin and vip
+ *     (true), and a reference, referrer: customer i > 0 was referred by
+ *     customer (i - 1) / 2, customer 0 by nobody (null). Customer's static
+ *     long KEY is the class's.
+ *   - WORKER: a started daemon thread named "payments-worker", parked until
+ *     the program ends. Its name is joined at run time, so that no
+ *     String literal in the heap holds it whole.
+ *
+ * The expected output is read from the classes by reflection, never
+ * written twice: the tests scan for what the program holds.
+ *
+ * Output of "expect": one "NAME HEX" line for each primitive field of
+ * Customer that is not a boolean (a boolean's one byte is no pattern), in
+ * the order of their names: the field's name and its value's bytes as a
+ * dump holds them (big-endian), in lower-case hex, as tests/find-bytes
+ * takes them. The static KEY included.
+ *
+ * Output of "fields", the format of HeapJudge fields: for each primitive
+ * static field of Customer, by name, "static NAME=VALUE"; then for each
+ * distinct set of primitive instance field values, "instances N
+ * NAME=VALUE ..." with the fields by name, N the instances holding them.
+ * VALUE is the value as String.valueOf writes it (what VisualVM's heap
+ * library gives for a field).
+ *
+ * Standard output carries only the documented lines; errors go to stderr
+ * with exit status 1 (2 for usage errors). The MXBean (JDK 17) refuses a
+ * FILE that exists or does not end in ".hprof".
+ */
+import java.lang.reflect.Field;
+import java.lang.reflect.Modifier;
+import java.nio.ByteBuffer;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.Comparator;
+import java.util.List;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.locks.LockSupport;
+
+import com.acme.secret.Customer;
+
+public final class Secrets {
+    static final int CUSTOMER_COUNT = 500;
+
+    static Customer[] CUSTOMERS;
+    static Thread WORKER;
+
+    static final String USAGE = "Secrets expect | fields | dump FILE...";
+
+    public static void main(String[] argv) {
+        List<String> args = Arrays.asList(argv);
+        if (args.isEmpty()) {
+            HeapBuilder.Cli.usage(USAGE);
+        }
+        try {
+            switch (args.get(0)) {
+            case "expect":
+                HeapBuilder.Cli.expectArgs(USAGE, args, 1, 1);
+                System.out.print(expected());
+                break;
+            case "fields":
+                HeapBuilder.Cli.expectArgs(USAGE, args, 1, 1);
+                build();
+                System.out.print(fields());
+                break;
+            case "dump":
+                HeapBuilder.Cli.expectArgs(USAGE, args, 2, Integer.MAX_VALUE);
+                build();
+                for (String f : args.subList(1, args.size())) {
+                    HeapBuilder.dump(f);
+                }
+                break;
+            default:
+                HeapBuilder.Cli.usage(USAGE);
+            }
+            System.out.flush();
+        } catch (OutOfMemoryError | Exception e) {
+            HeapBuilder.Cli.fail("Secrets", e);
+        }
+        System.exit(0);
+    }
+
+    static void build() throws InterruptedException {
+        CUSTOMERS = new Customer[CUSTOMER_COUNT];
+        for (int i = 0; i < CUSTOMER_COUNT; i++) {
+            CUSTOMERS[i] = new Customer(i == 0 ? null : CUSTOMERS[(i - 1) / 2]);
+        }
+        // "payments" and "-worker" are literals (interned Strings in the
+        // heap); the name is a third String, made here
+        String name = new StringBuilder("payments").append("-worker").toString();
+        CountDownLatch running = new CountDownLatch(1);
+        WORKER = new Thread(() -> {
+            running.countDown();
+            while (true) {
+                LockSupport.park();
+            }
+        }, name);
+        WORKER.setDaemon(true);
+        WORKER.start();
+        running.await();
+    }
+
+    /** Customer's primitive fields, static or not as asked, by name. */
+    static List<Field> primitives(boolean statics) {
+        List<Field> out = new ArrayList<>();
+        for (Field f : Customer.class.getDeclaredFields()) {
+            if (f.getType().isPrimitive() && Modifier.isStatic(f.getModifiers()) == statics) {
+                f.setAccessible(true);
+                out.add(f);
+            }
+        }
+        out.sort(Comparator.comparing(Field::getName));
+        return out;
+    }
+
+    /** The "expect" lines: a fresh Customer's values and KEY. */
+    static String expected() throws IllegalAccessException {
+        Customer c = new Customer(null);
+        List<Field> all = primitives(false);
+        all.addAll(primitives(true));
+        all.sort(Comparator.comparing(Field::getName));
+        StringBuilder out = new StringBuilder();
+        for (Field f : all) {
+            if (f.getType() == boolean.class) {
+                continue;
+            }
+            out.append(f.getName()).append(' ').append(hex(f, c)).append('\n');
+        }
+        return out.toString();
+    }
+
+    /** f's value in c (or f's static value) as a dump holds it. */
+    static String hex(Field f, Customer c) throws IllegalAccessException {
+        Class<?> t = f.getType();
+        ByteBuffer b = ByteBuffer.allocate(8);  // big-endian, as HPROF
+        if (t == long.class) {
+            b.putLong(f.getLong(c));
+        } else if (t == double.class) {
+            b.putDouble(f.getDouble(c));
+        } else if (t == int.class) {
+            b.putInt(f.getInt(c));
+        } else if (t == float.class) {
+            b.putFloat(f.getFloat(c));
+        } else if (t == short.class) {
+            b.putShort(f.getShort(c));
+        } else if (t == char.class) {
+            b.putChar(f.getChar(c));
+        } else {
+            b.put(f.getByte(c));
+        }
+        StringBuilder s = new StringBuilder();
+        for (int i = 0; i < b.position(); i++) {
+            s.append(String.format("%02x", b.get(i) & 0xff));
+        }
+        return s.toString();
+    }
+
+    /** The "fields" lines for the heap built. */
+    static String fields() throws IllegalAccessException {
+        StringBuilder out = new StringBuilder();
+        for (Field f : primitives(true)) {
+            out.append("static ").append(f.getName()).append('=').append(f.get(null)).append('\n');
+        }
+        // every customer holds the same values: one line
+        StringBuilder line = new StringBuilder();
+        for (Field f : primitives(false)) {
+            line.append(' ').append(f.getName()).append('=').append(f.get(CUSTOMERS[0]));
+        }
+        for (Customer c : CUSTOMERS) {
+            for (Field f : primitives(false)) {
+                if (!f.get(c).equals(f.get(CUSTOMERS[0]))) {
+                    throw new IllegalStateException("customers differ in " + f.getName());
+                }
+            }
+        }
+        out.append("instances ").append(CUSTOMER_COUNT).append(line).append('\n');
+        return out.toString();
+    }
+}
