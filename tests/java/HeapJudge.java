@@ -42,6 +42,35 @@
  *                           strings. A String that fails the check (a
  *                           stripped one reads as NULs) is counted out,
  *                           not an error.
+ *   refs FILE               the object graph, for comparing two dumps of
+ *                           one heap: for each instance of a class outside
+ *                           the runtime's packages (java., javax., jdk.,
+ *                           sun., com.sun., android., dalvik., libcore.,
+ *                           com.android., and arrays of those or of a
+ *                           primitive), by class name then id, "CLASS ID
+ *                           NAME=ID ..." (its reference fields,
+ *                           superclasses' too, in the order the library
+ *                           lists them) or for an object array "CLASS ID
+ *                           [ID ...]"; then for such a class with static
+ *                           reference fields "static CLASS NAME=ID ...";
+ *                           ids in decimal, 0 for null, a dangling array
+ *                           element as "?". Last, over every instance and
+ *                           class of the heap, the runtime's too, the same
+ *                           lines summed: "all instances N classes N
+ *                           references N digest HEX" (HEX: the sum of each
+ *                           line's first 8 SHA-256 bytes, so the order the
+ *                           library walks in does not matter; only the
+ *                           application's lines are kept in memory, to be
+ *                           sorted). Primitive values are left out: two
+ *                           dumps of the same heap whose values differ give
+ *                           the same lines.
+ *   fields FILE CLASSNAME   the primitive values of CLASSNAME: a line
+ *                           "static NAME=VALUE" for each static field, by
+ *                           name; then for each distinct set of instance
+ *                           field values, "instances N NAME=VALUE ..."
+ *                           (fields by name, superclasses' too; N the
+ *                           instances holding them), sorted. VALUE as the
+ *                           library gives it (String.valueOf's form).
  *
  * Exit status: 0 ok, 1 the file could not be read or parsed (one line on
  * stderr), 2 usage.
@@ -58,6 +87,8 @@
  */
 import java.io.File;
 import java.io.IOException;
+import java.nio.ByteBuffer;
+import java.nio.charset.StandardCharsets;
 import java.nio.file.FileVisitResult;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -65,6 +96,8 @@ import java.nio.file.Paths;
 import java.nio.file.SimpleFileVisitor;
 import java.nio.file.StandardCopyOption;
 import java.nio.file.attribute.BasicFileAttributes;
+import java.security.MessageDigest;
+import java.security.NoSuchAlgorithmException;
 import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.Iterator;
@@ -72,6 +105,8 @@ import java.util.List;
 import java.util.Map;
 import java.util.TreeMap;
 
+import org.graalvm.visualvm.lib.jfluid.heap.ArrayItemValue;
+import org.graalvm.visualvm.lib.jfluid.heap.FieldValue;
 import org.graalvm.visualvm.lib.jfluid.heap.Heap;
 import org.graalvm.visualvm.lib.jfluid.heap.HeapFactory;
 import org.graalvm.visualvm.lib.jfluid.heap.Instance;
@@ -94,10 +129,12 @@ public final class HeapJudge {
         case "markers":
         case "strings":
         case "long-strings":
+        case "refs":
             want = 2;
             break;
         case "count":
         case "arrays":
+        case "fields":
             want = 3;
             break;
         default:
@@ -132,6 +169,12 @@ public final class HeapJudge {
                 break;
             case "long-strings":
                 longStrings(heap, out);
+                break;
+            case "refs":
+                refs(heap, out);
+                break;
+            case "fields":
+                fields(heap, args[2], out);
                 break;
             default:
                 markers(heap, out);
@@ -336,6 +379,146 @@ public final class HeapJudge {
         return String.format("%08x", crc.getValue()).equals(s.substring(length - 8));
     }
 
+    /** The runtime's own packages, the JDK's and Android's. */
+    static final String[] RUNTIME_PACKAGES = {"java.", "javax.", "jdk.", "sun.", "com.sun.",
+        "android.", "dalvik.", "libcore.", "com.android."};
+
+    /** A class of the runtime's (or an array of them, or of a primitive). */
+    static boolean isRuntimeClass(String name) {
+        if (name.endsWith("[]")) {
+            String e = name.substring(0, name.indexOf('['));
+            if (e.indexOf('.') < 0 && Character.isLowerCase(e.charAt(0))) {
+                return true;  // a primitive: boolean[], long[][]
+            }
+            name = e;
+        }
+        for (String p : RUNTIME_PACKAGES) {
+            if (name.startsWith(p)) {
+                return true;
+            }
+        }
+        return false;
+    }
+
+    static boolean isRef(FieldValue v) {
+        return v.getField().getType().getName().equals("object");
+    }
+
+    /** The graph's line of inst (without its class name). */
+    static String refsOf(Instance inst) {
+        StringBuilder b = new StringBuilder();
+        b.append(inst.getInstanceId());
+        if (inst instanceof ObjectArrayInstance) {
+            b.append(" [");
+            String sep = "";
+            for (ArrayItemValue item : ((ObjectArrayInstance) inst).getItems()) {
+                Instance e = item.getInstance();
+                b.append(sep).append(e == null ? "?" : Long.toString(e.getInstanceId()));
+                sep = " ";
+            }
+            b.append(']');
+        } else if (!(inst instanceof PrimitiveArrayInstance)) {
+            for (FieldValue v : inst.getFieldValues()) {
+                if (isRef(v)) {
+                    b.append(' ').append(v.getField().getName()).append('=').append(v.getValue());
+                }
+            }
+        }
+        return b.toString();
+    }
+
+    /** A class's static references, or null if it has none. */
+    static String staticRefsOf(JavaClass jc) {
+        StringBuilder b = new StringBuilder();
+        for (FieldValue v : jc.getStaticFieldValues()) {
+            if (isRef(v)) {
+                b.append(' ').append(v.getField().getName()).append('=').append(v.getValue());
+            }
+        }
+        return b.length() == 0 ? null : "static " + jc.getName() + b;
+    }
+
+    static void refs(Heap heap, StringBuilder out) throws NoSuchAlgorithmException {
+        MessageDigest sha = MessageDigest.getInstance("SHA-256");
+        long digest = 0;
+        long instances = 0;
+        long classes = 0;
+        long references = 0;
+        TreeMap<String, TreeMap<Long, String>> app = new TreeMap<>();
+        List<String> statics = new ArrayList<>();
+        for (JavaClass jc : heap.getAllClasses()) {
+            boolean mine = !isRuntimeClass(jc.getName());
+            for (Iterator<Instance> it = jc.getInstancesIterator(); it.hasNext();) {
+                Instance inst = it.next();
+                String line = jc.getName() + ' ' + refsOf(inst);
+                digest += first8(sha, line);
+                instances++;
+                references += inst instanceof ObjectArrayInstance
+                        ? ((ObjectArrayInstance) inst).getLength()
+                        : inst.getFieldValues().stream().filter(HeapJudge::isRef).count();
+                if (mine) {
+                    app.computeIfAbsent(jc.getName(), k -> new TreeMap<>())
+                            .put(inst.getInstanceId(), line);
+                }
+            }
+            String st = staticRefsOf(jc);
+            classes++;
+            if (st != null) {
+                digest += first8(sha, st);
+                if (mine) {
+                    statics.add(st);
+                }
+            }
+        }
+        for (TreeMap<Long, String> byId : app.values()) {
+            for (String line : byId.values()) {
+                out.append(line).append('\n');
+            }
+        }
+        statics.sort(null);
+        for (String st : statics) {
+            out.append(st).append('\n');
+        }
+        out.append("all instances ").append(instances).append(" classes ").append(classes)
+                .append(" references ").append(references)
+                .append(" digest ").append(String.format("%016x", digest)).append('\n');
+    }
+
+    static long first8(MessageDigest sha, String line) {
+        byte[] h = sha.digest(line.getBytes(StandardCharsets.UTF_8));
+        return ByteBuffer.wrap(h).getLong();
+    }
+
+    static void fields(Heap heap, String name, StringBuilder out) {
+        JavaClass jc = onlyClass(heap, name);
+        TreeMap<String, String> statics = new TreeMap<>();
+        for (FieldValue v : jc.getStaticFieldValues()) {
+            if (!isRef(v)) {
+                statics.put(v.getField().getName(), v.getValue());
+            }
+        }
+        for (Map.Entry<String, String> e : statics.entrySet()) {
+            out.append("static ").append(e.getKey()).append('=').append(e.getValue()).append('\n');
+        }
+        TreeMap<String, Long> sets = new TreeMap<>();
+        for (Iterator<Instance> it = jc.getInstancesIterator(); it.hasNext();) {
+            TreeMap<String, String> values = new TreeMap<>();
+            for (FieldValue v : it.next().getFieldValues()) {
+                if (!isRef(v)) {
+                    values.put(v.getField().getName(), v.getValue());
+                }
+            }
+            StringBuilder b = new StringBuilder();
+            for (Map.Entry<String, String> e : values.entrySet()) {
+                b.append(' ').append(e.getKey()).append('=').append(e.getValue());
+            }
+            sets.merge(b.toString(), 1L, Long::sum);
+        }
+        for (Map.Entry<String, Long> e : sets.entrySet()) {
+            out.append("instances ").append(e.getValue()).append(e.getKey()).append('\n');
+        }
+    }
+
     static boolean isSubclassOf(JavaClass jc, String name) {
         for (JavaClass c = jc; c != null; c = c.getSuperClass()) {
             if (c.getName().equals(name)) {
@@ -470,7 +653,8 @@ public final class HeapJudge {
 
     static void usage() {
         System.err.println("usage: HeapJudge histo FILE | count FILE CLASSNAME"
-                + " | arrays FILE CLASSNAME | markers FILE | strings FILE | long-strings FILE");
+                + " | arrays FILE CLASSNAME | markers FILE | strings FILE | long-strings FILE"
+                + " | refs FILE | fields FILE CLASSNAME");
         System.exit(2);
     }
 
