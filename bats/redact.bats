@@ -312,6 +312,16 @@ Try 'hprofstrip --help'."
 			"$JUDGE" histo "$T/$n.$k.jvm" >"$T/$n.$k.histo"
 			"$JUDGE" refs "$T/$n.$k.jvm" >"$T/$n.$k.refs"
 		done
+		# Android's own converter, the other judge: hprof-conv of the
+		# restored 1.0.3 dump reads the same as the plain one's
+		for k in plain file; do
+			"$RESTORE" -o "$T/$n.$k.r" "$T/$n.$k"
+			"$HPROF_CONV" "$T/$n.$k.r" "$T/$n.$k.conv"
+			"$JUDGE" histo "$T/$n.$k.conv" >"$T/$n.$k.chisto"
+			"$JUDGE" refs "$T/$n.$k.conv" >"$T/$n.$k.crefs"
+		done
+		diff "$T/$n.plain.chisto" "$T/$n.file.chisto"
+		diff "$T/$n.plain.crefs" "$T/$n.file.crefs"
 		diff "$T/$n.plain.histo" "$T/$n.file.histo"
 		diff "$T/$n.plain.histo" "$T/$n.pipe.histo"
 		diff "$T/$n.plain.histo" "$T/$n.stream.histo"
