@@ -8,7 +8,7 @@ census, the open length, the fallback, the waiting HEAP_DUMP_INFO) or a
 function of its layer (keep_*, hold_*, seg_*, salvage_*, census_*); a
 layer's own functions are in its mode. The modes: restore, jvm, app-only,
 keep (keep-strings), stream, salvage, fallback, open-len, census,
-no-header. hs_init and resolve_mode are where the flags are resolved into
+no-header, redact. hs_init and resolve_mode are where the flags are resolved into
 the mode, once: they read them all, and are not counted.
 
 Prints the functions that touch 3 or more (every one with -v), then
@@ -40,9 +40,11 @@ MODES = {
                  r"st->open\b", r"\bOPEN_END\b"],
     "census": [r"st->census\b", r"\bcensus_\w+\s*\("],
     "no-header": [r"\bHS_NO_HEADER\b", r"mode\.no_header\b"],
+    "redact": [r"mode\.redact\b", r"\bHS_REDACT\b", r"st->rd\.", r"\bACT_ZERO\b",
+               r"\bredact_\w+\s*\("],
 }
 LAYER = {"keep.c": "keep", "hold.c": "keep", "segment.c": "stream",
-         "salvage.c": "salvage"}
+         "salvage.c": "salvage", "redact.c": "redact"}
 EXEMPT = {"hs_init", "resolve_mode"}
 
 

@@ -936,10 +936,7 @@ static enum hs_err fallback_finish(struct hs_state *st, struct cur *c,
 	if (partial && st->have && !unit_passed(st)) {
 		if (in_heap_record(st))
 			eng_rec_header(st, c);
-		if (st->mode.redact)
-			eng_zeros(st, st->have);
-		else
-			eng_emit(st, st->scratch, st->have);
+		eng_emit_held(st, st->scratch, st->have);
 	}
 	st->have = 0;
 	if (!st->err && in_heap_record(st))

@@ -247,6 +247,12 @@ void eng_end_record(struct hs_state *st, struct cur *c);
 /* len body bytes passed or dropped (st->act), then phase next. */
 int eng_set_body(struct hs_state *st, struct cur *c, uint64_t len,
                  unsigned next, const unsigned char *held, size_t nheld);
+/* Bytes consumed but not yet out, after a fallback: as they came, or
+ * zeros when redacting. */
+void eng_emit_held(struct hs_state *st, const unsigned char *held, size_t n);
+/* Did input bytes from in_off on go out as they came, in a fallback's
+ * copy (at fb_out + in_off - fb_in)? */
+int eng_copied(const struct hs_state *st, uint64_t in_off);
 /* A parse error: sticky, or the start of the verbatim copy. */
 void eng_fail(struct hs_state *st, struct cur *c, enum hs_err err,
               uint64_t off, const unsigned char *held, size_t nheld);

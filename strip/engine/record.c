@@ -137,8 +137,18 @@ void eng_fail(struct hs_state *st, struct cur *c, enum hs_err err,
 	/* redact: the rest of the record goes out as zeros, never as it
 	 * came (step_raw) */
 	st->rd.zero_rest = st->mode.redact;
-	if (st->rd.zero_rest)
-		eng_zeros(st, nheld);
+	eng_emit_held(st, held, nheld);
+}
+
+void eng_emit_held(struct hs_state *st, const unsigned char *held, size_t n)
+{
+	if (st->mode.redact)
+		eng_zeros(st, n);
 	else
-		eng_emit(st, held, nheld);
+		eng_emit(st, held, n);
+}
+
+int eng_copied(const struct hs_state *st, uint64_t in_off)
+{
+	return st->fallback && in_off >= st->fb_in && !st->rd.zero_rest;
 }

@@ -87,7 +87,7 @@ enum hs_err hs_rewrite(struct hs_state *st, uint64_t in_off, const void *buf,
 	lo = st->open || st->maybe_open ? st->rec_body_in - 4 : UINT64_MAX;
 	if (in_off + len <= same)
 		return rewrite_out(st, in_off, buf, len);
-	if (st->fallback && in_off >= st->fb_in && !st->rd.zero_rest)
+	if (eng_copied(st, in_off))
 		return rewrite_out(st, in_off - st->fb_in + st->fb_out, buf, len);
 	if (lo != UINT64_MAX && in_off >= lo && in_off + len <= lo + 4)
 		return rewrite_len(st, lo, buf, len, in_off);

@@ -191,6 +191,20 @@ static void strip_one(struct hs_state *st, struct cur *c,
 	st->elem_bytes += bytes;
 }
 
+/* The unit at p goes out: a stripped array as a 0xC3, an instance with
+ * values redacted; anything else stays in the run. */
+static void unit_out(struct hs_state *st, struct cur *c, const unsigned char *p,
+                     const struct unit *u)
+{
+	if (u->strip)
+		strip_one(st, c, p, u->n, u->bytes);
+	if (u->flat) {
+		st->redacted++;
+		if (u->flat->n)
+			redact_one(st, c, p, u);
+	}
+}
+
 int sweep(struct hs_state *st, struct cur *c)
 {
 	const unsigned char *start = c->p, *p = c->p, *lim = c->end, *last = NULL;
@@ -213,16 +227,11 @@ int sweep(struct hs_state *st, struct cur *c)
 			if (st->err)
 				break;
 		}
-		if (u.strip) {
+		if (u.strip) {  /* where the phases are, for errors */
 			st->sub_in = in0 + (uint64_t)(p - start);
 			st->in_off = st->sub_in + u.n;
-			strip_one(st, c, p, u.n, u.bytes);
 		}
-		if (u.flat) {
-			st->redacted++;
-			if (u.flat->n)
-				redact_one(st, c, p, &u);
-		}
+		unit_out(st, c, p, &u);
 		st->objects += *p == HS_SUB_INSTANCE_DUMP ||
 		               *p == HS_SUB_OBJECT_ARRAY_DUMP ||
 		               *p == HS_SUB_PRIMITIVE_ARRAY_DUMP;
@@ -241,8 +250,7 @@ int sweep(struct hs_state *st, struct cur *c)
 	st->in_off = in0 + (uint64_t)(p - start);
 	c->p = p;
 	/* the rest stays in the run, which goes out after */
-	if (st->rd.gather_len)
-		gather_out(st);
+	gather_out(st);
 	if (!last)
 		return 0;
 	/* as the phases leave them after the last one */
