@@ -1,7 +1,7 @@
 /*
  * redactcheck: whether a dump redacted in "values" mode zeroed every
- * primitive value and kept every reference, checked against the original
- * with a parser of its own.
+ * primitive value but the runtime's own statics and constants, and kept
+ * every reference, checked against the original with a parser of its own.
  *
  *   redactcheck [--withheld N] ORIGINAL REDACTED
  *
@@ -23,11 +23,24 @@
  *     take the instance's length, fail.
  *   - CLASS_DUMP (0x20): ids, serial and instance size equal; constant
  *     pool entries and static fields: index or name and type equal, the
- *     value as in ORIGINAL if an object, else zero; instance fields equal.
+ *     value as in ORIGINAL if an object or if the class is the runtime's
+ *     (below), else zero; instance fields equal.
  *   - primitive arrays: id, serial, length and type equal; 0x23 elements
  *     zero.
  *   - anything else (object arrays, roots, HEAP_DUMP_INFO 0xFE): equal.
  * The other records are equal byte for byte, in the same number.
+ *
+ * The runtime's classes keep their static and constant pool values (the
+ * JDK's and Android's constants, which viewers read: VisualVM sizes
+ * objects from Unsafe's field offsets). A class is the runtime's when the
+ * name of its LOAD_CLASS record (0x02: the STRING record its name id
+ * points at; of either given twice, the first in ORIGINAL), wherever in
+ * ORIGINAL they lie, starts with java, javax, jdk, sun, com/sun, android,
+ * com/android, dalvik, libcore, org/apache/harmony, org/w3c or org/xml
+ * and then a separator, '/' or '.' ("javafx/..." is not), where a '/' of
+ * a prefix is '.' too (HotSpot's java/lang/String, Android's
+ * java.lang.String). A class without a LOAD_CLASS or its STRING is not
+ * the runtime's. The fields of its instances are zeroed all the same.
  *
  * --withheld N: a one-pass writer cannot know an instance's layout when a
  * class dump of its chain comes after it (ART, the JDK 6 hprof agent), so
@@ -40,13 +53,19 @@
  * the sure count and the sure plus those: an exact count of the sure
  * would fail a writer that counts every instance it withheld.
  *
- * Output, one line on stdout:
- *   redactcheck: I instances (N withheld), C classes, S statics,
- *     K constants, A arrays: every value zero, every reference kept
+ * Output, one line on stdout (statics and constants: the primitive ones,
+ * zeroed those of the other classes, kept the runtime's):
+ *   redactcheck: I instances (N withheld), C classes (R the runtime's),
+ *     S statics zeroed, T runtime statics kept, K constants zeroed,
+ *     L runtime constants kept, A arrays: every value zero but the
+ *     runtime's statics and constants, every reference kept
  * On failure one line on stderr, naming REDACTED's offset (of the first
- * wrong byte where a byte is wrong) and what is wrong:
+ * wrong byte where a byte is wrong) and what is wrong (a class by its
+ * name too, when it has one):
  *   redactcheck: REDACTED: offset X: instance 0x... field 3 `count`
  *     (int) is not zero
+ *   redactcheck: REDACTED: offset X: class 0x... (java/lang/Foo) static
+ *     field 2 `SIZE` (int) differs from the original
  * Exit status: 0 fine; 1 a failure (REDACTED does not parse either);
  * 2 usage, or ORIGINAL does not parse (it names ORIGINAL's offset).
  *
@@ -262,9 +281,15 @@ static void *find(const struct vec *v, uint64_t key)
 	return NULL;
 }
 
-/* STRING (0x01) records: id -> text, for the names in messages. */
+/* STRING (0x01) records: id -> text, for the names in messages and
+   the runtime's classes. */
 struct name {
 	uint64_t id, off, len;  /* text at off, len bytes */
+};
+
+/* LOAD_CLASS (0x02) records: class id -> the string id of its name. */
+struct loaded {
+	uint64_t id, off, name;
 };
 
 /* A class dump of ORIGINAL; of a class dumped twice (two heap dumps in a
@@ -277,6 +302,7 @@ struct cls {
 
 static struct dump orig, red;
 static struct vec strings = VEC(struct name), classes = VEC(struct cls);
+static struct vec loads = VEC(struct loaded);
 
 /* ------------------------------------------------------------------ */
 /* ORIGINAL, first walk: names and class dumps                        */
@@ -287,14 +313,22 @@ static void index_orig(void)
 	struct walk_rec r;
 	struct walk_sub s;
 	struct name *n;
+	struct loaded *l;
 	struct cls *k;
+	unsigned id = orig.w.idsize;
 
 	while (next_record(&orig, &c, &r, 0))
-		if (r.tag == 0x01 && r.len >= orig.w.idsize) {
+		if (r.tag == 0x01 && r.len >= id) {
 			n = push(&strings);
 			n->id = walk_id(&orig.w, r.body);
-			n->off = r.body + orig.w.idsize;
-			n->len = r.len - orig.w.idsize;
+			n->off = r.body + id;
+			n->len = r.len - id;
+		} else if (r.tag == 0x02 && r.len >= 8 + 2 * id) {
+			/* u4 serial, id class, u4 stack serial, id name */
+			l = push(&loads);
+			l->id = walk_id(&orig.w, r.body + 4);
+			l->off = r.off;
+			l->name = walk_id(&orig.w, r.body + 8 + id);
 		}
 	/* the whole heap is walked: ORIGINAL's faults are found (exit 2)
 	   before any comparison, and every class dump is known, since one
@@ -309,7 +343,51 @@ static void index_orig(void)
 			k->fields = s.data;
 		}
 	sort(&strings);
+	sort(&loads);
 	sort(&classes);
+}
+
+/* ------------------------------------------------------------------ */
+/* the runtime's classes                                              */
+
+/* Is the name s (n bytes) one of the runtime's: a prefix, then '/' or
+   '.'? A '/' in a prefix stands for '.' too. */
+static int runtime_name(const unsigned char *s, uint64_t n)
+{
+	static const char *const prefixes[] = {
+		"java", "javax", "jdk", "sun", "com/sun", "android",
+		"com/android", "dalvik", "libcore", "org/apache/harmony",
+		"org/w3c", "org/xml",
+	};
+
+	for (size_t i = 0; i < sizeof prefixes / sizeof *prefixes; i++) {
+		const char *p = prefixes[i];
+		uint64_t len = strlen(p), j;
+		if (n <= len)
+			continue;
+		for (j = 0; j < len; j++)
+			if (s[j] != (unsigned char)p[j] &&
+			    !(p[j] == '/' && s[j] == '.'))
+				break;
+		if (j == len && (s[len] == '/' || s[len] == '.'))
+			return 1;
+	}
+	return 0;
+}
+
+/* Is class cid the runtime's? Its name, " (name)" cut at 64 bytes, into
+   buf when it has one, else "". */
+static int runtime_class(uint64_t cid, char *buf, size_t size)
+{
+	const struct loaded *l = find(&loads, cid);
+	const struct name *n = l ? find(&strings, l->name) : NULL;
+
+	buf[0] = 0;
+	if (!n)
+		return 0;
+	snprintf(buf, size, " (%.*s)", (int)(n->len < 64 ? n->len : 64),
+	         (const char *)orig.w.b + n->off);
+	return runtime_name(orig.w.b + n->off, n->len);
 }
 
 /* ------------------------------------------------------------------ */
@@ -400,27 +478,29 @@ static int same(const struct walk_sub *o, const struct walk_sub *r,
 	                      "original", what);
 }
 
-/* The value of basic type t at rel in both sub-records: an object as in
-   the original, any other type zero. 0 when it is, else the offset in
-   REDACTED of its first wrong byte (never 0: the header is there). */
+/* The value of basic type t at rel in both sub-records: an object, or
+   any value kept (keep), as in the original, any other zero. 0 when it
+   is, else the offset in REDACTED of its first wrong byte (never 0: the
+   header is there). */
 static uint64_t wrong_byte(const struct walk_sub *o, const struct walk_sub *r,
-                           uint64_t rel, unsigned t)
+                           uint64_t rel, unsigned t, int keep)
 {
 	uint64_t n = walk_type_size(&orig.w, t), i;
 
-	if (t == 2)
+	if (t == 2 || keep)
 		i = differs(orig.w.b + o->off + rel, red.w.b + r->off + rel, n);
 	else
 		i = nonzero(red.w.b + r->off + rel, n);
 	return i == n ? 0 : r->off + rel + i;
 }
 
-/* The value named what, of type t, is wrong at offset at. */
-static int wrong_value(struct wrong *e, uint64_t at, unsigned t,
+/* The value named what, of type t, kept or not, is wrong at offset at. */
+static int wrong_value(struct wrong *e, uint64_t at, unsigned t, int keep,
                        const char *what)
 {
 	return wrong(e, at, "%s (%s) %s", what, type_name(t),
-	             t == 2 ? "differs from the original" : "is not zero");
+	             t == 2 || keep ? "differs from the original"
+	                            : "is not zero");
 }
 
 /* ------------------------------------------------------------------ */
@@ -428,7 +508,10 @@ static int wrong_value(struct wrong *e, uint64_t at, unsigned t,
 
 /* What was seen, for the last line. */
 struct tally {
-	uint64_t instances, classes, statics, constants, arrays;
+	uint64_t instances, classes, arrays;
+	uint64_t runtime;      /* classes that are the runtime's */
+	/* primitive values: zeroed (the others') and kept (the runtime's) */
+	uint64_t statics, statics_kept, constants, constants_kept;
 	uint64_t withheld;     /* all zero where a reference was lost */
 	uint64_t could;        /* all zero, could have been withheld */
 };
@@ -447,46 +530,55 @@ static int class_dump(const struct walk_sub *o, const struct walk_sub *r,
 {
 	uint64_t id = orig.w.idsize, rel = 1 + 7 * id + 8, n, at;
 	const unsigned char *b = orig.w.b + o->off;
-	char what[200], nm[80];
+	char what[240], nm[80], cn[80];
+	unsigned ty;
+	int keep = runtime_class(o->id, cn, sizeof cn);
 
-	snprintf(what, sizeof what, "class 0x%llx", ull(o->id));
+	snprintf(what, sizeof what, "class 0x%llx%s", ull(o->id), cn);
 	if (same(o, r, 0, rel + 2, what, e)) /* and the pool's count */
 		return -1;
 	n = walk_u(&orig.w, o->off + rel, 2);
 	rel += 2;
-	for (uint64_t i = 0; i < n; i++, t->constants++) {
-		snprintf(what, sizeof what, "class 0x%llx constant pool entry "
-		         "%llu (index %llu)", ull(o->id), ull(i),
+	for (uint64_t i = 0; i < n; i++) {
+		snprintf(what, sizeof what, "class 0x%llx%s constant pool "
+		         "entry %llu (index %llu)", ull(o->id), cn, ull(i),
 		         ull(walk_u(&orig.w, o->off + rel, 2)));
 		if (same(o, r, rel, 3, what, e))
 			return -1;
-		if ((at = wrong_byte(o, r, rel + 3, b[rel + 2])))
-			return wrong_value(e, at, b[rel + 2], what);
-		rel += 3 + walk_type_size(&orig.w, b[rel + 2]);
+		ty = b[rel + 2];
+		if ((at = wrong_byte(o, r, rel + 3, ty, keep)))
+			return wrong_value(e, at, ty, keep, what);
+		t->constants_kept += ty != 2 && keep;
+		t->constants += ty != 2 && !keep;
+		rel += 3 + walk_type_size(&orig.w, ty);
 	}
-	snprintf(what, sizeof what, "class 0x%llx static field count",
-	         ull(o->id));
+	snprintf(what, sizeof what, "class 0x%llx%s static field count",
+	         ull(o->id), cn);
 	if (same(o, r, rel, 2, what, e))
 		return -1;
 	n = walk_u(&orig.w, o->off + rel, 2);
 	rel += 2;
-	for (uint64_t i = 0; i < n; i++, t->statics++) {
+	for (uint64_t i = 0; i < n; i++) {
 		name_of(walk_id(&orig.w, o->off + rel), nm, sizeof nm);
-		snprintf(what, sizeof what, "class 0x%llx static field %llu%s",
-		         ull(o->id), ull(i), nm);
+		snprintf(what, sizeof what, "class 0x%llx%s static field "
+		         "%llu%s", ull(o->id), cn, ull(i), nm);
 		if (same(o, r, rel, id + 1, what, e))
 			return -1;
-		if ((at = wrong_byte(o, r, rel + id + 1, b[rel + id])))
-			return wrong_value(e, at, b[rel + id], what);
-		rel += id + 1 + walk_type_size(&orig.w, b[rel + id]);
+		ty = b[rel + id];
+		if ((at = wrong_byte(o, r, rel + id + 1, ty, keep)))
+			return wrong_value(e, at, ty, keep, what);
+		t->statics_kept += ty != 2 && keep;
+		t->statics += ty != 2 && !keep;
+		rel += id + 1 + walk_type_size(&orig.w, ty);
 	}
 	/* the count first: r's table is as long as o's once it is equal */
-	snprintf(what, sizeof what, "class 0x%llx instance fields",
-	         ull(o->id));
+	snprintf(what, sizeof what, "class 0x%llx%s instance fields",
+	         ull(o->id), cn);
 	if (same(o, r, rel, 2, what, e) ||
 	    same(o, r, rel + 2, o->end - o->off - rel - 2, what, e))
 		return -1;
 	t->classes++;
+	t->runtime += keep;
 	return 0;
 }
 
@@ -540,12 +632,12 @@ static int fields(const struct walk_sub *o, const struct walk_sub *r,
 		uint64_t p = c->fields, n = walk_u(&orig.w, p, 2);
 		for (p += 2; n--; p += id + 1, k++) {
 			unsigned t = orig.w.b[p + id];
-			if ((at = wrong_byte(o, r, rel, t))) {
+			if ((at = wrong_byte(o, r, rel, t, 0))) {
 				name_of(walk_id(&orig.w, p), nm, sizeof nm);
 				snprintf(what, sizeof what, "instance 0x%llx "
 				         "field %llu%s", ull(o->id), ull(k),
 				         nm);
-				return wrong_value(e, at, t, what);
+				return wrong_value(e, at, t, 0, what);
 			}
 			rel += walk_type_size(&orig.w, t);
 		}
@@ -778,10 +870,13 @@ int main(int argc, char **argv)
 		    "were all zero before a class dump of their layout",
 		    ull(allowed), ull(t.withheld), ull(t.could));
 
-	printf("redactcheck: %llu instances (%llu withheld), %llu classes, "
-	       "%llu statics, %llu constants, %llu arrays: every value zero, "
-	       "every reference kept\n", ull(t.instances), ull(allowed),
-	       ull(t.classes), ull(t.statics), ull(t.constants),
+	printf("redactcheck: %llu instances (%llu withheld), %llu classes "
+	       "(%llu the runtime's), %llu statics zeroed, %llu runtime "
+	       "statics kept, %llu constants zeroed, %llu runtime constants "
+	       "kept, %llu arrays: every value zero but the runtime's statics "
+	       "and constants, every reference kept\n", ull(t.instances),
+	       ull(allowed), ull(t.classes), ull(t.runtime), ull(t.statics),
+	       ull(t.statics_kept), ull(t.constants), ull(t.constants_kept),
 	       ull(t.arrays));
 	if (fflush(stdout) != 0)
 		die_sys("stdout");
@@ -789,5 +884,6 @@ int main(int argc, char **argv)
 	walk_unload(&red.f);
 	free(strings.p);
 	free(classes.p);
+	free(loads.p);
 	return 0;
 }
