@@ -17,11 +17,11 @@ ALL_CFLAGS = $(WARN) $(CFLAGS)
 
 # the engine, its files top to bottom (strip/engine/internal.h)
 ENGINE = strip/engine/rewrite.c strip/engine/engine.c strip/engine/keep.c \
-	strip/engine/redact.c strip/engine/salvage.c strip/engine/record.c strip/engine/hold.c strip/engine/sweep.c \
+	strip/engine/names.c strip/engine/redact.c strip/engine/salvage.c strip/engine/record.c strip/engine/hold.c strip/engine/sweep.c \
 	strip/engine/segment.c strip/engine/emit.c strip/engine/format.c
-CLI = strip/cli/cli.c strip/cli/out.c strip/cli/outbuf.c strip/cli/info.c strip/cli/keepset.c \
+CLI = strip/cli/cli.c strip/cli/out.c strip/cli/outbuf.c strip/cli/namesmap.c strip/cli/info.c strip/cli/keepset.c \
 	strip/cli/standaside.c strip/cli/decomp.c
-HDRS = strip/engine/hprof.h strip/engine/internal.h strip/cli/cli.h strip/cli/out.h strip/cli/outbuf.h strip/cli/info.h \
+HDRS = strip/engine/hprof.h strip/engine/internal.h strip/cli/cli.h strip/cli/out.h strip/cli/outbuf.h strip/cli/namesmap.h strip/cli/info.h \
 	strip/cli/keepset.h strip/cli/decomp.h strip/cli/compressors.h
 TOOLS = $(BUILD)/hprofstrip $(BUILD)/hprofrestore
 SHIM = $(BUILD)/libhprofstrip.so

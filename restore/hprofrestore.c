@@ -24,7 +24,7 @@ static const struct cli_option options[] = {
 int main(int argc, char **argv)
 {
 	static const struct cli_tool tool = {
-		"hprofrestore", usage, "restored", HS_RESTORE, options, NULL, 0
+		"hprofrestore", usage, "restored", HS_RESTORE, options, NULL, 0, 1
 	};
 	return cli_main(&tool, argc, argv);
 }

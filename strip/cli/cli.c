@@ -7,6 +7,7 @@
 #include "decomp.h"
 #include "info.h"
 #include "keepset.h"
+#include "namesmap.h"
 #include "out.h"
 
 #include <errno.h>
@@ -407,6 +408,8 @@ static unsigned out_mode(const struct stat *in)
 /* What the command line asks for. */
 struct args {
 	const char *in_path, *out_path;
+	const char *map_path;  /* --names-map */
+	const char *unredact;  /* --unredact MAP */
 	unsigned flags;
 	int info, json;
 	int stream;     /* --stream: segmented output for a file too */
@@ -457,9 +460,22 @@ static int parse(struct run *r, struct args *a, int argc, char **argv)
 		} else if (opts && tool->redacts && (!strcmp(s, "--redact") ||
 		                                     !strcmp(s, "--redact=values"))) {
 			a->flags |= HS_REDACT;
+		} else if (opts && tool->redacts && !strcmp(s, "--redact=names")) {
+			a->flags |= HS_REDACT | HS_REDACT_NAMES;
 		} else if (opts && tool->redacts && !strncmp(s, "--redact=", 9)) {
 			return usage_error(r, "--redact: unknown level '%s' (the "
-			                   "level there is: values)", s + 9);
+			                   "levels: values, names)", s + 9);
+		} else if (opts && tool->redacts && !strcmp(s, "--names-map")) {
+			if (++i == argc)
+				return usage_error(r, "--names-map needs a file "
+				                   "name%s", "");
+			a->map_path = argv[i];
+		} else if (opts && tool->unredacts && !strcmp(s, "--unredact")) {
+			if (++i == argc)
+				return usage_error(r, "--unredact needs a names "
+				                   "map%s", "");
+			a->unredact = argv[i];
+			a->flags |= HS_UNREDACT;
 		} else if (opts && (!strcmp(s, "-V") || !strcmp(s, "--version"))) {
 			printf("%s %s\n", tool->name, HS_VERSION);
 			return EXIT_OK;
@@ -487,6 +503,14 @@ static int parse(struct run *r, struct args *a, int argc, char **argv)
 		return usage_error(r, "--redact and --keep-strings cannot be "
 		                   "combined: redaction removes what Strings "
 		                   "hold%s", "");
+	if (a->map_path && !(a->flags & HS_REDACT_NAMES))
+		return usage_error(r, "--names-map goes with --redact=names%s",
+		                   "");
+	if ((a->flags & HS_REDACT_NAMES) && !a->map_path &&
+	    (!a->out_path || !strcmp(a->out_path, "-")))
+		return usage_error(r, "--redact=names to stdout needs "
+		                   "--names-map FILE, where the original names "
+		                   "go%s", "");
 	return -1;
 }
 
@@ -554,6 +578,90 @@ static int same_file(const struct run *r, const char *out_path)
 	return 1;
 }
 
+/* --redact=names: the map of the original names (namesmap.h), written
+ * as the output is; --unredact: a map read. */
+struct names_io {
+	struct hs_names names;
+	struct out mo;         /* the map written */
+	int open;              /* ... is open */
+	struct hs_namesmap map;
+	struct hs_mapread rd;  /* the map read */
+	char path[4096];
+};
+
+/* The map opened (its path: --names-map, or OUT.names) or read, into
+ * cfg; -1 if it cannot be (said). */
+static int names_start(struct run *r, const struct args *a,
+                       const char *out_path, struct names_io *n,
+                       struct hs_config *cfg)
+{
+	static unsigned char map_buf[256u << 10];
+	const char *name = r->tool->name;
+	char err[256];
+
+	memset(n, 0, sizeof *n);
+	if (a->flags & HS_UNREDACT) {
+		if (hs_map_load(&n->rd, a->unredact, err, sizeof err)) {
+			if (r->verbosity)
+				fprintf(stderr, "%s: %s: %s\n", name, a->unredact,
+				        err);
+			hs_map_free(&n->rd);
+			return -1;
+		}
+		n->names.rename = hs_map_rename;
+		n->names.user = &n->rd;
+		cfg->names = &n->names;
+		return 0;
+	}
+	if (!(a->flags & HS_REDACT_NAMES))
+		return 0;
+	if (hs_names_key(getenv("HPROFSTRIP_NAMES_KEY"), n->names.key) < 0) {
+		if (r->verbosity)
+			fprintf(stderr, "%s: HPROFSTRIP_NAMES_KEY: not 32 hex "
+			        "digits\n", name);
+		return -1;
+	}
+	snprintf(n->path, sizeof n->path, "%s%s",
+	         a->map_path ? a->map_path : out_path,
+	         a->map_path ? "" : ".names");
+	/* the names are the owner's alone: 0600, whatever the input's */
+	if (out_open_buf(&n->mo, n->path, name, 0600, !r->verbosity, map_buf,
+	                 sizeof map_buf))
+		return -1;
+	n->open = 1;
+	n->map.ob = &n->mo.ob;
+	n->names.original = hs_map_original;
+	n->names.user = &n->map;
+	cfg->names = &n->names;
+	return 0;
+}
+
+/* A second pass: the map written again. */
+static int names_restart(struct names_io *n)
+{
+	if (!n->open)
+		return 0;
+	n->map.started = 0;
+	n->map.names = 0;
+	return out_truncate(&n->mo, 0);
+}
+
+/* The output committed (ok) or not: the map likewise; 0, or -1 (said). */
+static int names_end(struct names_io *n, const struct hs_state *st, int ok)
+{
+	int rc = 0;
+
+	if (n->open && ok) {
+		hs_map_end(&n->map, st->idsize);
+		rc = out_commit(&n->mo);
+	} else if (n->open) {
+		out_abort(&n->mo);
+	}
+	hs_map_free(&n->rd);
+	n->open = 0;
+	return rc;
+}
+
 /* The engine from in_fd into OUT; the exit code. */
 static int transform(struct run *r, const struct args *a)
 {
@@ -563,6 +671,7 @@ static int transform(struct run *r, const struct args *a)
 	struct hs_config cfg = { .flags = a->flags };
 	struct keepset ks;
 	struct layouts lay;
+	struct names_io nio;
 	struct hs_state st;
 	struct hs_sink sink;
 	struct out o;
@@ -626,6 +735,12 @@ static int transform(struct run *r, const struct args *a)
 		layouts_free(&lay);
 		return EXIT_BAD_INPUT;
 	}
+	if (names_start(r, a, out_path, &nio, &cfg)) {
+		out_abort(&o);
+		keepset_free(&ks);
+		layouts_free(&lay);
+		return EXIT_BAD_INPUT;
+	}
 	/* a pipe cannot be patched: segments of known length, bounded memory */
 	if (a->stream || o.kind == OUT_STREAM) {
 		static unsigned char seg[HS_STREAM_BUF];
@@ -639,7 +754,8 @@ static int transform(struct run *r, const struct args *a)
 	rc = 0;
 	/* --redact into a stream: the layouts first, from a file */
 	if ((cfg.flags & HS_REDACT) && (cfg.flags & HS_STREAM))
-		rc = layouts_first(r, &lay, cfg.flags & ~(unsigned)HS_STREAM);
+		rc = layouts_first(r, &lay, cfg.flags &
+		                   ~(unsigned)(HS_STREAM | HS_REDACT_NAMES));
 	if (rc == 0) {
 		hs_init(&st, &cfg, &sink);
 		rc = pump(r, &st, &o);
@@ -648,7 +764,8 @@ static int transform(struct run *r, const struct args *a)
 	 * file, once more with every layout known, over what was written */
 	if (rc == 0 && st.withheld && r->dc->seekable && lay.passes == 1) {
 		layouts_learnt(&lay, &st);
-		rc = out_truncate(&o, 0) || input_rewind(r) ? -1 : 0;
+		rc = out_truncate(&o, 0) || names_restart(&nio) ||
+		     input_rewind(r) ? -1 : 0;
 		if (rc == 0) {
 			hs_init(&st, &cfg, &sink);
 			rc = pump(r, &st, &o);
@@ -658,10 +775,19 @@ static int transform(struct run *r, const struct args *a)
 		rc = out_commit(&o);
 	else
 		out_abort(&o);
+	if (names_end(&nio, &st, rc == 0))
+		rc = -1;
 	if (!rc && r->verbosity >= 2)
 		summary(r, &st, &ks);
 	if (!rc)
 		redact_note(r, &st, &lay);
+	if (!rc && r->verbosity >= 2 && (st.flags & (HS_REDACT_NAMES | HS_UNREDACT)))
+		fprintf(stderr, "%s: %s: %llu names %s%s%s\n", tool->name,
+		        r->in_name, (unsigned long long)st.names_tokenized,
+		        st.flags & HS_UNREDACT ? "given back from " : "tokenized; "
+		        "their originals in ", st.flags & HS_UNREDACT ? a->unredact
+		                                                     : nio.path,
+		        st.flags & HS_UNREDACT ? "" : " (keep it private)");
 	if (!rc)
 		salvage_note(r, &st);
 	keepset_free(&ks);

@@ -20,6 +20,7 @@ struct cli_tool {
 	/* --help text of the --info mode; NULL: the tool has no such mode */
 	const char *info_usage;
 	int redacts;           /* takes --redact (hprofstrip) */
+	int unredacts;         /* takes --unredact MAP (hprofrestore) */
 };
 
 /* 1 if argv holds -q (before any "--", and not as the file name of -o):

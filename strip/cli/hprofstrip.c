@@ -62,7 +62,7 @@ static const struct cli_option options[] = {
 int main(int argc, char **argv)
 {
 	static const struct cli_tool tool = {
-		"hprofstrip", usage, "stripped", 0, options, info_usage, 1
+		"hprofstrip", usage, "stripped", 0, options, info_usage, 1, 0
 	};
 	return cli_main(&tool, argc, argv);
 }

@@ -205,6 +205,12 @@ static int open_stdout(struct out *o)
 int out_open(struct out *o, const char *path, const char *prog, unsigned mode,
              int quiet)
 {
+	return out_open_buf(o, path, prog, mode, quiet, out_buf, sizeof out_buf);
+}
+
+int out_open_buf(struct out *o, const char *path, const char *prog,
+                 unsigned mode, int quiet, void *buf, size_t cap)
+{
 	struct stat sb;
 	int rc;
 
@@ -227,7 +233,7 @@ int out_open(struct out *o, const char *path, const char *prog, unsigned mode,
 		return rc;
 	}
 	hs_ob_init(&o->ob, o->kind == OUT_STREAM ? out_append : out_pwrite, o->fd,
-	           o->base, out_buf, sizeof out_buf);
+	           o->base, buf, cap);
 	return 0;
 }
 

@@ -53,6 +53,9 @@ struct out {
  * o->kind == OUT_STREAM says the engine must stream (HS_STREAM). */
 int out_open(struct out *o, const char *path, const char *prog, unsigned mode,
              int quiet);
+/* The same with a buffer of the caller's (out_open's is one, static). */
+int out_open_buf(struct out *o, const char *path, const char *prog,
+                 unsigned mode, int quiet, void *buf, size_t cap);
 int out_write(void *user, const void *buf, size_t len);
 int out_patch(void *user, uint64_t off, const void *buf, size_t len);
 /* hs_sink.truncate (--salvage): drops the output from off on; a stream

@@ -107,6 +107,10 @@ static void resolve_mode(struct hs_state *st)
 	m->keep_streams = m->keep_reads && !st->ks.cfg.found;
 	/* redact: every value zero, while stripping */
 	m->redact = (f & HS_REDACT) && !(f & HS_RESTORE);
+	/* names: tokens while redacting, originals back while restoring */
+	m->names = m->redact && (f & HS_REDACT_NAMES) ? 1
+	           : (f & HS_UNREDACT) && (f & HS_RESTORE) && st->nm.cfg.rename
+	           ? 2 : 0;
 	m->stream = st->sg.buf != NULL;
 	m->salvage = (f & HS_SALVAGE) != 0;
 	m->fallback = (f & HS_FALLBACK) != 0;
@@ -290,8 +294,11 @@ static int step_record(struct hs_state *st, struct cur *c)
 			st->need_end = st->had_segments = st->in_segments = 0;
 		eng_rec_header(st, c);
 		st->left = len;
-		st->phase = names_record(st, st->rec_tag, len) ? PH_STR
-		                                               : PH_REC_BODY;
+		if (names_wants_record(st, st->rec_tag, len))
+			st->phase = PH_NAME;
+		else
+			st->phase = names_record(st, st->rec_tag, len)
+			            ? PH_STR : PH_REC_BODY;
 		return 1;
 	}
 	/* a placeholder or an empty record: the next byte tells (step_sub) */
@@ -763,6 +770,8 @@ int eng_step(struct hs_state *st, struct cur *c)
 	case PH_LOOK: return keep_step_look(st, c);
 	case PH_XLOOK: return step_xlook(st, c);
 	case PH_FIELDS: return redact_step_fields(st, c);
+	case PH_NAME: return names_step_head(st, c);
+	case PH_NAME_TEXT: return names_step_text(st, c);
 	default: return step_raw(st, c);
 	}
 }
@@ -809,6 +818,8 @@ void hs_init(struct hs_state *st, const struct hs_config *cfg,
 	/* no layouts (every instance withheld) without whole tables */
 	if ((flags & HS_REDACT) && cfg->redact)
 		st->rd.cfg = *cfg->redact;
+	if ((flags & (HS_REDACT_NAMES | HS_UNREDACT)) && cfg->names)
+		st->nm.cfg = *cfg->names;
 	if (!table_ok(st->rd.cfg.class_slots) || !st->rd.cfg.types ||
 	    st->rd.cfg.types_used > st->rd.cfg.types_size)
 		st->rd.cfg.classes = NULL;
@@ -838,7 +849,8 @@ void hs_init(struct hs_state *st, const struct hs_config *cfg,
 	st->idsize = (flags & HS_NO_HEADER) ? (cfg->idsize ? cfg->idsize : 8) : 0;
 	/* the conversion rewrites the header's version byte; a stream
 	 * rewrites nothing */
-	st->same_until = (flags & HS_JVM) || st->sg.buf ? 0 : UINT64_MAX;
+	st->same_until = (flags & (HS_JVM | HS_REDACT_NAMES | HS_UNREDACT)) ||
+	                 st->sg.buf ? 0 : UINT64_MAX;
 	resolve_mode(st);
 }
 

@@ -143,9 +143,13 @@ enum {
 	HS_STREAM = 1u << 7,   /* segmented output for a stream: see below */
 	HS_SALVAGE = 1u << 8,  /* a stream that ends inside a record keeps
 	                          what came whole before the cut: see below */
-	HS_REDACT = 1u << 9    /* strip: every primitive value becomes zero,
+	HS_REDACT = 1u << 9,   /* strip: every primitive value becomes zero,
 	                          references stay; needs hs_config.redact
 	                          for instances: see below */
+	HS_REDACT_NAMES = 1u << 10, /* with HS_REDACT: names become tokens
+	                          (hs_config.names: see below) */
+	HS_UNREDACT = 1u << 11 /* restore: the STRING texts hs_config.names
+	                          has come back */
 };
 
 /* HS_STREAM: output that is never patched, for a pipe. Heap records go
@@ -335,6 +339,38 @@ struct hs_redact {
  * java.lang.String) one of the runtime's own (the prefixes above)? */
 int hs_framework_name(const char *s, size_t n);
 
+/* HS_REDACT_NAMES: names go too. The text of every STRING record (the
+ * names of classes, packages, fields, methods, source files and threads,
+ * and in HotSpot dumps the string literals of loaded classes) goes out as
+ * a token of the same length, unless hs_name_kept says it is the
+ * runtime's: its class names (the prefixes of the rule above, also as
+ * array classes), primitive types, the runtime's internal names (<init>,
+ * ART's shadow$...) and the member and heap names the viewers read (a
+ * list in names.c: value, count, table, next...). A token keeps the
+ * shape of a name: separators and punctuation stay, each letter or digit
+ * becomes one of its kind from a keyed hash of its word up to it, so a
+ * word has the same token wherever it appears in the dump (packages group
+ * as before) and another key gives other tokens. Record lengths never
+ * change. The original of each tokenized text goes to names.original, in
+ * pieces as it comes (at: the offset in the text of len bytes), for the
+ * caller's map; it never goes into the dump.
+ *
+ * HS_UNREDACT (with HS_RESTORE): each STRING record for which
+ * names.rename(user, id, len) gives a text (len bytes, the length of the
+ * record's) goes out with that text. */
+struct hs_names {
+	uint64_t key[2];           /* HS_REDACT_NAMES: the tokens' key */
+	void (*original)(void *user, unsigned idsize, uint64_t id,
+	                 uint32_t len, uint32_t at, const unsigned char *text,
+	                 size_t n);
+	const unsigned char *(*rename)(void *user, uint64_t id, uint32_t len);
+	void *user;
+};
+
+/* Does the text (n bytes at s, the start of it unless whole) name what
+ * HS_REDACT_NAMES keeps? */
+int hs_name_kept(const char *s, size_t n, int whole);
+
 /* Where output goes; every output byte leaves through it. write()
  * appends; patch() overwrites len bytes already written, at output offset
  * off (a record's length, a writer's rewrite). A non-zero return stops the
@@ -368,6 +404,7 @@ struct hs_config {
 	const struct hs_keep *keep;/* HS_KEEP_STRINGS: required */
 	unsigned char *seg_buf;    /* HS_STREAM: HS_STREAM_BUF bytes */
 	const struct hs_redact *redact; /* HS_REDACT: the layout tables */
+	const struct hs_names *names;   /* HS_REDACT_NAMES, HS_UNREDACT */
 };
 
 /* The engine's private state, by who owns it (strip/engine/internal.h
@@ -390,6 +427,8 @@ struct hs_mode {
 	unsigned char open_len;    /* HS_OPEN_LEN (HS_SALVAGE brings it) */
 	unsigned char no_header;   /* HS_NO_HEADER */
 	unsigned char redact;      /* HS_REDACT while stripping */
+	unsigned char names;       /* 1: HS_REDACT_NAMES while redacting,
+	                              2: HS_UNREDACT while restoring */
 	unsigned char sweep;       /* no layer acts at a plain sub-record:
 	                              the fast path (sweep.c) reads them */
 };
@@ -451,6 +490,18 @@ struct hs_redacting {
 	uint32_t walk_i;           /* and its next field */
 	uint32_t gather_len;       /* the fast path's output gathered */
 	struct hs_flat flat[HS_FLAT_CACHE]; /* by class id, direct mapped */
+};
+
+/* HS_REDACT_NAMES, HS_UNREDACT (names.c): the STRING text going out */
+struct hs_naming {
+	struct hs_names cfg;
+	uint64_t id;               /* its id */
+	uint32_t len, at;          /* its bytes, and those out so far */
+	uint64_t h;                /* the token's hash of the word so far */
+	unsigned char lead;        /* 1: at the text's start, 2: in its
+	                              leading '['s (an array class) */
+	unsigned char tok;         /* tokenized (or given back) */
+	const unsigned char *orig; /* HS_UNREDACT: the text given back */
 };
 
 /* HS_STREAM (segment.c) */
@@ -516,6 +567,9 @@ struct hs_state {
 		                           zeroed */
 		uint64_t layouts_lost;  /* ... class dumps whose field list
 		                           did not fit in the tables */
+		uint64_t names_tokenized; /* HS_REDACT_NAMES: STRING texts
+		                           tokenized; HS_UNREDACT: given
+		                           back */
 		int salvaged;           /* HS_SALVAGE: the stream was cut inside
 		                           a record, and ends at the last whole
 		                           unit */
@@ -587,6 +641,7 @@ struct hs_state {
 	struct hs_segments sg;    /* segment.c */
 	struct hs_salvaging sv;   /* salvage.c */
 	struct hs_redacting rd;   /* redact.c */
+	struct hs_naming nm;      /* names.c */
 };
 
 /* Basic type sizes (0: invalid); type 2 is an object id. */

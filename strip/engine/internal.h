@@ -11,6 +11,8 @@
  *   keep.c     HS_KEEP_STRINGS: the names and class layouts read on the
  *              way (PH_STR, PH_IF), the values read (PH_PEEK, PH_LOOK),
  *              the pending ids, which arrays keep their elements
+ *   names.c    HS_REDACT_NAMES, HS_UNREDACT: STRING texts tokenized or
+ *              given back (PH_NAME, PH_NAME_TEXT)
  *   redact.c   HS_REDACT: the class layouts recorded (PH_IF), class
  *              dump values zeroed, instance fields walked (PH_FIELDS)
  *   salvage.c  HS_SALVAGE: the primitive array classes noted on the way;
@@ -86,6 +88,8 @@ enum phase {
 	PH_XLOOK,   /* keep: the next record's start, behind a held array
 	               that ended a heap record */
 	PH_FIELDS,  /* redact: an instance's next run of references or values */
+	PH_NAME,    /* names: a STRING record's id and the start of its text */
+	PH_NAME_TEXT, /* names: the rest of a text tokenized or given back */
 	PH_RAW_REC, /* fallback: rest of the heap record, verbatim */
 	PH_RAW      /* fallback: everything, verbatim */
 };
@@ -278,6 +282,12 @@ static inline int keep_passes(const struct hs_state *st, uint64_t cls)
 	return !st->mode.keep_reads || !keep_looks(st, cls);
 }
 void keep_swept(struct hs_state *st, uint64_t n);
+
+/* ---- names.c ------------------------------------------------------------ */
+
+int names_wants_record(const struct hs_state *st, unsigned tag, uint32_t len);
+int names_step_head(struct hs_state *st, struct cur *c);
+int names_step_text(struct hs_state *st, struct cur *c);
 
 /* ---- redact.c ----------------------------------------------------------- */
 

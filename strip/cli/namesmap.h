@@ -1,0 +1,53 @@
+/*
+ * The names map of a dump redacted with names (HS_REDACT_NAMES): the
+ * original text of every STRING record that became a token. It is an
+ * HPROF file of its own, a header and those STRING records as they were,
+ * so any HPROF reader lists it, and hprofrestore --unredact MAP puts the
+ * names back. The shim and hprofstrip write it (through an hs_outbuf,
+ * beside the dump or where asked); hprofrestore reads it.
+ */
+#ifndef HPROFSTRIP_NAMESMAP_H
+#define HPROFSTRIP_NAMESMAP_H
+
+#include "outbuf.h"
+
+#include <stddef.h>
+#include <stdint.h>
+
+/* Writing: the records go to ob, the header before the first. */
+struct hs_namesmap {
+	struct hs_outbuf *ob;  /* the map's buffer, the caller's */
+	int started;           /* the header went out */
+	uint64_t names;        /* records begun */
+};
+
+/* hs_names.original, user a struct hs_namesmap. */
+void hs_map_original(void *user, unsigned idsize, uint64_t id, uint32_t len,
+                     uint32_t at, const unsigned char *text, size_t n);
+/* The header, if no record came (idsize: the dump's). */
+void hs_map_end(struct hs_namesmap *m, unsigned idsize);
+
+/* Reading (hprofrestore): the map held whole, its records sorted by id. */
+struct hs_mapread {
+	unsigned char *buf;    /* the file */
+	size_t size;
+	unsigned idsize;
+	struct hs_mapent { uint64_t id; size_t off; uint32_t len; } *ent;
+	size_t n;
+};
+
+/* Reads the map at path: 0, or -1 with a message in err (the offset of
+ * what is wrong in it, or errno's words). */
+int hs_map_load(struct hs_mapread *r, const char *path, char *err,
+                size_t errlen);
+/* hs_names.rename, user a struct hs_mapread: the original text of id, if
+ * it is len bytes long. */
+const unsigned char *hs_map_rename(void *user, uint64_t id, uint32_t len);
+void hs_map_free(struct hs_mapread *r);
+
+/* A key for the tokens: v (HPROFSTRIP_NAMES_KEY, 32 hex digits) when set
+ * and valid (then 1), else random (0); -1: v is set but not 32 hex digits
+ * (a random key is in key all the same). */
+int hs_names_key(const char *v, uint64_t key[2]);
+
+#endif
