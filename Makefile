@@ -44,11 +44,11 @@ $(BUILD)/hprofrestore: restore/hprofrestore.c $(ENGINE) $(CLI) $(HDRS) | $(BUILD
 
 SHIM_SRC = preload/wrappers.c preload/libc.c preload/policy.c preload/say.c \
 	preload/api.c preload/fdtable.c preload/session.c preload/calls.c \
-	preload/pipe.c $(ENGINE) strip/cli/outbuf.c
+	preload/pipe.c $(ENGINE) strip/cli/outbuf.c strip/cli/namesmap.c
 SHIM_HDRS = preload/libc.h preload/policy.h preload/say.h \
 	preload/fdtable.h preload/session.h preload/pipe.h strip/engine/hprof.h \
 	strip/engine/internal.h \
-	strip/cli/outbuf.h strip/cli/compressors.h preload/hprofstrip.h
+	strip/cli/outbuf.h strip/cli/namesmap.h strip/cli/compressors.h preload/hprofstrip.h
 
 # the hst_* API stays hidden in the shim (HPROFSTRIP_API empty): it
 # exports the wrappers only

@@ -35,9 +35,11 @@ static void parse_redact(struct policy *p, const char *v)
 
 	if (v && !strcmp(v, "values"))
 		yes = 1;
+	else if (v && !strcmp(v, "names"))
+		yes = 2;
 	else if (yes < 0)
 		snprintf(p->redact_bad, sizeof p->redact_bad, "%s", v);
-	p->redact = yes != 0;
+	p->redact = yes < 0 ? 1 : yes;
 }
 
 /* HPROFSTRIP_COMPRESS: zstd[:1-19], gzip[:1-9], xz[:0-9] or lz4[:1-12] */
@@ -105,7 +107,7 @@ void policy_parse(struct policy *p,
 	const char *log = get(ctx, "HPROFSTRIP_LOG");
 	const char *app = get(ctx, "HPROFSTRIP_APP_ONLY");
 	const char *programs = get(ctx, "HPROFSTRIP_PROGRAMS");
-	const char *filter;
+	const char *filter, *v;
 
 	memset(p, 0, sizeof *p);
 	snprintf(p->pattern, sizeof p->pattern, "%s",
@@ -118,6 +120,8 @@ void policy_parse(struct policy *p,
 	snprintf(p->log, sizeof p->log, "%s", log ? log : "");
 	parse_keep(p, get(ctx, "HPROFSTRIP_KEEP"));
 	parse_redact(p, get(ctx, "HPROFSTRIP_REDACT"));
+	v = get(ctx, "HPROFSTRIP_NAMES_KEY");
+	snprintf(p->names_key, sizeof p->names_key, "%s", v ? v : "");
 	parse_compress(p, get(ctx, "HPROFSTRIP_COMPRESS"));
 	filter = get(ctx, "HPROFSTRIP_FILTER");
 	if (filter && strlen(filter) >= sizeof p->filter)

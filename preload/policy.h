@@ -31,7 +31,9 @@ struct policy {
 	char compress[8];       /* HPROFSTRIP_COMPRESS: zstd, gzip, xz, lz4, or "" */
 	int level;              /* ... its level (default 1) */
 	char compress_bad[64];  /* an HPROFSTRIP_COMPRESS value not understood */
-	int redact;             /* HPROFSTRIP_REDACT=values (or yes) */
+	int redact;             /* HPROFSTRIP_REDACT: 1 values (or yes),
+	                           2 names */
+	char names_key[40];     /* HPROFSTRIP_NAMES_KEY, or "" */
 	char redact_bad[64];    /* ... a value not understood: values are
 	                           redacted all the same */
 	char filter[1024];      /* HPROFSTRIP_FILTER: a command for sh -c */

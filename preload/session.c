@@ -116,7 +116,68 @@ struct redact_mem {
 	unsigned char types[HS_REDACT_TYPES];
 	unsigned char gather[HS_REDACT_GATHER];
 	uint64_t fw_names[HS_REDACT_FW], fw_classes[HS_REDACT_FW];
+	unsigned char map_buf[64u << 10];  /* =names: the map's buffer */
 };
+
+/* HPROFSTRIP_REDACT=names: the names map beside the dump (PATH.names),
+ * created at the first name tokenized, so a file that turns out not to be
+ * a dump gets none; 0600, truncated, never through a symlink. Without it
+ * (said once) names are tokenized all the same. errno kept. */
+static void map_open(struct session *s)
+{
+	char p[PATH_MAX + 8];
+	int saved = errno;
+
+	s->map_failed = 1;
+	if (!s->red)
+		return;  /* no memory: said already */
+	snprintf(p, sizeof p, "%s.names", s->base);
+	s->map_fd = hst.open(p, O_WRONLY | O_CREAT | O_TRUNC | O_NOFOLLOW |
+	                     O_CLOEXEC, 0600);
+	if (s->map_fd < 0)
+		say("hprofstrip: %s: cannot create %s: %s; names are tokenized "
+		    "all the same, with no map to give them back", s->path, p,
+		    strerror(errno));
+	else {
+		hs_ob_init(&s->map_ob, hst.pwrite, s->map_fd, 0, s->red->map_buf,
+		           sizeof s->red->map_buf);
+		s->map_failed = 0;
+	}
+	errno = saved;
+}
+
+/* hs_names.original: the map opened at the first name, then written. */
+static void map_original(void *user, unsigned idsize, uint64_t id,
+                         uint32_t len, uint32_t at, const unsigned char *text,
+                         size_t n)
+{
+	struct session *s = user;
+
+	if (s->map_fd < 0 && !s->map_failed)
+		map_open(s);
+	if (s->map_fd >= 0)
+		hs_map_original(&s->map, idsize, id, len, at, text, n);
+}
+
+/* The map closed: written out (done), or dropped (a dump started over,
+ * or a child's copy of the parent's). errno kept. */
+static void map_close(struct session *s, int done)
+{
+	int saved = errno;
+
+	/* (a session never started has no map: its map_fd is no fd) */
+	if (s->map.ob != &s->map_ob || s->map_fd < 0)
+		return;
+	if (done) {
+		hs_map_end(&s->map, s->st.idsize);
+		if (hs_ob_flush(&s->map_ob))
+			say("hprofstrip: %s.names: write failed: %s", s->base,
+			    strerror(s->map_ob.err));
+	}
+	hst.close(s->map_fd);
+	s->map_fd = -1;
+	errno = saved;
+}
 
 /* 1 if s's next dump is redacted, its tables (zeroed) in r; without them
  * (no memory, said once) every instance's fields go out as zeros whole. A
@@ -238,8 +299,9 @@ void session_start(struct session *s, int kind, const char *path,
 	struct hs_sink sink = { hs_ob_write, hs_ob_patch, NULL, NULL };
 	struct hs_keep keep;
 	struct hs_redact red;
+	struct hs_names names;
 	struct pipe_mem *pm;
-	static int told_bool;
+	static int told_bool, told_key;
 
 	if (policy()->bool_bad[0] &&
 	    !__atomic_exchange_n(&told_bool, 1, __ATOMIC_RELAXED))
@@ -279,6 +341,22 @@ void session_start(struct session *s, int kind, const char *path,
 		cfg.flags |= HS_REDACT;
 		cfg.redact = &red;
 	}
+	/* =names: a .pN file holds no names */
+	s->map_fd = -1;
+	s->map_failed = 0;
+	memset(&s->map, 0, sizeof s->map);
+	s->map.ob = &s->map_ob;
+	if (kind == S_MAIN && policy()->redact == 2) {
+		memset(&names, 0, sizeof names);
+		if (hs_names_key(policy()->names_key, names.key) < 0 &&
+		    !__atomic_exchange_n(&told_key, 1, __ATOMIC_RELAXED))
+			say("hprofstrip: HPROFSTRIP_NAMES_KEY: not 32 hex digits; "
+			    "a random key is used");
+		names.original = map_original;
+		names.user = s;
+		cfg.flags |= HS_REDACT_NAMES;
+		cfg.names = &names;
+	}
 	s->piped = s->pipe_pending = 0;
 	if ((pm = pipe_tables(s, kind, fifo)) != NULL && fifo) {
 		/* a FIFO is a stream: segments, never patched */
@@ -307,6 +385,7 @@ void session_restart(struct session *s)
 
 	memcpy(path, s->path, sizeof path);
 	memcpy(base, s->base, sizeof base);
+	map_close(s, 0);  /* written anew from the first name */
 	/* a child started over: the first child's output goes */
 	if (s->piped)
 		pipe_abort(&s->pm->pipe);
@@ -358,6 +437,12 @@ static void summary(struct session *s)
 		    "%llu static and constant values", s->path,
 		    (unsigned long long)s->st.redacted,
 		    (unsigned long long)s->st.zeroed);
+	if (s->st.flags & HS_REDACT_NAMES)
+		say("hprofstrip: %s: %llu names tokenized; %s%s%s", s->path,
+		    (unsigned long long)s->st.names_tokenized,
+		    s->map_failed ? "no map of them" : "their originals in ",
+		    s->map_failed ? "" : s->base,
+		    s->map_failed ? "" : ".names (keep it private)");
 	if (s->st.withheld || s->seg_withheld)
 		say("hprofstrip: %s: %llu instances written before their "
 		    "class's field list: every byte of their fields is zero, "
@@ -440,6 +525,7 @@ void session_finish(struct session *s, int fd)
 	    hst.ftruncate(fd, (int64_t)hs_ob_size(&s->ob))) {
 		/* the dump is still whole; old bytes remain after it */
 	}
+	map_close(s, 1);
 	if (s->kind == S_SEGMENT && s->main && s->main->kind == S_MAIN) {
 		s->main->seg_in += s->st.in_off;
 		s->main->seg_out += s->st.out_off;
@@ -465,6 +551,7 @@ void session_lost(struct session *s)
 	say("hprofstrip: %s: closed behind the shim's back; the "
 	    "dump ends at %llu bytes in", s->path,
 	    (unsigned long long)s->st.in_off);
+	map_close(s, 1);
 	if (s->piped)
 		end_child(s, -1);
 	s->kind = S_FREE;
@@ -476,6 +563,7 @@ void session_forget(struct session *s)
 	 * its stdin must not keep it open */
 	if (s->piped)
 		pipe_forget(&s->pm->pipe);
+	map_close(s, 0);
 	s->piped = s->pipe_pending = 0;
 	s->kind = S_FREE;
 }

@@ -12,6 +12,7 @@
 
 #include "../strip/engine/hprof.h"
 #include "../strip/cli/outbuf.h"
+#include "../strip/cli/namesmap.h"
 #include "pipe.h"
 #include "policy.h"
 #include "hprofstrip.h"
@@ -57,6 +58,12 @@ struct session {
 	struct keep_mem *keep;   /* HPROFSTRIP_KEEP=strings: its tables,
 	                            mapped at its first dump, then reused */
 	struct redact_mem *red;  /* HPROFSTRIP_REDACT: likewise */
+	int map_fd;              /* HPROFSTRIP_REDACT=names: the names map
+	                            (PATH.names), opened at the first name
+	                            tokenized; -1: not open */
+	int map_failed;          /* ... it could not be created (said) */
+	struct hs_outbuf map_ob; /* ... its buffer (in red) */
+	struct hs_namesmap map;
 	struct pipe_mem *pm;     /* HPROFSTRIP_COMPRESS or _FILTER: the
 	                            segment buffer and the child, likewise */
 	int fifo;                /* a FIFO: streamed, written in order */

@@ -8,7 +8,7 @@ census, the open length, the fallback, the waiting HEAP_DUMP_INFO) or a
 function of its layer (keep_*, hold_*, seg_*, salvage_*, census_*); a
 layer's own functions are in its mode. The modes: restore, jvm, app-only,
 keep (keep-strings), stream, salvage, fallback, open-len, census,
-no-header, redact. hs_init and resolve_mode are where the flags are resolved into
+no-header, redact, names. hs_init and resolve_mode are where the flags are resolved into
 the mode, once: they read them all, and are not counted.
 
 Prints the functions that touch 3 or more (every one with -v), then
@@ -42,9 +42,12 @@ MODES = {
     "no-header": [r"\bHS_NO_HEADER\b", r"mode\.no_header\b"],
     "redact": [r"mode\.redact\b", r"\bHS_REDACT\b", r"st->rd\.", r"\bACT_ZERO\b",
                r"\bredact_\w+\s*\("],
+    "names": [r"mode\.names\b", r"\bHS_REDACT_NAMES\b", r"\bHS_UNREDACT\b",
+              r"st->nm\.", r"\bnames_\w+\s*\("],
 }
 LAYER = {"keep.c": "keep", "hold.c": "keep", "segment.c": "stream",
-         "salvage.c": "salvage", "redact.c": "redact"}
+         "salvage.c": "salvage", "redact.c": "redact",
+         "names.c": "names"}
 EXEMPT = {"hs_init", "resolve_mode"}
 
 
