@@ -169,8 +169,13 @@ static void map_close(struct session *s, int done)
 	if (s->map.ob != &s->map_ob || s->map_fd < 0)
 		return;
 	if (done) {
-		hs_map_end(&s->map, s->st.idsize);
-		if (hs_ob_flush(&s->map_ob))
+		uint64_t cut = hs_map_end(&s->map, s->st.idsize);
+		/* the dump was cut inside a name: the map ends before it */
+		if (!hs_ob_flush(&s->map_ob) && cut != UINT64_MAX &&
+		    hst.ftruncate(s->map_fd, (int64_t)cut)) {
+			/* the map's last record stays cut: hprofrestore says */
+		}
+		if (s->map_ob.err)
 			say("hprofstrip: %s.names: write failed: %s", s->base,
 			    strerror(s->map_ob.err));
 	}

@@ -198,6 +198,7 @@ void cr_run(const unsigned char *in, size_t len, const struct hs_config *cfg,
 	r->redacted = st.redacted;
 	r->withheld = st.withheld;
 	r->zeroed = st.zeroed;
+	r->names = st.names_tokenized;
 	r->records = st.records;
 	r->kept = st.kept;
 	r->kept_bytes = st.kept_bytes;

@@ -42,6 +42,9 @@ struct cr_run {
 	uint64_t in_off, out_off, arrays, elem_bytes, records, kept, kept_bytes;
 	uint64_t objects;
 	uint64_t redacted, withheld, zeroed;  /* HS_REDACT */
+	uint64_t names;           /* HS_REDACT_NAMES: texts tokenized */
+	uint64_t map_hash, map_bytes; /* ... the originals given (the
+	                             caller's, FNV-1a) */
 	struct hs_census census;  /* the caller's cfg->census, or this */
 	unsigned idsize;
 	char version;

@@ -11,6 +11,8 @@
  *       -A strip --app-only (with -k, -S, -O, -F too),
  *       -k strip keeping strings, streamed (fixed tables, hold-back),
  *       -R strip redacting values (HS_REDACT, fresh layout tables),
+ *       -N ... and names (HS_REDACT_NAMES, a fixed key): the originals
+ *          given are compared too,
  *       -t SLOTS with -k or -R: tables of SLOTS slots (a power of 2 under
  *          8 is too small: the engine keeps none, or knows no layout)
  *       -S streamed output (HS_STREAM: segments, never a patch); with any
@@ -38,6 +40,24 @@ const char cr_prefix[] = "splitcheck: ";
 const int cr_abort = 0;
 
 static unsigned flags;
+
+/* -N: the originals the engine gives, hashed as they come */
+static uint64_t map_hash, map_bytes;
+
+static void original(void *user, unsigned idsize, uint64_t id, uint32_t len,
+                     uint32_t at, const unsigned char *text, size_t n)
+{
+	size_t i;
+
+	(void)user;
+	if (at == 0) {  /* the record's id and length count too */
+		map_hash = (map_hash ^ id) * 0x100000001B3u;
+		map_hash = (map_hash ^ (len + idsize)) * 0x100000001B3u;
+	}
+	for (i = 0; i < n; i++)
+		map_hash = (map_hash ^ text[i]) * 0x100000001B3u;
+	map_bytes += n;
+}
 static unsigned slots;  /* -t: keep tables of this many slots (0: the default) */
 
 static uint64_t rng;
@@ -85,6 +105,8 @@ static void run(const unsigned char *in, size_t len, const size_t *cuts,
 	struct hs_config cfg = { .flags = flags };
 	struct hs_keep keep;
 	struct hs_redact red;
+	struct hs_names names = { { 0x0123456789ABCDEFu, 0xFEDCBA9876543210u },
+	                          original, NULL, NULL };
 	struct points p = { cuts, ncuts, 0 };
 	struct cr_open open = { recs, nrecs, 0, (size_t)-1, seek_back_rand,
 	                        NULL };
@@ -125,7 +147,12 @@ static void run(const unsigned char *in, size_t len, const size_t *cuts,
 		red.fw_slots = slots ? slots : HS_REDACT_FW;
 		cfg.redact = &red;
 	}
+	cfg.names = &names;
+	map_hash = 0xCBF29CE484222325u;
+	map_bytes = 0;
 	cr_run(in, len, &cfg, &c, SIZE_MAX, r);
+	r->map_hash = map_hash;
+	r->map_bytes = map_bytes;
 	if (cfg.redact) {
 		free(red.classes);
 		free(red.types);
@@ -159,6 +186,8 @@ static int same(const struct cr_run *a, const struct cr_run *b,
 	if (a->arrays != b->arrays || a->elem_bytes != b->elem_bytes ||
 	    a->objects != b->objects || a->redacted != b->redacted ||
 	    a->withheld != b->withheld || a->zeroed != b->zeroed ||
+	    a->names != b->names || a->map_hash != b->map_hash ||
+	    a->map_bytes != b->map_bytes ||
 	    (census_too && memcmp(&a->census, &b->census, sizeof a->census)) ||
 	    a->kept != b->kept || a->kept_bytes != b->kept_bytes) {
 		fprintf(stderr, "splitcheck: %s: counters differ\n", what);
@@ -308,6 +337,8 @@ int main(int argc, char **argv)
 			flags |= HS_KEEP_STRINGS;
 		else if (!strcmp(argv[i], "-R"))
 			flags |= HS_REDACT;
+		else if (!strcmp(argv[i], "-N"))
+			flags |= HS_REDACT | HS_REDACT_NAMES;
 		else if (!strcmp(argv[i], "-t") && i + 1 < argc &&
 		         (slots = (unsigned)atol(argv[++i])) <= HS_REDACT_CLASSES)
 			;
@@ -327,7 +358,7 @@ int main(int argc, char **argv)
 		} else if (!path)
 			path = argv[i];
 		else {
-			fprintf(stderr, "usage: splitcheck [-r|-j|-a|-A|-k|-R [-t SLOTS]|-S|-O|-F OFF] "
+			fprintf(stderr, "usage: splitcheck [-r|-j|-a|-A|-k|-R|-N [-t SLOTS]|-S|-O|-F OFF] "
 			        "[-s SEED] [-n ROUNDS] [-p PREFIX] FILE\n");
 			return 2;
 		}

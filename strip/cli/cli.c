@@ -641,8 +641,8 @@ static int names_restart(struct names_io *n)
 {
 	if (!n->open)
 		return 0;
-	n->map.started = 0;
-	n->map.names = 0;
+	memset(&n->map, 0, sizeof n->map);
+	n->map.ob = &n->mo.ob;
 	return out_truncate(&n->mo, 0);
 }
 
@@ -652,8 +652,15 @@ static int names_end(struct names_io *n, const struct hs_state *st, int ok)
 	int rc = 0;
 
 	if (n->open && ok) {
-		hs_map_end(&n->map, st->idsize);
-		rc = out_commit(&n->mo);
+		uint64_t cut = hs_map_end(&n->map, st->idsize);
+		/* a text cut short (--salvage) */
+		if (cut != UINT64_MAX && out_truncate(&n->mo, cut)) {
+			out_report(&n->mo);
+			out_abort(&n->mo);
+			rc = -1;
+		} else {
+			rc = out_commit(&n->mo);
+		}
 	} else if (n->open) {
 		out_abort(&n->mo);
 	}

@@ -42,18 +42,27 @@ void hs_map_original(void *user, unsigned idsize, uint64_t id, uint32_t len,
 	if (!m->started)
 		header(m, idsize);
 	if (at == 0) {  /* a record begins: tag, time 0, length, id */
+		m->rec_start = hs_ob_size(m->ob);
+		m->rec_left = len;
 		hs_put_be32(r + 5, idsize + len);
 		put_id(r + 9, idsize, id);
 		hs_ob_write(m->ob, r, 9 + idsize);
 		m->names++;
 	}
 	hs_ob_write(m->ob, text, n);
+	m->rec_left -= n < m->rec_left ? (uint32_t)n : m->rec_left;
 }
 
-void hs_map_end(struct hs_namesmap *m, unsigned idsize)
+uint64_t hs_map_end(struct hs_namesmap *m, unsigned idsize)
 {
 	if (!m->started)
 		header(m, idsize ? idsize : 8);
+	if (!m->rec_left)
+		return UINT64_MAX;
+	hs_ob_truncate(m->ob, m->rec_start);
+	m->rec_left = 0;
+	m->names--;
+	return m->rec_start;
 }
 
 /* ---- reading ------------------------------------------------------------ */

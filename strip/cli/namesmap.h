@@ -19,13 +19,18 @@ struct hs_namesmap {
 	struct hs_outbuf *ob;  /* the map's buffer, the caller's */
 	int started;           /* the header went out */
 	uint64_t names;        /* records begun */
+	uint64_t rec_start;    /* where the last record begins */
+	uint32_t rec_left;     /* ... its text bytes still to come */
 };
 
 /* hs_names.original, user a struct hs_namesmap. */
 void hs_map_original(void *user, unsigned idsize, uint64_t id, uint32_t len,
                      uint32_t at, const unsigned char *text, size_t n);
-/* The header, if no record came (idsize: the dump's). */
-void hs_map_end(struct hs_namesmap *m, unsigned idsize);
+/* The header, if no record came (idsize: the dump's). A dump cut inside
+ * a STRING text leaves its record cut in the map too: the offset to cut
+ * the map at, to end it after the last whole record, is returned (the
+ * buffer is cut already, the file is the caller's); else UINT64_MAX. */
+uint64_t hs_map_end(struct hs_namesmap *m, unsigned idsize);
 
 /* Reading (hprofrestore): the map held whole, its records sorted by id. */
 struct hs_mapread {
