@@ -67,9 +67,13 @@ uint64_t hs_map_end(struct hs_namesmap *m, unsigned idsize)
 
 /* ---- reading ------------------------------------------------------------ */
 
+/* qsort has no user pointer: the entries being sorted by, for by_id */
+static const struct hs_mapent *sorting;
+
 static int by_id(const void *a, const void *b)
 {
-	const struct hs_mapent *x = a, *y = b;
+	const struct hs_mapent *x = &sorting[*(const size_t *)a];
+	const struct hs_mapent *y = &sorting[*(const size_t *)b];
 	return x->id < y->id ? -1 : x->id > y->id;
 }
 
@@ -112,7 +116,13 @@ static int index_records(struct hs_mapread *r, size_t off, char *err,
 		r->n++;
 		p += 9 + (size_t)len;
 	}
-	qsort(r->ent, r->n, sizeof *r->ent, by_id);
+	r->by_id = malloc((r->n ? r->n : 1) * sizeof *r->by_id);
+	if (!r->by_id)
+		return bad(err, errlen, p, strerror(ENOMEM));
+	for (p = 0; p < r->n; p++)
+		r->by_id[p] = p;
+	sorting = r->ent;
+	qsort(r->by_id, r->n, sizeof *r->by_id, by_id);
 	return 0;
 }
 
@@ -157,18 +167,22 @@ int hs_map_load(struct hs_mapread *r, const char *path, char *err,
 
 const unsigned char *hs_map_rename(void *user, uint64_t id, uint32_t len)
 {
-	const struct hs_mapread *r = user;
+	struct hs_mapread *r = user;
+	const struct hs_mapent *e;
 	size_t lo = 0, hi = r->n;
 
+	if (r->next < r->n && r->ent[r->next].id == id &&
+	    r->ent[r->next].len == len)
+		return r->buf + r->ent[r->next++].off;
 	while (lo < hi) {
 		size_t mid = lo + (hi - lo) / 2;
-		if (r->ent[mid].id < id)
+		e = &r->ent[r->by_id[mid]];
+		if (e->id < id)
 			lo = mid + 1;
-		else if (r->ent[mid].id > id)
+		else if (e->id > id)
 			hi = mid;
 		else
-			return r->ent[mid].len == len ? r->buf + r->ent[mid].off
-			                              : NULL;
+			return e->len == len ? r->buf + e->off : NULL;
 	}
 	return NULL;
 }
@@ -177,6 +191,7 @@ void hs_map_free(struct hs_mapread *r)
 {
 	free(r->buf);
 	free(r->ent);
+	free(r->by_id);
 	memset(r, 0, sizeof *r);
 }
 

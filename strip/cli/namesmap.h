@@ -32,13 +32,16 @@ void hs_map_original(void *user, unsigned idsize, uint64_t id, uint32_t len,
  * buffer is cut already, the file is the caller's); else UINT64_MAX. */
 uint64_t hs_map_end(struct hs_namesmap *m, unsigned idsize);
 
-/* Reading (hprofrestore): the map held whole, its records sorted by id. */
+/* Reading (hprofrestore): the map held whole, its records in their order
+ * (the dump's), and by id. */
 struct hs_mapread {
 	unsigned char *buf;    /* the file */
 	size_t size;
 	unsigned idsize;
 	struct hs_mapent { uint64_t id; size_t off; uint32_t len; } *ent;
+	size_t *by_id;         /* indices into ent, sorted by id */
 	size_t n;
+	size_t next;           /* the record the dump's next token should be */
 };
 
 /* Reads the map at path: 0, or -1 with a message in err (the offset of
@@ -46,7 +49,8 @@ struct hs_mapread {
 int hs_map_load(struct hs_mapread *r, const char *path, char *err,
                 size_t errlen);
 /* hs_names.rename, user a struct hs_mapread: the original text of id, if
- * it is len bytes long. */
+ * it is len bytes long: the map's next record's when it is that id (so an
+ * id a dump names twice gets each text back in turn), else any of id's. */
 const unsigned char *hs_map_rename(void *user, uint64_t id, uint32_t len);
 void hs_map_free(struct hs_mapread *r);
 

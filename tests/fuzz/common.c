@@ -7,6 +7,7 @@
 
 struct hs_keep fz_keep;
 struct hs_redact fz_redact;
+struct hs_names fz_names;
 
 const char cr_prefix[] = "fuzz check failed: ";
 const int cr_abort = 1;
@@ -79,7 +80,7 @@ void fz_engine(const unsigned char *in, size_t len, unsigned flags,
 {
 	struct hs_config cfg = { .flags = flags, .idsize = idsize,
 	                         .census = census, .keep = &fz_keep,
-	                         .redact = &fz_redact };
+	                         .redact = &fz_redact, .names = &fz_names };
 	struct cr_cuts cuts = fz_pieces(c);
 
 	if (census)

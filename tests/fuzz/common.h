@@ -54,6 +54,8 @@ extern struct hs_keep fz_keep;
 /* HS_REDACT runs use these tables (the classes zeroed, none used, before
  * each run); set by the target. */
 extern struct hs_redact fz_redact;
+/* HS_REDACT_NAMES and HS_UNREDACT runs use these (set by the target). */
+extern struct hs_names fz_names;
 
 /* Same outcome: errors, counters, output. With both runs over their
  * limit only the common prefix of the outputs is compared (the failing

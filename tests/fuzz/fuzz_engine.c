@@ -38,7 +38,10 @@
  * Redacting (HS_REDACT), with roomy tables and tiny ones (16 classes, 8
  * field types: layouts lost; a gather buffer of 64 bytes): cut-invariant, the same error as strip, and
  * every output byte is the strip's or zero, at the same offset; streamed
- * and with HS_FALLBACK, cut-invariant.
+ * and with HS_FALLBACK, cut-invariant. With names (HS_REDACT_NAMES):
+ * cut-invariant, the originals given too; the values level's length and
+ * error; and, restored with the originals given back (HS_UNREDACT), the
+ * values level restored, byte for byte.
  */
 #include "common.h"
 #include "oracle.h"
@@ -246,6 +249,116 @@ static void check_fallback(const unsigned char *x, size_t n, uint32_t seed)
 		        (long long)framing(x, n));
 }
 
+/* The names map of a run, held: its records' texts by id (the last one's
+ * if an id repeats), for the run that gives them back. */
+static unsigned char map_text[1u << 20];
+static struct { uint64_t id; uint32_t off, len; } map_ent[4096];
+static size_t map_n, map_used;
+static uint64_t map_hash;
+static int map_over;
+
+static void map_original(void *user, unsigned idsize, uint64_t id,
+                         uint32_t len, uint32_t at, const unsigned char *text,
+                         size_t n)
+{
+	size_t i;
+
+	(void)user, (void)idsize;
+	if (at == 0) {
+		map_hash = (map_hash ^ id) * 0x100000001B3u;
+		if (map_n == sizeof map_ent / sizeof map_ent[0] ||
+		    len > sizeof map_text - map_used) {
+			map_over = 1;
+			return;
+		}
+		map_ent[map_n].id = id;
+		map_ent[map_n].off = (uint32_t)map_used;
+		map_ent[map_n].len = len;
+		map_n++;
+	}
+	for (i = 0; i < n; i++)
+		map_hash = (map_hash ^ text[i]) * 0x100000001B3u;
+	if (!map_over && map_n) {
+		memcpy(map_text + map_ent[map_n - 1].off + at, text, n);
+		if (at + n == len)
+			map_used += len;
+	}
+}
+
+/* as hprofrestore's: the next record in turn (an id named twice gets
+ * each text back), else the last of that id */
+static size_t map_next;
+
+static const unsigned char *map_rename(void *user, uint64_t id, uint32_t len)
+{
+	size_t i = map_n;
+
+	(void)user;
+	if (map_next < map_n && map_ent[map_next].id == id &&
+	    map_ent[map_next].len == len)
+		return map_text + map_ent[map_next++].off;
+	while (i--)
+		if (map_ent[i].id == id)
+			return map_ent[i].len == len ? map_text + map_ent[i].off
+			                             : NULL;
+	return NULL;
+}
+
+static void map_reset(void)
+{
+	map_n = map_used = map_next = 0;
+	map_over = 0;
+	map_hash = 0xCBF29CE484222325u;
+}
+
+/* Redacting names too (see the top), D1 holding the values level's
+ * output. */
+static void check_names(const unsigned char *x, size_t n, uint32_t seed)
+{
+	static struct cr_run V, N1, N2, U1, U2;
+	struct fz_cuts c;
+	uint64_t h1;
+
+	fz_engine(x, n, HS_REDACT, 0, NULL, n, NULL, &V);
+	memset(&fz_names, 0, sizeof fz_names);
+	fz_names.key[0] = seed | (uint64_t)seed << 32;
+	fz_names.key[1] = ~fz_names.key[0];
+	fz_names.original = map_original;
+	map_reset();
+	fz_engine(x, n, HS_REDACT | HS_REDACT_NAMES, 0, NULL, n, NULL, &N1);
+	h1 = map_hash;
+	map_reset();
+	fz_cuts_init(&c, seed ^ 0x4E4E4E);
+	fz_engine(x, n, HS_REDACT | HS_REDACT_NAMES, 0, &c, n, NULL, &N2);
+	fz_same(&N1, &N2, "redact names, cut");
+	if (map_hash != h1)
+		fz_fail("redact names, cut: other originals given");
+	if (N1.err != V.err || N1.err_off != V.err_off ||
+	    (!V.err && N1.out.len != V.out.len))
+		fz_fail("redact names: %s at %llu, %zu bytes; values: %s at "
+		        "%llu, %zu bytes", hs_strerror(N1.err),
+		        (unsigned long long)N1.err_off, N1.out.len,
+		        hs_strerror(V.err), (unsigned long long)V.err_off,
+		        V.out.len);
+	if (V.err || map_over)
+		goto out;
+	/* the names given back: the values level, both restored */
+	fz_names.original = NULL;
+	fz_names.rename = map_rename;
+	fz_engine(V.out.b, V.out.len, HS_RESTORE, 0, NULL, n + RESTORE_SLACK,
+	          NULL, &U1);
+	fz_engine(N1.out.b, N1.out.len, HS_RESTORE | HS_UNREDACT, 0, NULL,
+	          n + RESTORE_SLACK, NULL, &U2);
+	if (U1.err != U2.err)
+		fz_fail("unredact: %s, values restored: %s", hs_strerror(U2.err),
+		        hs_strerror(U1.err));
+	if (!U1.err)
+		fz_same_bytes(U2.out.b, U2.out.len, U1.out.b, U1.out.len,
+		              "unredact(names) vs restore(values)");
+out:
+	memset(&fz_names, 0, sizeof fz_names);
+}
+
 /* Redacting (see the top): with tables of slots classes and types field
  * types. */
 static void check_redact(const unsigned char *x, size_t n, uint32_t seed,
@@ -289,6 +402,7 @@ static void check_redact(const unsigned char *x, size_t n, uint32_t seed,
 	fz_cuts_init(&c, seed ^ 0xD2D2D2);
 	fz_engine(x, n, HS_REDACT | HS_FALLBACK, 0, &c, n, NULL, &D2);
 	fz_same(&D1, &D2, "redact with fallback, cut");
+	check_names(x, n, seed);
 	memset(&fz_redact, 0, sizeof fz_redact);
 }
 
