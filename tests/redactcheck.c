@@ -3,7 +3,7 @@
  * primitive value but the runtime's own statics and constants, and kept
  * every reference, checked against the original with a parser of its own.
  *
- *   redactcheck [--withheld N] ORIGINAL REDACTED
+ *   redactcheck [--withheld N] [--names MAP] ORIGINAL REDACTED
  *
  * ORIGINAL is the input dump (arrays as 0x23, or stripped to 0xC3);
  * REDACTED what the product made of it: stripped (0xC3) or restored
@@ -42,6 +42,42 @@
  * java.lang.String). A class without a LOAD_CLASS or its STRING is not
  * the runtime's. The fields of its instances are zeroed all the same.
  *
+ * --names MAP: REDACTED is of "names" mode (--redact=names), MAP its
+ * names map. Everything above holds but for the texts of STRING records
+ * (0x01): each record has its id, length and header as in ORIGINAL, and
+ * its text, when the rule below keeps it, equal; any other text (the
+ * "tokenized") has become a token of the same shape:
+ *   - a leading run of '[' and the byte after it (an array class's type
+ *     letter: [LFoo;) as they were;
+ *   - every other byte that is not a word byte ([A-Za-z0-9_], or 0x80 and
+ *     up) as it was: separators, punctuation, spaces;
+ *   - every word byte a word byte of its kind: a digit a digit, an
+ *     upper-case letter an upper-case letter, any other ([a-z], '_', a
+ *     byte of 0x80 and up) a lower-case letter;
+ *   - not the original text when it has 4 word bytes or more (a token
+ *     equals its word by chance 1 in 26 a letter);
+ *   - each word (a maximal run of word bytes, the leading run and type
+ *     letter left out) has one token across the dump: the same word in
+ *     two tokenized texts became the same letters (a table of every word
+ *     seen, by a hash of its text, its token beside it);
+ *   - MAP holds its original: MAP is an HPROF file, "JAVA PROFILE 1.0.2",
+ *     ORIGINAL's id size, time stamp 0, then STRING records only, one for
+ *     each tokenized text, in REDACTED's order, with its id and
+ *     ORIGINAL's text byte for byte; none for a kept text, none more.
+ * The rule, what stays readable: a text that
+ *   - starts as a name of the runtime's classes does (the prefixes above,
+ *     then '/' or '.'), also after a run of '[' and an 'L' (HotSpot's
+ *     array classes: [Ljava/lang/String;);
+ *   - is a HotSpot array of a primitive type: a run of '[' then one of
+ *     ZBCSIJFD ("[B", "[[I");
+ *   - is ART's: a primitive type's name then one "[]" or more ("byte[]",
+ *     "int[][]");
+ *   - is "<" ... ">" whole (<init>, <clinit>, <resolved_references>);
+ *   - starts "shadow$" (ART's shadow$_klass_);
+ *   - is one of the member and heap names the viewers read (the list in
+ *     kept_words below: value, count, next, table ...);
+ *   - is empty (nothing to tokenize).
+ *
  * --withheld N: a one-pass writer cannot know an instance's layout when a
  * class dump of its chain comes after it (ART, the JDK 6 hprof agent), so
  * it zeroes all its field bytes, references too, and says how many. Of
@@ -59,6 +95,7 @@
  *     S statics zeroed, T runtime statics kept, K constants zeroed,
  *     L runtime constants kept, A arrays: every value zero but the
  *     runtime's statics and constants, every reference kept
+ *   (with --names, then: ", X names tokenized, Y kept")
  * On failure one line on stderr, naming REDACTED's offset (of the first
  * wrong byte where a byte is wrong) and what is wrong (a class by its
  * name too, when it has one):
@@ -66,7 +103,12 @@
  *     (int) is not zero
  *   redactcheck: REDACTED: offset X: class 0x... (java/lang/Foo) static
  *     field 2 `SIZE` (int) differs from the original
- * Exit status: 0 fine; 1 a failure (REDACTED does not parse either);
+ *   redactcheck: REDACTED: offset X: STRING 0x... `com/app/Foo`: byte 3
+ *     '/' became 'x': a token keeps every byte that is not a word byte
+ * (a fault of MAP's own header or records names MAP's offset; a record
+ * missing from MAP, or not the original, the STRING's in REDACTED)
+ * Exit status: 0 fine; 1 a failure (REDACTED or MAP does not parse
+ * either);
  * 2 usage, or ORIGINAL does not parse (it names ORIGINAL's offset).
  *
  * Independent of the product on purpose (nothing from strip/): it walks
@@ -300,7 +342,7 @@ struct cls {
 	uint64_t fields;        /* offset of the instance field table */
 };
 
-static struct dump orig, red;
+static struct dump orig, red, map;
 static struct vec strings = VEC(struct name), classes = VEC(struct cls);
 static struct vec loads = VEC(struct loaded);
 
@@ -350,6 +392,48 @@ static void index_orig(void)
 /* ------------------------------------------------------------------ */
 /* the runtime's classes                                              */
 
+/* A name of n bytes at s for a message, into buf (size at least 4 * 64
+   + 1): its first 64 bytes, a UTF-8 character cut there left out;
+   control bytes and bytes of no well-formed UTF-8 character as \xHH, so
+   that the message is one line of text whatever the dump holds. */
+static const char *printable(const unsigned char *s, uint64_t n, char *buf,
+                             size_t size)
+{
+	size_t o = 0;
+	uint64_t i = 0, k, m = n < 64 ? n : 64;
+
+	while (i < m && o + 5 < size) {
+		unsigned c = s[i];
+		/* the length of a well-formed character starting here, 0 if
+		   none (no overlong forms, surrogates or past U+10FFFF) */
+		k = c >= 0x20 && c < 0x7F ? 1
+		    : c >= 0xC2 && c <= 0xDF ? 2
+		    : c >= 0xE0 && c <= 0xEF ? 3
+		    : c >= 0xF0 && c <= 0xF4 ? 4 : 0;
+		for (uint64_t j = 1; j < k; j++)
+			if (i + j >= m || (s[i + j] & 0xC0) != 0x80)
+				k = 0;
+		if (k >= 3) {
+			unsigned d = s[i + 1];
+			if ((c == 0xE0 && d < 0xA0) || (c == 0xED && d > 0x9F) ||
+			    (c == 0xF0 && d < 0x90) || (c == 0xF4 && d > 0x8F))
+				k = 0;
+		}
+		if (k && o + k < size) {
+			memcpy(buf + o, s + i, (size_t)k);
+			o += (size_t)k;
+			i += k;
+		} else if (i + 4 > m && m < n && c >= 0xC0 && !k) {
+			break;  /* a character the cut at 64 bytes split */
+		} else {
+			o += (size_t)snprintf(buf + o, size - o, "\\x%02X", c);
+			i++;
+		}
+	}
+	buf[o] = 0;
+	return buf;
+}
+
 /* Is the name s (n bytes) one of the runtime's: a prefix, then '/' or
    '.'? A '/' in a prefix stands for '.' too. */
 static int runtime_name(const unsigned char *s, uint64_t n)
@@ -385,8 +469,10 @@ static int runtime_class(uint64_t cid, char *buf, size_t size)
 	buf[0] = 0;
 	if (!n)
 		return 0;
-	snprintf(buf, size, " (%.*s)", (int)(n->len < 64 ? n->len : 64),
-	         (const char *)orig.w.b + n->off);
+	char t[4 * 64 + 1];
+
+	snprintf(buf, size, " (%s)", printable(orig.w.b + n->off, n->len, t,
+	                                        sizeof t));
 	return runtime_name(orig.w.b + n->off, n->len);
 }
 
@@ -397,7 +483,7 @@ static int runtime_class(uint64_t cid, char *buf, size_t size)
    until it is known whether a withheld instance excuses it. */
 struct wrong {
 	uint64_t off;
-	char what[320];
+	char what[1024];
 };
 
 static int wrong(struct wrong *e, uint64_t off, const char *fmt, ...)
@@ -427,11 +513,13 @@ static void name_of(uint64_t sid, char *buf, size_t size)
 {
 	const struct name *n = find(&strings, sid);
 
+	char t[4 * 64 + 1];
+
 	if (!n)
 		buf[0] = 0;
 	else
-		snprintf(buf, size, " `%.*s`", (int)(n->len < 64 ? n->len : 64),
-		         (const char *)orig.w.b + n->off);
+		snprintf(buf, size, " `%s`", printable(orig.w.b + n->off,
+		         n->len, t, sizeof t));
 }
 
 static unsigned long long ull(uint64_t v)
@@ -530,7 +618,7 @@ static int class_dump(const struct walk_sub *o, const struct walk_sub *r,
 {
 	uint64_t id = orig.w.idsize, rel = 1 + 7 * id + 8, n, at;
 	const unsigned char *b = orig.w.b + o->off;
-	char what[240], nm[80], cn[80];
+	char what[800], nm[272], cn[272];
 	unsigned ty;
 	int keep = runtime_class(o->id, cn, sizeof cn);
 
@@ -625,7 +713,7 @@ static int fields(const struct walk_sub *o, const struct walk_sub *r,
                   struct wrong *e)
 {
 	uint64_t id = orig.w.idsize, rel = o->data - o->off, k = 0, at;
-	char what[200], nm[80];
+	char what[400], nm[272];
 
 	for (const struct cls *c = find(&classes, o->cls); c;
 	     c = c->super ? find(&classes, c->super) : NULL) {
@@ -738,6 +826,325 @@ static int sub_record(const struct walk_sub *o, const struct walk_sub *r,
 }
 
 /* ------------------------------------------------------------------ */
+/* --names: the texts of STRING records                               */
+
+/* The member and heap names that stay readable (the spec's list). */
+static const char *const kept_words[] = {
+	"accessOrder", "after", "app", "baseCount", "before", "c", "call",
+	"capacityIncrement", "cause", "classLoader", "classes", "coder",
+	"color", "comparator", "componentType", "contextClassLoader", "count",
+	"counterCells", "daemon", "declaringClass", "default", "detailMessage",
+	"discovered", "eetop", "elementCount", "elementData", "elements",
+	"entrySet", "equals", "fileName", "first", "group", "groups", "hash",
+	"hashCode", "hashIsZero", "head", "holder", "image", "intCompact",
+	"intVal", "item", "jit", "key", "keySet", "last", "left",
+	"lineNumber", "list", "loadFactor", "m", "mag", "main", "methodName",
+	"modCount", "module", "name", "nativePeer", "next", "nextTable",
+	"nthreads", "offset", "ordinal", "packageName", "packages", "parent",
+	"path", "precision", "prev", "priority", "queue", "referent", "right",
+	"root", "run", "s", "scale", "signum", "size", "sizeCtl", "stackSize",
+	"stackTrace", "suppressedExceptions", "table", "tail", "target",
+	"threadLocals", "threadStatus", "threads", "threshold", "tid",
+	"toString", "transferIndex", "value", "values", "zygote",
+};
+
+/* Is s (n bytes) exactly the C string w? */
+static int is(const unsigned char *s, uint64_t n, const char *w)
+{
+	return strlen(w) == n && !memcmp(s, w, (size_t)n);
+}
+
+static int kept_word(const unsigned char *s, uint64_t n)
+{
+	for (size_t i = 0; i < sizeof kept_words / sizeof *kept_words; i++)
+		if (is(s, n, kept_words[i]))
+			return 1;
+	return 0;
+}
+
+/* A primitive type's name, as ART spells it. */
+static int primitive_name(const unsigned char *s, uint64_t n)
+{
+	static const char *const prim[] = { "boolean", "byte", "char",
+		"short", "int", "long", "float", "double" };
+
+	for (size_t i = 0; i < sizeof prim / sizeof *prim; i++)
+		if (is(s, n, prim[i]))
+			return 1;
+	return 0;
+}
+
+/* Does the rule keep the text s (n bytes)? */
+static int name_kept(const unsigned char *s, uint64_t n)
+{
+	uint64_t d = 0, e = n;
+
+	if (n == 0)
+		return 1;
+	while (d < n && s[d] == '[')
+		d++;
+	if (d) /* HotSpot arrays: [Ljava/lang/String; or [[I */
+		return (d + 1 < n && s[d] == 'L' &&
+		        runtime_name(s + d + 1, n - d - 1)) ||
+		       (d + 1 == n && memchr("ZBCSIJFD", s[d], 8));
+	if (runtime_name(s, n))
+		return 1;
+	if (n >= 7 && !memcmp(s, "shadow$", 7))
+		return 1;
+	if (n >= 2 && s[0] == '<' && s[n - 1] == '>')
+		return 1;
+	while (e >= 2 && s[e - 2] == '[' && s[e - 1] == ']')
+		e -= 2;
+	if (e < n) /* ART arrays: byte[], int[][] */
+		return primitive_name(s, e);
+	return kept_word(s, n);
+}
+
+static int word_byte(unsigned c)
+{
+	return c >= 0x80 || c == '_' || (c >= '0' && c <= '9') ||
+	       (c >= 'A' && c <= 'Z') || (c >= 'a' && c <= 'z');
+}
+
+/* The bytes of a text that no token changes: its leading run of '[' and
+   the byte after it, when there is such a run. */
+static uint64_t lead_of(const unsigned char *s, uint64_t n)
+{
+	uint64_t d = 0;
+
+	while (d < n && s[d] == '[')
+		d++;
+	return d && d < n ? d + 1 : d;
+}
+
+/* What a word byte c of the original may become, in words. */
+static const char *kind_of(unsigned c)
+{
+	return c >= '0' && c <= '9' ? "a digit"
+	       : c >= 'A' && c <= 'Z' ? "an upper-case letter"
+	                              : "a lower-case letter";
+}
+
+static int of_kind(unsigned c, unsigned t)
+{
+	return c >= '0' && c <= '9' ? t >= '0' && t <= '9'
+	       : c >= 'A' && c <= 'Z' ? t >= 'A' && t <= 'Z'
+	                              : t >= 'a' && t <= 'z';
+}
+
+/* A byte for a message: 'c', or \xHH. */
+static const char *shown(unsigned c, char buf[8])
+{
+	if (c >= 0x20 && c < 0x7F && c != '\'')
+		snprintf(buf, 8, "'%c'", c);
+	else
+		snprintf(buf, 8, "\\x%02X", c);
+	return buf;
+}
+
+/* Every word of the tokenized texts seen, its token beside it: offsets
+   into ORIGINAL (the word) and REDACTED (its token), open addressing by
+   a hash of the word's text. */
+struct word {
+	uint64_t hash, woff, toff, len; /* len 0: a free slot */
+};
+static struct word *words;
+static size_t words_slots, words_used;
+
+static uint64_t hash_of(const unsigned char *p, uint64_t n)
+{
+	uint64_t h = 0xCBF29CE484222325u;
+
+	while (n--)
+		h = (h ^ *p++) * 0x100000001B3u;
+	return h ^ (h >> 29);
+}
+
+static struct word *word_slot(uint64_t h, const unsigned char *w,
+                              uint64_t n)
+{
+	size_t i = (size_t)h & (words_slots - 1);
+
+	for (; words[i].len; i = (i + 1) & (words_slots - 1))
+		if (words[i].hash == h && words[i].len == n &&
+		    !memcmp(orig.w.b + words[i].woff, w, (size_t)n))
+			break;
+	return &words[i];
+}
+
+static void words_grow(void)
+{
+	struct word *old = words;
+	size_t n = words_slots;
+
+	words_slots = n ? 2 * n : 1u << 16;
+	words = calloc(words_slots, sizeof *words);
+	if (!words)
+		oom();
+	for (size_t i = 0; i < n; i++)
+		if (old[i].len)
+			*word_slot(old[i].hash, orig.w.b + old[i].woff,
+			           old[i].len) = old[i];
+	free(old);
+}
+
+/* The word at woff in ORIGINAL (n bytes) became the token at toff in
+   REDACTED: the same as everywhere before, else a failure at its first
+   byte that is not. */
+static void word_seen(uint64_t woff, uint64_t toff, uint64_t n,
+                      uint64_t sid)
+{
+	const unsigned char *w = orig.w.b + woff, *t = red.w.b + toff;
+	uint64_t h = hash_of(w, n), i;
+	struct word *e;
+
+	if (2 * (words_used + 1) > words_slots)
+		words_grow();
+	e = word_slot(h, w, n);
+	if (!e->len) {
+		*e = (struct word){ h, woff, toff, n };
+		words_used++;
+		return;
+	}
+	if ((i = differs(red.w.b + e->toff, t, n)) < n) {
+		char a[4 * 64 + 1], b[4 * 64 + 1], c[4 * 64 + 1];
+		bad(&red, toff + i, "STRING 0x%llx: the word `%s` became `%s`, "
+		    "but `%s` at offset %llu: a word has one token across the "
+		    "dump", ull(sid), printable(w, n, a, sizeof a),
+		    printable(t, n, b, sizeof b),
+		    printable(red.w.b + e->toff, n, c, sizeof c), ull(e->toff));
+	}
+}
+
+/* The names map, walked beside REDACTED's STRING records. */
+static struct cursor map_at;
+static uint64_t names_tokenized, names_kept;
+
+static void map_header(void)
+{
+	uint64_t t = map.w.first - 8;
+
+	if (map.w.version != '2')
+		bad(&map, MAGIC_LEN, "names map header JAVA PROFILE 1.0.%c, "
+		    "not 1.0.2", map.w.version);
+	if (map.w.idsize != orig.w.idsize)
+		bad(&map, MAGIC_LEN + 2, "names map identifier size %u, the "
+		    "original's %u", map.w.idsize, orig.w.idsize);
+	if (nonzero(map.w.b + t, 8) < 8)
+		bad(&map, t + nonzero(map.w.b + t, 8), "names map time "
+		    "stamp is not zero");
+	map_at = start(&map);
+}
+
+/* The next record of the map, whatever its tag: 1, or 0 at its end. */
+static int map_next(struct walk_rec *m)
+{
+	int rc = walk_record(&map.w, map_at.rec, m);
+
+	if (rc < 0)
+		walk_bad(&map);
+	if (rc > 0)
+		map_at.rec = m->end;
+	return rc > 0;
+}
+
+/* The tokenized STRING record r (o in ORIGINAL): the next record of the
+   map is its original. */
+static void map_holds(const struct walk_rec *o, const struct walk_rec *r,
+                      uint64_t sid, const char *text)
+{
+	unsigned id = orig.w.idsize;
+	struct walk_rec m;
+	uint64_t i;
+
+	if (!map_next(&m))
+		bad(&red, r->off, "STRING 0x%llx %s: tokenized, but the names "
+		    "map has no more records: its original is not there",
+		    ull(sid), text);
+	if (m.tag != 0x01 || m.len != o->len)
+		bad(&red, r->off, "STRING 0x%llx %s: tokenized, but the names "
+		    "map's next record (offset %llu) is %s of %llu bytes, not "
+		    "its original's STRING of %llu", ull(sid), text,
+		    ull(m.off), m.tag == 0x01 ? "a STRING" : "no STRING",
+		    ull(m.len), ull(o->len));
+	if (walk_id(&map.w, m.body) != sid)
+		bad(&red, r->off, "STRING 0x%llx %s: tokenized, but the names "
+		    "map's next record (offset %llu) is the STRING of 0x%llx",
+		    ull(sid), text, ull(m.off),
+		    ull(walk_id(&map.w, m.body)));
+	i = differs(orig.w.b + o->body + id, map.w.b + m.body + id,
+	            o->len - id);
+	if (i < o->len - id)
+		bad(&red, r->off, "STRING 0x%llx %s: tokenized, but the names "
+		    "map's record of it (offset %llu) differs from the "
+		    "original at its offset %llu", ull(sid), text,
+		    ull(m.off), ull(m.body + id + i));
+}
+
+/* The text of STRING record r against o's (the same id and length: the
+   bytes before the text were equal). */
+static void name_text(const struct walk_rec *o, const struct walk_rec *r)
+{
+	unsigned id = orig.w.idsize;
+	uint64_t n = o->len - id, at = r->body + id, sid, i, lead, nw = 0;
+	const unsigned char *s = orig.w.b + o->body + id, *t = red.w.b + at;
+	char text[4 * 64 + 3], t64[4 * 64 + 1], b1[8], b2[8];
+
+	sid = walk_id(&orig.w, o->body);
+	snprintf(text, sizeof text, "`%s`", printable(s, n, t64, sizeof t64));
+	if (name_kept(s, n)) {
+		if ((i = differs(s, t, n)) < n)
+			bad(&red, at + i, "STRING 0x%llx %s: a name the rule "
+			    "keeps (the runtime's) differs from the original",
+			    ull(sid), text);
+		names_kept++;
+		return;
+	}
+	lead = lead_of(s, n);
+	for (i = lead; i < n; i++)
+		nw += word_byte(s[i]);
+	if (nw >= 4 && !memcmp(s, t, (size_t)n))
+		bad(&red, at, "STRING 0x%llx %s: not tokenized: the original "
+		    "text (%llu letters and digits)", ull(sid), text, ull(nw));
+	for (i = 0; i < n; i++) {
+		unsigned c = s[i], x = t[i];
+		if (i < lead || !word_byte(c)) {
+			if (x != c)
+				bad(&red, at + i, "STRING 0x%llx %s: byte %llu "
+				    "%s became %s: a token keeps %s", ull(sid),
+				    text, ull(i), shown(c, b1), shown(x, b2),
+				    i < lead ? "an array's leading '[' run and "
+				    "type letter" : "every byte that is not a "
+				    "word byte");
+		} else if (!of_kind(c, x))
+			bad(&red, at + i, "STRING 0x%llx %s: byte %llu %s "
+			    "became %s, not %s", ull(sid), text, ull(i),
+			    shown(c, b1), shown(x, b2), kind_of(c));
+	}
+	for (i = lead; i < n;) {
+		uint64_t j = i;
+		while (j < n && word_byte(s[j]))
+			j++;
+		if (j > i)
+			word_seen(o->body + id + i, at + i, j - i, sid);
+		i = j + (j < n);
+	}
+	map_holds(o, r, sid, text);
+	names_tokenized++;
+}
+
+/* After the last STRING record: the map holds no more. */
+static void map_end(void)
+{
+	struct walk_rec m;
+
+	if (map_next(&m))
+		bad(&red, red.f.size, "the names map has a record more "
+		    "(0x%02X at its offset %llu%s): for no tokenized text",
+		    m.tag, ull(m.off), m.tag == 0x01 ? ", a STRING" : "");
+}
+
+/* ------------------------------------------------------------------ */
 /* the whole files                                                    */
 
 /* Header: the version the same, or 1.0.1 become 1.0.2 (streamed); the id
@@ -755,8 +1162,9 @@ static void header(void)
 		    "%u", red.w.idsize, orig.w.idsize);
 }
 
-/* The records other than the heap's, in order, byte for byte. */
-static void records(void)
+/* The records other than the heap's, in order, byte for byte; with
+   --names (names), a STRING's text as name_text says. */
+static void records(int names)
 {
 	struct cursor co = start(&orig), cr = start(&red);
 	struct walk_rec o, r;
@@ -776,10 +1184,15 @@ static void records(void)
 		/* the length is in the header: one that differs is a byte
 		   that differs before either body ends */
 		uint64_t n = 9 + (o.len < r.len ? o.len : r.len);
+		int text = names && o.tag == 0x01 && o.len >= orig.w.idsize;
+		if (text)  /* up to the text: tag, time, length, id */
+			n = 9 + orig.w.idsize;
 		uint64_t i = differs(orig.w.b + o.off, red.w.b + r.off, n);
 		if (i < n)
 			bad(&red, r.off + i, "record 0x%02X differs from the "
 			    "original's at offset %llu", r.tag, ull(o.off));
+		if (text)
+			name_text(&o, &r);
 	}
 }
 
@@ -813,8 +1226,8 @@ static void heap(struct tally *t, uint64_t allowed)
 
 static void usage(void)
 {
-	fprintf(stderr, "usage: redactcheck [--withheld N] ORIGINAL "
-	        "REDACTED\n");
+	fprintf(stderr, "usage: redactcheck [--withheld N] [--names MAP] "
+	        "ORIGINAL REDACTED\n");
 	exit(2);
 }
 
@@ -834,7 +1247,7 @@ static uint64_t count_arg(const char *s)
 
 int main(int argc, char **argv)
 {
-	const char *files[2];
+	const char *files[2], *map_path = NULL;
 	int nfiles = 0;
 	uint64_t allowed = 0;
 	struct tally t = { 0 };
@@ -845,6 +1258,10 @@ int main(int argc, char **argv)
 			allowed = count_arg(argv[++i]);
 		else if (!strncmp(a, "--withheld=", 11))
 			allowed = count_arg(a + 11);
+		else if (!strcmp(a, "--names") && i + 1 < argc)
+			map_path = argv[++i];
+		else if (!strncmp(a, "--names=", 8) && a[8])
+			map_path = a + 8;
 		else if (a[0] == '-' && a[1])
 			usage();
 		else if (nfiles < 2)
@@ -858,11 +1275,19 @@ int main(int argc, char **argv)
 	/* ORIGINAL's faults are not the product's: exit 2, not 1 */
 	load(&orig, files[0], 2);
 	load(&red, files[1], 1);
+	if (map_path)
+		load(&map, map_path, 1);
 	read_header(&orig);
 	read_header(&red);
 	header();
+	if (map_path) {
+		read_header(&map);
+		map_header();
+	}
 	index_orig();
-	records();
+	records(map_path != NULL);
+	if (map_path)
+		map_end();
 	heap(&t, allowed);
 	if (t.withheld + t.could < allowed)
 		bad(&red, red.f.size, "--withheld %llu, but %llu instances had "
@@ -874,14 +1299,21 @@ int main(int argc, char **argv)
 	       "(%llu the runtime's), %llu statics zeroed, %llu runtime "
 	       "statics kept, %llu constants zeroed, %llu runtime constants "
 	       "kept, %llu arrays: every value zero but the runtime's statics "
-	       "and constants, every reference kept\n", ull(t.instances),
+	       "and constants, every reference kept", ull(t.instances),
 	       ull(allowed), ull(t.classes), ull(t.runtime), ull(t.statics),
 	       ull(t.statics_kept), ull(t.constants), ull(t.constants_kept),
 	       ull(t.arrays));
+	if (map_path)
+		printf(", %llu names tokenized, %llu kept",
+		       ull(names_tokenized), ull(names_kept));
+	putchar('\n');
 	if (fflush(stdout) != 0)
 		die_sys("stdout");
 	walk_unload(&orig.f);
 	walk_unload(&red.f);
+	if (map_path)
+		walk_unload(&map.f);
+	free(words);
 	free(strings.p);
 	free(classes.p);
 	free(loads.p);

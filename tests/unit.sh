@@ -18,7 +18,11 @@
 # (which it passes, also restored and streamed, and with the fixture's
 # count of withheld instances, not one more or fewer than it tells apart),
 # a static value of the runtime's classes (kept) among them, and on those
-# statics zeroed.
+# statics zeroed. hprofstrip --redact=names passes redactcheck --names
+# (from a file and through pipes), and redactcheck --names fails on its
+# output edited by tests/names-fixture: a name left untokenized, a kept
+# name changed, a token's shape broken, a word given two tokens, a
+# record missing from the names map.
 # Every check is a row of the table MODES below, walked for every dump;
 # UNIT_ONLY=REGEX runs only the rows whose name matches (bash =~).
 # Prints one line per check and 'N passed, N failed'.
@@ -266,6 +270,76 @@ redact_cli() {
 	"$b/redactcheck" --withheld "${w:-0}" "$1" "$r.p"
 }
 
+# The names redaction's key, fixed: the same tokens every run
+names_key=00112233445566778899aabbccddeeff
+
+# names_made F: $tmp/nm-F, hprofstrip --redact=names of F under
+# names_key, and its names map $tmp/nm-F.names, made once a dump
+names_made() {
+	local r
+	r=$tmp/nm-$(basename "$1")
+	[ -s "$r" ] && [ -e "$r.names" ] && return 0
+	rm -f "$r" "$r.names"
+	HPROFSTRIP_NAMES_KEY=$names_key "$b/hprofstrip" --redact=names \
+		-o "$r" "$1" 2>"$r.err" && [ ! -s "$r.err" ] && return 0
+	cat "$r.err"
+	rm -f "$r"
+	return 1
+}
+
+# redact_names F: hprofstrip --redact=names of F passes redactcheck
+# --names with its map, from a file and through pipes (--names-map, the
+# count of instances withheld that it says); hprofrestore --unredact of it
+# with the map passes redactcheck as a "values" redaction (every STRING
+# given back byte for byte)
+redact_names() {
+	local r w
+	r=$tmp/nm-$(basename "$1")
+	names_made "$1" &&
+		"$b/redactcheck" --names "$r.names" "$1" "$r" &&
+		"$b/hprofrestore" --unredact "$r.names" -o "$r.u" "$r" &&
+		"$b/redactcheck" "$1" "$r.u" >/dev/null || return 1
+	rm -f "$r.pm"
+	cat "$1" | HPROFSTRIP_NAMES_KEY=$names_key "$b/hprofstrip" \
+		--redact=names --names-map "$r.pm" 2>"$r.perr" | cat >"$r.p" ||
+		return 1
+	w=$(sed -n 's/^hprofstrip: stdin: --redact: \([0-9]*\) instances written before .*/\1/p' "$r.perr")
+	"$b/redactcheck" --withheld "${w:-0}" --names "$r.pm" "$1" "$r.p" >/dev/null
+}
+
+# redact_names_wrong F: tests/names-fixture edits of F's --redact=names
+# output, each of which redactcheck --names fails on, naming the offset
+# the fixture found: the original text back in a tokenized record (not
+# tokenized), a letter of a kept runtime name changed, a separator of a
+# token made 'x' (the shape), a word's token unlike its earlier one (one
+# token a word), the map's last record dropped (its original missing:
+# the STRING record's offset)
+redact_names_wrong() {
+	local r m off k
+	r=$tmp/nm-$(basename "$1")
+	names_made "$1" || return 1
+	for k in "untokenize:: not tokenized: the original text" \
+		"kept:: a name the rule keeps \\(the runtime's\\) differs from the original" \
+		"separator:: byte [0-9]+ '[/.]' became 'x': a token keeps every byte that is not a word byte" \
+		"reword:: the word .* became .*, but .* at offset [0-9]+: a word has one token across the dump" \
+		"unmapped:: tokenized, but the names map has no more records"; do
+		m=${k%%::*}
+		off=$("$root/tests/names-fixture" "$m" "$1" "$r" "$r.names" "$r.$m") ||
+			return 1
+		if [ "$off" -lt 0 ]; then
+			echo "names-fixture $m found nothing to edit"
+			return 1
+		fi
+		if [ "$m" = unmapped ]; then
+			rejects ": offset $off: STRING 0x[0-9a-f]+ .*${k#*::}" \
+				--names "$r.$m" "$1" "$r" || return 1
+		else
+			rejects ": offset $off: STRING 0x[0-9a-f]+.*${k#*::}" \
+				--names "$r.names" "$1" "$r.$m" || return 1
+		fi
+	done
+}
+
 echo "unit: seed $seed (SEED=$seed reproduces)"
 hprofconv=${HPROF_CONV:-/usr/lib/android-sdk/platform-tools/hprof-conv}
 if [ ! -x "$hprofconv" ]; then
@@ -356,6 +430,8 @@ all    | F+S | redact_plain  |                 | redactcheck fails on the plain 
 all    | F+S | redacted      |                 | redactcheck passes zeroed values (stripped, restored, streamed), fails on a flipped byte at its offset
 all    | F+S | redact_held   |                 | redactcheck --withheld: the fixture's count passes, one too many or too few fails
 all    | F+S | redact_runtime |                | redactcheck fails on a static of the runtime's changed: flipped, or zeroed as an application's
+all    | F   | redact_names  |                 | hprofstrip --redact=names passes redactcheck --names: from a file, through pipes; --unredact gives every name back
+all    | F   | redact_names_wrong |            | redactcheck --names fails at the offset: a name not tokenized, a kept name changed, a token's separator, a word's two tokens, the map's last record missing
 MODES
 
 # at TEXT: TEXT with the dump's @ words replaced
