@@ -72,7 +72,8 @@
  *     ZBCSIJFD ("[B", "[[I");
  *   - is ART's: a primitive type's name then one "[]" or more ("byte[]",
  *     "int[][]");
- *   - is "<" ... ">" whole (<init>, <clinit>, <resolved_references>);
+ *   - is "<" ... ">" whole, of at most 64 bytes (<init>, <clinit>,
+ *     <resolved_references>: a writer decides from a text's first 64);
  *   - starts "shadow$" (ART's shadow$_klass_);
  *   - is one of the member and heap names the viewers read (the list in
  *     kept_words below: value, count, next, table ...);
@@ -891,7 +892,7 @@ static int name_kept(const unsigned char *s, uint64_t n)
 		return 1;
 	if (n >= 7 && !memcmp(s, "shadow$", 7))
 		return 1;
-	if (n >= 2 && s[0] == '<' && s[n - 1] == '>')
+	if (n >= 2 && n <= 64 && s[0] == '<' && s[n - 1] == '>')
 		return 1;
 	while (e >= 2 && s[e - 2] == '[' && s[e - 1] == ']')
 		e -= 2;

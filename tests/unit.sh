@@ -423,6 +423,9 @@ all    | F   | cuts/4        | -R -F @off      | fallback at offset @off, redact
 all    | F   | cuts/4        | -R -S -F @off   | fallback at offset @off, redact --stream
 all    | F   | cuts/4        | -R -V -c @cut60 | split invariance, redact --salvage cut at @cut60
 1.0.3  | F   | cuts/4        | -R -A           | split invariance, redact --app-only
+all    | F   | cuts/4        | -N              | split invariance, redact names (the originals given too)
+all    | F   | cuts/4        | -N -S           | split invariance, redact names --stream
+all    | F   | cuts/4        | -N -V -c @cut60 | split invariance, redact names --salvage cut at @cut60
 all    | F   | pipes         |                 | strip | restore through pipes, no TMPDIR: the zeroed original's sub-records
 all    | F   | kept_file     |                 | keep strings from a file: all String values, nothing else
 all    | F   | kept_streamed |                 | keep strings streamed: most String values, nothing else

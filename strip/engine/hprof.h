@@ -344,8 +344,9 @@ int hs_framework_name(const char *s, size_t n);
  * and in HotSpot dumps the string literals of loaded classes) goes out as
  * a token of the same length, unless hs_name_kept says it is the
  * runtime's: its class names (the prefixes of the rule above, also as
- * array classes), primitive types, the runtime's internal names (<init>,
- * ART's shadow$...) and the member and heap names the viewers read (a
+ * array classes), primitive array classes ([B, byte[]), the runtime's
+ * internal names (<init>, <resolved_references> and the like, up to 64
+ * bytes; ART's shadow$...) and the member and heap names the viewers read (a
  * list in names.c: value, count, table, next...). A token keeps the
  * shape of a name: separators and punctuation stay, each letter or digit
  * becomes one of its kind from a keyed hash of its word up to it, so a

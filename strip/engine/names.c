@@ -62,15 +62,19 @@ static int in_list(const char *s, size_t n)
 	               cmp_name) != NULL;
 }
 
-/* A primitive type's name, ART's ("byte") or a descriptor letter. */
-static int primitive(const char *s, size_t n)
+/* A primitive type's descriptor letter (HotSpot's [I). */
+static int prim_letter(const char *s, size_t n)
+{
+	return n == 1 && s[0] && strchr("ZBCSIJFD", s[0]) != NULL;
+}
+
+/* A primitive type's name (ART's int[]). */
+static int prim_name(const char *s, size_t n)
 {
 	static const char *const prim[] = { "boolean", "byte", "char", "short",
 		"int", "long", "float", "double" };
 	size_t i;
 
-	if (n == 1)
-		return strchr("ZBCSIJFD", s[0]) != NULL;
 	for (i = 0; i < sizeof prim / sizeof prim[0]; i++)
 		if (strlen(prim[i]) == n && !memcmp(prim[i], s, n))
 			return 1;
@@ -87,7 +91,7 @@ int hs_name_kept(const char *s, size_t n, int whole)
 	if (d && d < n && s[d] == 'L')
 		return hs_framework_name(s + d + 1, n - d - 1);
 	if (d)
-		return whole && primitive(s + d, n - d);
+		return whole && prim_letter(s + d, n - d);
 	if (hs_framework_name(s, n))
 		return 1;
 	/* the runtime's internal names: <init>, <resolved_references>,
@@ -102,7 +106,7 @@ int hs_name_kept(const char *s, size_t n, int whole)
 	while (e >= 2 && s[e - 2] == '[' && s[e - 1] == ']')
 		e -= 2;
 	if (e < n)
-		return primitive(s, e);
+		return prim_name(s, e);
 	return in_list(s, n);
 }
 

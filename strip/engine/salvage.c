@@ -228,8 +228,12 @@ static void salvage(struct hs_state *st, struct cur *c)
 		st->salvage_recs = st->have != 0;
 		st->have = 0;
 		break;
+	case PH_NAME_TEXT:  /* a name tokenized in part: not counted */
+		st->names_tokenized--;
+		/* fall through */
 	case PH_REC_BODY:
 	case PH_STR:
+	case PH_NAME:
 		from = cut_record(st);
 		break;
 	default:
