@@ -23,6 +23,11 @@
 #      GC.heap_dump plain, with -gz=1, under the shim, and under the shim
 #      with HPROFSTRIP_COMPRESS=zstd, on a heap of large arrays and on a
 #      heap of small objects; time and file size of each
+#   8. redaction against plain stripping (tests/bench/redact.sh): jcmd
+#      GC.heap_dump under the shim with and without HPROFSTRIP_REDACT=values
+#      (one JVM each, each against its own floor and unstripped dump),
+#      and hprofstrip --redact against hprofstrip, on the same two heaps;
+#      the ratios the issue set a goal for (<= 1.10x)
 # Parts 4 and 5 are skipped when $BUILD/libhprofstrip.so does not exist as
 # the bench starts.
 # Installs GNU time if missing (as root, through apt-get).
@@ -463,4 +468,6 @@ echo
 
 # ---- 7. compressing while the JVM dumps ---------------------------------
 BUILD=$B BENCH_DIR=$W "$here/compress.sh"
+# ---- 8. what redaction costs --------------------------------------------
+BUILD=$B BENCH_DIR=$W "$here/redact.sh"
 footer
