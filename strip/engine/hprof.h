@@ -477,6 +477,12 @@ struct hs_flat {
 };
 #define HS_FLAT_NONE 0xFFFFu
 #define HS_FLAT_CACHE 256u
+/* the fast path's value spans waiting in the run, by offset in it */
+struct hs_patch {
+	uint32_t off;
+	uint32_t len;
+};
+#define HS_PATCHES 1024u
 struct hs_redacting {
 	struct hs_redact cfg;      /* the caller's tables */
 	uint64_t cls_id, cls_super;/* the class dump being read */
@@ -489,7 +495,8 @@ struct hs_redacting {
 	const struct hs_layout *walk; /* the instance being read: the class
 	                              whose fields come next, */
 	uint32_t walk_i;           /* and its next field */
-	uint32_t gather_len;       /* the fast path's output gathered */
+	uint32_t npatch;           /* the fast path's patches of the run */
+	struct hs_patch patch[HS_PATCHES];
 	struct hs_flat flat[HS_FLAT_CACHE]; /* by class id, direct mapped */
 };
 

@@ -17,10 +17,10 @@
  * segments where seg_sub_boundary and seg_reserve would have.
  *
  * Redacting, it takes the instances whose value spans are cached
- * (redact_flat): one with none passes; one with some is copied into the
- * caller's gather buffer with those spans zeroed, and what passes between
- * such instances joins it while it is short, so the output goes in large
- * writes rather than a piece per field.
+ * (redact_flat): one with none passes; one with some stays in the run too,
+ * its spans noted as patches, and the run goes out copied through the
+ * caller's gather buffer in large pieces, the patches zeroed: one copy in
+ * bulk, rather than a piece per field.
  */
 #include "internal.h"
 
@@ -36,9 +36,7 @@ struct unit {
 	const struct hs_flat *flat; /* redact: an instance's value spans */
 };
 
-/* Passed bytes shorter than this join the gathered output (redact) rather
- * than go out as a write of their own. */
-#define GATHER_COPY 4096
+
 
 /* What the sub-record at p (avail bytes there) is: 1 if it is one sweep()
  * takes, its fixed part in, its fields read into u; 0 if the phases must
@@ -107,65 +105,73 @@ static inline int read_unit(struct hs_state *st, const unsigned char *p,
 static inline int seg_due(const struct hs_state *st, const struct cur *c,
                           const unsigned char *p, uint64_t out)
 {
-	uint64_t v = st->sg.len + st->rd.gather_len + (uint64_t)(p - c->run);
+	uint64_t v = st->sg.len + (uint64_t)(p - c->run);
 
 	return v >= HS_SEGMENT_SOFT || (out && v + out > HS_STREAM_BUF);
 }
 
-/* ---- the gathered output (redact) ---- */
+/* ---- redacting: the run with patches ---------------------------------- */
 
-static void gather_out(struct hs_state *st)
+/* The pending run [c->run, p) out, its patches (value spans, by offset in
+ * the run) zeroed: copied in pieces of the gather buffer's size, each
+ * zeroed and written; with no patch, as it is (no copy). */
+static void patched_flush(struct hs_state *st, struct cur *c,
+                          const unsigned char *p)
 {
-	eng_emit(st, st->rd.cfg.gather, st->rd.gather_len);
-	st->rd.gather_len = 0;
-}
+	const struct hs_patch *pt = st->rd.patch, *end = pt + st->rd.npatch;
+	size_t size = st->rd.cfg.gather_size, off = 0, len = (size_t)(p - c->run);
+	unsigned char *g = st->rd.cfg.gather;
 
-/* len bytes out, after what is gathered: they join it while it has room,
- * or go out after it. */
-static void put(struct hs_state *st, const void *buf, size_t len)
-{
-	if (st->rd.gather_len && len <= st->rd.cfg.gather_size - st->rd.gather_len) {
-		memcpy(st->rd.cfg.gather + st->rd.gather_len, buf, len);
-		st->rd.gather_len += (uint32_t)len;
+	if (!st->rd.npatch) {
+		c->p = p;
+		eng_flush(st, c);
 		return;
 	}
-	gather_out(st);
-	eng_emit(st, buf, len);
-}
-
-/* The passed input up to p out, after what is gathered: joining it when
- * short, else as a write of its own. */
-static void put_run(struct hs_state *st, struct cur *c, const unsigned char *p)
-{
-	size_t k = (size_t)(p - c->run);
-
-	if (k < GATHER_COPY)
-		put(st, c->run, k);
-	else {
-		gather_out(st);
-		eng_emit(st, c->run, k);
+	while (off < len && !st->err) {
+		size_t k = len - off < size ? len - off : size;
+		memcpy(g, c->run + off, k);
+		/* a span lies whole in the piece: the pieces end at spans'
+		 * ends (redact_one makes sure) */
+		for (; pt < end && pt->off + pt->len <= off + k; pt++)
+			memset(g + (pt->off - off), 0, pt->len);
+		eng_emit(st, g, k);
+		off += k;
 	}
-	c->run = p;
+	st->rd.npatch = 0;
+	c->run = c->p = p;
 }
 
-/* Redacting: the instance at p (u) goes out with its value spans zero,
- * gathered; the input up to p goes first. */
+/* The run's patches, if any, applied as it goes out up to p; else it
+ * stays pending, as it does when nothing is redacted. */
+static void patches_out(struct hs_state *st, struct cur *c,
+                        const unsigned char *p)
+{
+	if (st->rd.npatch)
+		patched_flush(st, c, p);
+}
+
+/* Redacting: the instance at p (u) has value spans: noted as patches of
+ * the run, zeroed when it goes out (patched_flush). */
 static void redact_one(struct hs_state *st, struct cur *c,
                        const unsigned char *p, const struct unit *u)
 {
-	size_t whole = u->n + (size_t)u->len, i;
-	unsigned char *g;
+	size_t i, at;
+	struct hs_patch *pt;
 
-	put_run(st, c, p);
-	if (whole > st->rd.cfg.gather_size - st->rd.gather_len)
-		gather_out(st);
-	g = st->rd.cfg.gather + st->rd.gather_len;
-	memcpy(g, p, whole);
-	g += u->n;
-	for (i = 0; i < u->flat->n; i++)
-		memset(g + u->flat->span[i][0], 0, u->flat->span[i][1]);
-	st->rd.gather_len += (uint32_t)whole;
-	c->run = p + whole;
+	/* room for its spans, and its bytes in one piece of the gather
+	 * buffer: else what came before goes out first */
+	at = (size_t)(p - c->run);
+	if (st->rd.npatch + u->flat->n > HS_PATCHES ||
+	    at % st->rd.cfg.gather_size + u->n + u->len > st->rd.cfg.gather_size) {
+		patched_flush(st, c, p);
+		at = 0;
+	}
+	pt = st->rd.patch + st->rd.npatch;
+	for (i = 0; i < u->flat->n; i++, pt++) {
+		pt->off = (uint32_t)(at + u->n + u->flat->span[i][0]);
+		pt->len = u->flat->span[i][1];
+	}
+	st->rd.npatch += u->flat->n;
 }
 
 /* Stripping: the array at p (header n bytes, bytes of elements) goes out
@@ -176,16 +182,9 @@ static void strip_one(struct hs_state *st, struct cur *c,
 {
 	unsigned char t = HS_SUB_PRIMITIVE_ARRAY_NODATA;
 
-	if (st->rd.gather_len) {  /* redact: after what is gathered */
-		put_run(st, c, p);
-		put(st, &t, 1);
-		put(st, p + 1, n - 1);
-	} else {
-		c->p = p;
-		eng_flush(st, c);
-		eng_emit(st, &t, 1);
-		eng_emit(st, p + 1, n - 1);
-	}
+	patched_flush(st, c, p);
+	eng_emit(st, &t, 1);
+	eng_emit(st, p + 1, n - 1);
 	c->p = c->run = p + n + bytes;
 	st->arrays++;
 	st->elem_bytes += bytes;
@@ -220,7 +219,7 @@ int sweep(struct hs_state *st, struct cur *c)
 		if (u.out > HS_STREAM_BUF && stream)
 			break;
 		if (stream && seg_due(st, c, p, u.out)) {
-			gather_out(st);  /* before the segment closes */
+			patches_out(st, c, p);  /* before the segment closes */
 			/* where the phases are: for segment.c, and errors */
 			st->in_off = st->sub_in = in0 + (uint64_t)(p - start);
 			seg_room(st, c, p, u.out);
@@ -249,8 +248,8 @@ int sweep(struct hs_state *st, struct cur *c)
 	}
 	st->in_off = in0 + (uint64_t)(p - start);
 	c->p = p;
-	/* the rest stays in the run, which goes out after */
-	gather_out(st);
+	/* the rest stays in the run, which goes out after (patched now) */
+	patches_out(st, c, p);
 	if (!last)
 		return 0;
 	/* as the phases leave them after the last one */
