@@ -9,6 +9,14 @@
 # HeapJudge (VisualVM's heap library) reads the histogram and the object
 # graph (refs) of a redacted dump equal to those of the plain one, and
 # Customer's values (fields) as zeros.
+#
+# The names level (--redact=names, HPROFSTRIP_REDACT=names) also makes
+# every STRING text that is not the runtime's a token of the same length,
+# the originals in a names map (OUT.names, --names-map, DUMP.names beside a
+# shim's dump) that hprofrestore --unredact puts back. "Secrets names"
+# prints the application's names a dump holds (Customer's class name, its
+# fields, the literals of a thread's name); tests/pair-names checks a
+# names-level dump against the values level's and the map.
 
 load common
 
@@ -17,6 +25,9 @@ bats_require_minimum_version 1.5.0
 TMO=${REDACT_TIMEOUT:-120}
 FIND=$ROOT/tests/find-bytes
 CUSTOMER=com.acme.secret.Customer
+PAIR=$ROOT/tests/pair-names
+# a key for the tokens that every run of a test shares
+KEY=0123456789abcdef0123456789ABCDEF
 
 # The shim's settings and preloads come from each test, never the caller
 # (common.bash clears HPROFSTRIP_*; TEST_LD_PRELOAD would set LD_PRELOAD).
@@ -28,9 +39,10 @@ clear_env() {
 	unset LD_PRELOAD
 }
 
-# What every test compares with: Secrets' patterns and field values, an
-# MXBean dump of its heap taken without the shim (orig.hprof), that dump
-# stripped plainly and restored.
+# What every test compares with: Secrets' patterns, field values and
+# names, an MXBean dump of its heap taken without the shim (orig.hprof),
+# that dump stripped plainly and restored, and redacted (values) and
+# restored.
 setup_file() {
 	clear_env
 	# test drivers, not among make all's: built here (a suite run alone has them)
@@ -39,9 +51,13 @@ setup_file() {
 	local d=$BATS_FILE_TMPDIR
 	java -cp "$B/java" Secrets expect >"$d/expect"
 	java -cp "$B/java" Secrets fields >"$d/fields"
+	java -cp "$B/java" Secrets names >"$d/names"
 	timeout "$TMO" java -cp "$B/java" Secrets dump "$d/orig.hprof" >&2
 	"$STRIP" -o "$d/plain.hprof" "$d/orig.hprof"
 	"$RESTORE" -o "$d/plain.r.hprof" "$d/plain.hprof"
+	# the values level, which the names level is but for names
+	"$STRIP" --redact -o "$d/values.hprof" "$d/orig.hprof"
+	"$RESTORE" -o "$d/values.r.hprof" "$d/values.hprof"
 }
 
 setup() {
@@ -50,6 +66,8 @@ setup() {
 	D=$BATS_FILE_TMPDIR
 	# the patterns to scan for, from Secrets expect ("NAME HEX" lines)
 	mapfile -t PATS < <(cut -d' ' -f2 "$D/expect")
+	# the names to scan for, from Secrets names ("NAME HEX" lines)
+	mapfile -t NAMES < <(cut -d' ' -f2 "$D/names")
 }
 
 # assert_no_secret DUMP: find-bytes finds none of Secrets' patterns in DUMP
@@ -73,6 +91,57 @@ assert_every_secret() {
 			[ "$n" -ge 500 ] || fail "$1: $name ($hex) $n times, not once per Customer"
 		fi
 	done <"$D/expect"
+}
+
+# assert_no_name DUMP: find-bytes finds none of Secrets' names in DUMP
+assert_no_name() {
+	run "$FIND" "$1" "${NAMES[@]}"
+	[ "$status" -eq 0 ] || fail "$1 holds names: $output"
+}
+
+# assert_every_name FILE: find-bytes finds each of Secrets' names in FILE,
+# a dump's or a map's STRING records: all but the class name as Java
+# writes it (a dot in it), which only the contents of Strings hold
+assert_every_name() {
+	local name hex n
+	run "$FIND" "$1" "${NAMES[@]}"
+	[ "$status" -eq 1 ] || fail "find-bytes: status $status on $1: $output"
+	while read -r name hex; do
+		[[ $name == *.* ]] && continue
+		n=$(printf '%s\n' "$output" | sed -n "s/^$hex //p")
+		[ "${n:-0}" -ge 1 ] || fail "$1: no $name ($hex): $output"
+	done <"$D/names"
+}
+
+# map_names MAP: the records of MAP, a names map, framed to its end
+map_names() {
+	"$ROOT/tests/hprof-walk" frame "$1" | sed -n 's/^records \([0-9]*\), framed to EOF$/\1/p'
+}
+
+# assert_private FILE: FILE is the owner's alone (mode 0600)
+assert_private() {
+	assert_equal "$(stat -c %a "$1")" 600
+}
+
+# assert_token_histo PLAIN NAMES TOKEN: the histograms of two restored
+# dumps of a heap, the plain one and the names level's, are the same but
+# for the application's class names: the same roots and totals, the
+# runtime's classes the same lines, every class the same count and size;
+# Customer, none of whose names is left, under TOKEN, the token of
+# com/acme/secret/Customer (with dots, as VisualVM writes it)
+assert_token_histo() {
+	local jdk='^((java|javax|jdk|sun|com\.sun)\.|(boolean|byte|char|short|int|long|float|double)(\[\])+ )'
+	local tok=${3//\//.}
+	diff <(tail -n 2 "$1") <(tail -n 2 "$2")
+	diff <(grep -E "$jdk" "$1") <(grep -E "$jdk" "$2")
+	[ "$(grep -cE "$jdk" "$2")" -ge 100 ] || fail "few runtime classes in $2"
+	diff <(awk '{ print $(NF - 1), $NF }' "$1" | sort) <(awk '{ print $(NF - 1), $NF }' "$2" | sort)
+	run grep -e acme -e Secrets -e Customer "$2"
+	assert_failure
+	# "NAME COUNT SIZE" of Customer and of its arrays, by NAME
+	assert_equal "$(awk -v c="$tok" '$1 == c || $1 == c "[]" { print $2, $3 }' "$2")" \
+		"$(awk -v c="$CUSTOMER" '$1 == c || $1 == c "[]" { print $2, $3 }' "$1")"
+	assert_equal "$(awk -v c="$tok" '$1 == c { print $2 }' "$2")" 500
 }
 
 # assert_zero_fields RESTORED: VisualVM reads every Customer's values, and
@@ -237,7 +306,7 @@ Try 'hprofstrip --help'."
 		run --separate-stderr "$STRIP" "--redact=$a" -o "$T/x.hprof" "$D/orig.hprof"
 		assert_failure 2
 		assert_equal "$(printf '%s\n' "$stderr" | head -n 1)" \
-			"hprofstrip: --redact: unknown level '$a' (the level there is: values)"
+			"hprofstrip: --redact: unknown level '$a' (the levels: values, names)"
 		[ ! -e "$T/x.hprof" ] || fail "--redact=$a left $T/x.hprof"
 	done
 	run --separate-stderr "$RESTORE" --redact -o "$T/x.hprof" "$D/plain.hprof"
@@ -440,4 +509,402 @@ Try 'hprofstrip --help'."
 	assert_success
 	cmp_dump "$T/keep.hprof" "$T/want"
 	assert_no_secret "$T/keep.hprof"
+}
+
+@test "--redact=names: no secret value or name left, the names in the map alone; --redact leaves the names" {
+	local n
+	# the names are in the dump as Secrets made it, the class name as
+	# Java writes it too (in Strings): the scans below can fail
+	run "$FIND" "$D/orig.hprof" "${NAMES[@]}"
+	assert_failure 1
+	refute_output --regexp ' 0$'
+	# the values level keeps every name of the dump's
+	assert_every_name "$D/values.hprof"
+	run --separate-stderr "$STRIP" -v --redact=names -o "$T/red.hprof" "$D/orig.hprof"
+	assert_success
+	assert_output ""
+	# the strip's line, the values', the names'
+	[ "$(printf '%s\n' "$stderr" | wc -l)" -eq 3 ] || fail "stderr: $stderr"
+	[[ $stderr =~ "redacted the fields of "[1-9][0-9]*" instances and "[1-9][0-9]*" static and constant values; " ]] ||
+		fail "no redaction summary in: $stderr"
+	[[ $stderr =~ $'\n'"hprofstrip: $D/orig.hprof: "([0-9]+)" names tokenized; their originals in $T/red.hprof.names (keep it private)"$ ]] ||
+		fail "no names summary in: $stderr"
+	n=${BASH_REMATCH[1]}
+	assert_no_secret "$T/red.hprof"
+	assert_no_name "$T/red.hprof"
+	assert_stripped_dump "$T/red.hprof"
+	# the map: an HPROF file of the originals, the owner's alone, as many
+	# as said; the names are there, no value
+	assert_equal "$(head -c 19 "$T/red.hprof.names" | tr '\0' '@')" "JAVA PROFILE 1.0.2@"
+	assert_private "$T/red.hprof.names"
+	assert_equal "$(map_names "$T/red.hprof.names")" "$n"
+	[ "$n" -ge "${#NAMES[@]}" ]
+	assert_every_name "$T/red.hprof.names"
+	assert_no_secret "$T/red.hprof.names"
+	# the values level's dump but for the texts the map has, each the
+	# same length; Customer's class name one token, the same in its array
+	# class's name and its source file's; the runtime's names kept
+	run "$PAIR" "$D/values.hprof" "$T/red.hprof" "$T/red.hprof.names" \
+		com/acme/secret/Customer "[Lcom/acme/secret/Customer;" Customer.java \
+		java/lang/String "[Ljava/lang/String;" "[B" "<init>" value next
+	assert_success
+	assert_line --index 0 "names $n"
+	[[ ${lines[1]} =~ ^changed\ ([0-9]+)$ ]] && [ "${BASH_REMATCH[1]}" -ge $((n * 9 / 10)) ] ||
+		fail "few names changed: $output"
+	[[ ${lines[2]} =~ ^com/acme/secret/Customer\ ([a-z]{3}/[a-z]{4}/[a-z]{6}/[A-Z][a-z]{7})$ ]] ||
+		fail "Customer's token: $output"
+	local tok=${BASH_REMATCH[1]}
+	assert_line --index 3 "[Lcom/acme/secret/Customer; [L$tok;"
+	assert_line --index 4 "Customer.java ${tok##*/}.${lines[4]##*.}"
+	refute_line --index 4 "Customer.java ${tok##*/}.java"
+	assert_line --index 5 "java/lang/String kept"
+	assert_line --index 6 "[Ljava/lang/String; kept"
+	assert_line --index 7 "[B kept"
+	assert_line --index 8 "<init> kept"
+	assert_line --index 9 "value kept"
+	assert_line --index 10 "next kept"
+	[ "${#lines[@]}" -eq 11 ]
+	# the structure of the values level: sizes and census
+	[ "$(size_of "$T/red.hprof")" -eq "$(size_of "$D/values.hprof")" ]
+	diff <(census "$D/values.hprof") <(census "$T/red.hprof")
+	# without -v, not a word
+	run --separate-stderr "$STRIP" --redact=names -o "$T/quiet.hprof" "$D/orig.hprof"
+	assert_success
+	assert_equal "$stderr" ""
+	[ -s "$T/quiet.hprof.names" ]
+}
+
+@test "--redact=names, restored: with --unredact the values level's dump byte for byte, VisualVM's plain histogram; without it, the same histogram under tokens" {
+	local tok
+	HPROFSTRIP_NAMES_KEY=$KEY "$STRIP" --redact=names -o "$T/red.hprof" "$D/orig.hprof"
+	run --separate-stderr "$RESTORE" -v --unredact "$T/red.hprof.names" -o "$T/red.u.hprof" "$T/red.hprof"
+	assert_success
+	assert_equal "$(printf '%s\n' "$stderr" | tail -n 1)" \
+		"hprofrestore: $T/red.hprof: $(map_names "$T/red.hprof.names") names given back from $T/red.hprof.names"
+	cmp "$T/red.u.hprof" "$D/values.r.hprof"
+	# from stdin to stdout, the same
+	"$RESTORE" --unredact "$T/red.hprof.names" <"$T/red.hprof" >"$T/red.u2.hprof"
+	cmp "$T/red.u2.hprof" "$D/values.r.hprof"
+	# VisualVM reads it as the plain dump, and Customer's values as zeros
+	histo "$D/plain.r.hprof" >"$T/plain.histo"
+	histo "$T/red.u.hprof" >"$T/red.u.histo"
+	diff "$T/plain.histo" "$T/red.u.histo"
+	grep -q "^$CUSTOMER 500 " "$T/red.u.histo"
+	assert_zero_fields "$T/red.u.hprof"
+	# restored without the map: the same classes, counts and sizes, the
+	# application's under tokens (the runtime's size statics are read by
+	# their names: those stay)
+	tok=$("$PAIR" "$D/values.hprof" "$T/red.hprof" "$T/red.hprof.names" com/acme/secret/Customer | sed -n 3p)
+	tok=${tok#* }
+	[ -n "$tok" ] && [ "$tok" != kept ] || fail "no token for Customer"
+	"$RESTORE" -o "$T/red.r.hprof" "$T/red.hprof"
+	run --separate-stderr "$JUDGE" histo "$T/red.r.hprof"
+	[ "$status" -eq 0 ] || fail "VisualVM cannot read it: $stderr"
+	printf '%s\n' "$output" >"$T/red.histo"
+	assert_token_histo "$T/plain.histo" "$T/red.histo" "$tok"
+}
+
+@test "HPROFSTRIP_NAMES_KEY: a fixed key gives the same tokens every run; a random one other tokens of the same names" {
+	local k
+	for k in 1 2; do
+		HPROFSTRIP_NAMES_KEY=$KEY "$STRIP" --redact=names -o "$T/k$k.hprof" "$D/orig.hprof"
+		"$STRIP" --redact=names -o "$T/r$k.hprof" "$D/orig.hprof"
+	done
+	cmp "$T/k1.hprof" "$T/k2.hprof"
+	cmp "$T/k1.hprof.names" "$T/k2.hprof.names"
+	# in any case or form of input (a JDK 17 dump: from a pipe as from
+	# the file), and whatever the case of its hex digits
+	# shellcheck disable=SC2002 # a pipe
+	cat "$D/orig.hprof" | HPROFSTRIP_NAMES_KEY=$KEY "$STRIP" --redact=names --names-map "$T/k3.map" >"$T/k3.hprof"
+	cmp "$T/k1.hprof" "$T/k3.hprof"
+	cmp "$T/k1.hprof.names" "$T/k3.map"
+	HPROFSTRIP_NAMES_KEY=${KEY,,} "$STRIP" --redact=names -o "$T/k4.hprof" "$D/orig.hprof"
+	cmp "$T/k1.hprof" "$T/k4.hprof"
+	# another key, other tokens
+	HPROFSTRIP_NAMES_KEY=fedcba9876543210fedcba9876543210 "$STRIP" --redact=names -o "$T/k5.hprof" "$D/orig.hprof"
+	run cmp -s "$T/k1.hprof" "$T/k5.hprof"
+	assert_failure
+	# without a key, each run its own tokens...
+	run cmp -s "$T/r1.hprof" "$T/r2.hprof"
+	assert_failure
+	run cmp -s "$T/k1.hprof" "$T/r1.hprof"
+	assert_failure
+	# ... of the same names: the same maps, and the dumps differ from the
+	# values level in those names' texts alone
+	for k in k1 k5 r1 r2; do
+		cmp "$T/k1.hprof.names" "$T/$k.hprof.names"
+		run "$PAIR" "$D/values.hprof" "$T/$k.hprof" "$T/$k.hprof.names" com/acme/secret/Customer
+		assert_success
+		printf '%s\n' "${lines[2]}" >"$T/$k.tok"
+		[ "$(size_of "$T/$k.hprof")" -eq "$(size_of "$D/values.hprof")" ]
+		diff <(census "$D/values.hprof") <(census "$T/$k.hprof")
+	done
+	run cmp -s "$T/r1.tok" "$T/r2.tok"
+	assert_failure
+	run cmp -s "$T/k1.tok" "$T/k5.tok"
+	assert_failure
+}
+
+@test "--redact=names usage: stdout needs --names-map, --names-map needs --redact=names, HPROFSTRIP_NAMES_KEY 32 hex digits; the map is 0600 whatever the input's mode" {
+	local a k
+	cp "$D/orig.hprof" "$T/in.hprof"
+	chmod 0644 "$T/in.hprof"
+	mkdir "$T/o"
+	for a in "" "-o -"; do
+		# shellcheck disable=SC2086
+		run --separate-stderr "$STRIP" --redact=names $a "$T/in.hprof"
+		assert_failure 2
+		assert_output ""
+		assert_equal "$stderr" "hprofstrip: --redact=names to stdout needs --names-map FILE, where the original names go
+Try 'hprofstrip --help'."
+	done
+	for a in "--names-map $T/o/m" "--redact --names-map $T/o/m" "--redact=values --names-map $T/o/m"; do
+		# shellcheck disable=SC2086
+		run --separate-stderr "$STRIP" $a -o "$T/o/x.hprof" "$T/in.hprof"
+		assert_failure 2
+		assert_equal "$stderr" "hprofstrip: --names-map goes with --redact=names
+Try 'hprofstrip --help'."
+	done
+	run --separate-stderr "$STRIP" --redact=names -o "$T/o/x.hprof" "$T/in.hprof" --names-map
+	assert_failure 2
+	assert_equal "$(printf '%s\n' "$stderr" | head -n 1)" "hprofstrip: --names-map needs a file name"
+	for k in xyz "${KEY}0" "${KEY:1}" "${KEY:1}g" " $KEY"; do
+		run --separate-stderr env HPROFSTRIP_NAMES_KEY="$k" "$STRIP" --redact=names -o "$T/o/x.hprof" "$T/in.hprof"
+		assert_failure 2
+		assert_output ""
+		assert_equal "$(printf '%s\n' "$stderr" | head -n 1)" "hprofstrip: HPROFSTRIP_NAMES_KEY: not 32 hex digits"
+	done
+	# nothing written by any
+	run ls -A "$T/o"
+	assert_output ""
+	# the map is the owner's alone; the dump has the input's mode
+	"$STRIP" --redact=names -o "$T/o/x.hprof" "$T/in.hprof"
+	assert_equal "$(stat -c %a "$T/o/x.hprof")" 644
+	assert_private "$T/o/x.hprof.names"
+	# --names-map, to stdout too; an older map there, readable by all,
+	# is replaced by one that is not
+	install -m 0644 /dev/null "$T/o/m"
+	"$STRIP" --redact=names --names-map "$T/o/m" "$T/in.hprof" >"$T/o/y.hprof"
+	assert_private "$T/o/m"
+	assert_every_name "$T/o/m"
+	[ ! -e "$T/o/y.hprof.names" ]
+	# a fixed key (in case of a world-readable umask too)
+	(umask 0 && HPROFSTRIP_NAMES_KEY=$KEY "$STRIP" --redact=names -o "$T/o/z.hprof" "$T/in.hprof")
+	assert_private "$T/o/z.hprof.names"
+}
+
+@test "--redact=names: the names map is never the input or the output" {
+	local a
+	cp "$D/orig.hprof" "$T/in.hprof"
+	for a in "--names-map $T/in.hprof -o $T/out.hprof" \
+		"--names-map $T/out.hprof -o $T/out.hprof"; do
+		rm -f "$T/out.hprof"
+		# shellcheck disable=SC2086
+		run --separate-stderr "$STRIP" --redact=names $a "$T/in.hprof"
+		assert_failure 2
+		cmp "$T/in.hprof" "$D/orig.hprof" || fail "$a: the input is gone"
+		[ ! -e "$T/out.hprof" ] || fail "$a: $(head -c 18 "$T/out.hprof") in the output"
+	done
+	# OUT.names the input: IN named x.names, -o x
+	cp "$D/orig.hprof" "$T/x.names"
+	run --separate-stderr "$STRIP" --redact=names -o "$T/x" "$T/x.names"
+	assert_failure 2
+	cmp "$T/x.names" "$D/orig.hprof" || fail "-o x, x.names the input: the input is gone"
+}
+
+@test "hprofrestore --unredact: a missing map, a file that is no map, a map cut short: exit 1, one line, no output" {
+	local m off cut
+	HPROFSTRIP_NAMES_KEY=$KEY "$STRIP" --redact=names -o "$T/red.hprof" "$D/orig.hprof"
+	m=$T/red.hprof.names
+	mkdir "$T/o"
+	# unredact_fails MAP LINE: --unredact MAP fails with LINE, and leaves
+	# no output, to a file or to stdout
+	unredact_fails() {
+		run --separate-stderr "$RESTORE" --unredact "$1" -o "$T/o/x.hprof" "$T/red.hprof"
+		assert_failure 1
+		assert_output ""
+		assert_equal "$stderr" "$2"
+		run --separate-stderr "$RESTORE" --unredact "$1" "$T/red.hprof"
+		assert_failure 1
+		assert_output ""
+		assert_equal "$stderr" "$2"
+		run ls -A "$T/o"
+		assert_output ""
+	}
+	unredact_fails "$T/none" "hprofrestore: $T/none: No such file or directory"
+	unredact_fails "$T" "hprofrestore: $T: not a regular file"
+	printf 'a names map\n' >"$T/text"
+	unredact_fails "$T/text" "hprofrestore: $T/text: offset 0: not a names map (no \"JAVA PROFILE 1.0.2\" header)"
+	# a dump is no map: its first record that is no STRING
+	run --separate-stderr "$RESTORE" --unredact "$D/values.hprof" -o "$T/o/x.hprof" "$T/red.hprof"
+	assert_failure 1
+	[[ $stderr =~ ^"hprofrestore: $D/values.hprof: offset "([0-9]+)": not a STRING record"$ ]] || fail "stderr: $stderr"
+	off=${BASH_REMATCH[1]}
+	[ "$(od -An -tx1 -j "$off" -N 1 "$D/values.hprof")" = " 02" ] || fail "offset $off is no LOAD_CLASS"
+	# cut in a record's text: the offset of that record
+	off=$("$ROOT/tests/hprof-walk" strings "$m" | awk '{ p = q; q += 9 + length($1 $2) / 2 } NR == 1000 { print 31 + p; exit }')
+	# (past the id: its text, of a byte or more, cut away)
+	cut=$((off + 9 + 8))
+	head -c "$cut" "$m" >"$T/cut"
+	unredact_fails "$T/cut" "hprofrestore: $T/cut: offset $off: record cut short"
+	head -c $((off + 4)) "$m" >"$T/cut"
+	unredact_fails "$T/cut" "hprofrestore: $T/cut: offset $off: cut inside a record header"
+	# whole, it gives back
+	run --separate-stderr "$RESTORE" --unredact "$m" -o "$T/o/x.hprof" "$T/red.hprof"
+	assert_success
+	cmp "$T/o/x.hprof" "$D/values.r.hprof"
+	run --separate-stderr "$RESTORE" --unredact
+	assert_failure 2
+	assert_equal "$(printf '%s\n' "$stderr" | head -n 1)" "hprofrestore: --unredact needs a names map"
+}
+
+@test "shim: HPROFSTRIP_REDACT=names under a real JVM: no secret, no name; the map beside the dump, 0600; --unredact gives Customer back" {
+	local n
+	HPROFSTRIP_REDACT=names HPROFSTRIP_SNIFF=no HPROFSTRIP_PATTERN='*.red.hprof' \
+		LD_PRELOAD=$SHIM timeout "$TMO" java -cp "$B/java" Secrets dump \
+		"$T/x.plain.hprof" "$T/x.red.hprof" 2>"$T/err"
+	# the heap's names, in the JVM's own dump (the scan can fail)...
+	assert_every_name "$T/x.plain.hprof"
+	assert_every_secret "$T/x.plain.hprof"
+	# ... none in the shim's
+	assert_no_secret "$T/x.red.hprof"
+	assert_no_name "$T/x.red.hprof"
+	assert_stripped_dump "$T/x.red.hprof"
+	run cat "$T/err"
+	assert_line --regexp "^hprofstrip: $T/x.red.hprof: [0-9]+ bytes in, [0-9]+ bytes out \([0-9.]+%\), [1-9][0-9]* arrays stripped$"
+	assert_line --regexp "^hprofstrip: $T/x.red.hprof: redacted the fields of [1-9][0-9]+ instances and [1-9][0-9]* static and constant values$"
+	[[ $output =~ "hprofstrip: $T/x.red.hprof: "([0-9]+)" names tokenized; their originals in $T/x.red.hprof.names (keep it private)" ]] ||
+		fail "no names summary: $output"
+	n=${BASH_REMATCH[1]}
+	[ "${#lines[@]}" -eq 3 ] || fail "stderr: $output"
+	# the map: beside the dump, the owner's, the names and none else;
+	# none beside the dump the shim left alone
+	assert_private "$T/x.red.hprof.names"
+	assert_equal "$(map_names "$T/x.red.hprof.names")" "$n"
+	assert_every_name "$T/x.red.hprof.names"
+	assert_no_secret "$T/x.red.hprof.names"
+	[ ! -e "$T/x.plain.hprof.names" ]
+	# given back: Customer's 500, their values zeros
+	run --separate-stderr "$RESTORE" -v --unredact "$T/x.red.hprof.names" -o "$T/x.u.hprof" "$T/x.red.hprof"
+	assert_success
+	assert_equal "$(printf '%s\n' "$stderr" | tail -n 1)" \
+		"hprofrestore: $T/x.red.hprof: $n names given back from $T/x.red.hprof.names"
+	histo "$T/x.u.hprof" >"$T/u.histo"
+	grep -q "^$CUSTOMER 500 [1-9][0-9]*$" "$T/u.histo" || fail "no 500 Customers: $(head "$T/u.histo")"
+	assert_zero_fields "$T/x.u.hprof"
+	# the plain dump's Customer line (the same heap, a collection apart)
+	"$STRIP" -o "$T/x.plain.s.hprof" "$T/x.plain.hprof"
+	"$RESTORE" -o "$T/x.plain.r.hprof" "$T/x.plain.s.hprof"
+	histo "$T/x.plain.r.hprof" >"$T/plain.histo"
+	assert_equal "$(grep "^$CUSTOMER " "$T/u.histo")" "$(grep "^$CUSTOMER " "$T/plain.histo")"
+	# and a second --redact=names of it finds no name left to hide
+	"$RESTORE" -o "$T/x.red.r.hprof" "$T/x.red.hprof"
+	HPROFSTRIP_NAMES_KEY=$KEY "$STRIP" --redact=names -o "$T/again.hprof" "$T/x.red.r.hprof"
+	assert_no_name "$T/again.hprof.names"
+}
+
+@test "shim: replayed with each runtime's system calls, HPROFSTRIP_REDACT=names with a fixed key gives hprofstrip --redact=names's dump and map from a pipe" {
+	local f n mode said
+	export HPROFSTRIP_NAMES_KEY=$KEY
+	for f in "$D/orig.hprof" $(corpus_files); do
+		n=$(basename "$f")
+		run --separate-stderr bash -c 'cat "$1" | "$2" -v --redact=names --names-map "$3.map" >"$3"' _ "$f" "$STRIP" "$T/want"
+		assert_success
+		said=$(printf '%s\n' "$stderr" | sed -n 's/^hprofstrip: stdin: \([0-9]*\) names tokenized; .*/\1/p')
+		[ -n "$said" ] && [ "$said" -gt 0 ] || fail "$n: no names said: $stderr"
+		for mode in random threads jdk8 art pwrite writev; do
+			rm -f "$T/$mode.hprof" "$T/$mode.hprof.names"
+			HPROFSTRIP_REDACT=names LD_PRELOAD=$SHIM timeout 60 \
+				"$REPLAY" "$mode" "$f" "$T/$mode.hprof" 7 2>"$T/err" ||
+				fail "$mode: replay failed on $n: $(cat "$T/err")"
+			cmp_dump "$T/$mode.hprof" "$T/want" || fail "$mode: $n: the dump"
+			cmp "$T/$mode.hprof.names" "$T/want.map" || fail "$mode: $n: the map"
+			assert_private "$T/$mode.hprof.names"
+			grep -qx "hprofstrip: $T/$mode.hprof: $said names tokenized; their originals in $T/$mode.hprof.names (keep it private)" "$T/err" ||
+				fail "$mode: $n: not said: $(cat "$T/err")"
+		done
+	done
+	# Secrets' dump: no secret, no name; the map gives them back
+	rm -f "$T/s.hprof"
+	HPROFSTRIP_REDACT=names LD_PRELOAD=$SHIM "$REPLAY" threads "$D/orig.hprof" "$T/s.hprof" 2>"$T/err"
+	assert_no_secret "$T/s.hprof"
+	assert_no_name "$T/s.hprof"
+	"$RESTORE" --unredact "$T/s.hprof.names" -o "$T/s.u.hprof" "$T/s.hprof"
+	cmp_dump "$T/s.u.hprof" "$D/values.r.hprof"
+	# JDK 22's segment files hold no names; the map is the main file's
+	rm -f "$T/jdk22.hprof"*
+	HPROFSTRIP_REDACT=names LD_PRELOAD=$SHIM timeout 60 \
+		"$REPLAY" jdk22 "$D/orig.hprof" "$T/jdk22.hprof" 7 2>"$T/err"
+	assert_no_secret "$T/jdk22.hprof"
+	assert_no_name "$T/jdk22.hprof"
+	cmp "$T/jdk22.hprof.names" "$T/s.hprof.names"
+	run ls "$T"
+	refute_output --regexp '\.p[0-9]+\.names'
+}
+
+@test "shim: HPROFSTRIP_REDACT=names: a copy, a program that hosts no runtime, a file that is no dump get no map; a bad key is said, a random one used; no map through a symlink" {
+	local f=$CORPUS/hotspot/jdk11-string.hprof mode
+	export HPROFSTRIP_REDACT=names
+	mkdir "$T/o"
+	# in a runtime's process, a copy of an older dump, in every pattern
+	for mode in random threads jdk8 art artcloexec pwrite writev setlength; do
+		run --separate-stderr env REPLAY_STAMP=keep LD_PRELOAD="$SHIM" \
+			timeout 60 "$REPLAY" "$mode" "$f" "$T/o/$mode.hprof" 7
+		assert_success
+		cmp "$T/o/$mode.hprof" "$f" || fail "$mode: a copy was changed"
+		assert_equal "$stderr" "hprofstrip: $T/o/$mode.hprof: a copy of a dump made 2020-01-28 13:05:25 UTC, before this process began: written unchanged"
+	done
+	# a program that hosts no runtime, whatever it writes
+	run --separate-stderr env REPLAY_RUNTIME=none HPROFSTRIP_PATTERN='*' \
+		LD_PRELOAD="$SHIM" timeout 60 "$REPLAY" random "$f" "$T/o/none.hprof" 7
+	assert_success
+	cmp_replayed "$f" "$T/o/none.hprof"
+	assert_equal "$stderr" ""
+	# copies by other programs under an exported LD_PRELOAD
+	run env LD_PRELOAD="$SHIM" cp "$D/orig.hprof" "$T/o/cp.hprof"
+	assert_success
+	cmp "$T/o/cp.hprof" "$D/orig.hprof"
+	run env LD_PRELOAD="$SHIM" dd if="$D/orig.hprof" of="$T/o/dd.hprof" bs=64k status=none
+	assert_success
+	cmp "$T/o/dd.hprof" "$D/orig.hprof"
+	# a file named like a dump that is none, written by a runtime's process
+	seq 1 200000 >"$T/text"
+	run --separate-stderr env LD_PRELOAD="$SHIM" timeout 60 "$REPLAY" random "$T/text" "$T/o/text.hprof" 7
+	assert_success
+	cmp "$T/o/text.hprof" "$T/text"
+	assert_equal "$stderr" "hprofstrip: $T/o/text.hprof: not an HPROF dump: written unchanged"
+	run find "$T/o" -name '*.names'
+	assert_output ""
+	# a JVM's Files.copy of an older dump gets none; its own dump in the
+	# same run gets its map
+	"$JUDGE" build >&2
+	run --separate-stderr env LD_PRELOAD="$SHIM" timeout "$TMO" \
+		java -cp "$B/java" HeapBuilder copy "$f" "$T/o/copied.hprof" "$T/o/own.hprof"
+	assert_success
+	cmp "$T/o/copied.hprof" "$f"
+	[ ! -e "$T/o/copied.hprof.names" ]
+	assert_private "$T/o/own.hprof.names"
+	run find "$T/o" -name '*.names'
+	assert_output "$T/o/own.hprof.names"
+	# a bad key: said, names tokenized all the same with a random key:
+	# a map that gives them back
+	run env HPROFSTRIP_NAMES_KEY=bogus LD_PRELOAD="$SHIM" \
+		"$REPLAY" random "$D/orig.hprof" "$T/bad.hprof" 3
+	assert_success
+	assert_line --index 0 "hprofstrip: HPROFSTRIP_NAMES_KEY: not 32 hex digits; a random key is used"
+	assert_line --index 3 --regexp "^hprofstrip: $T/bad.hprof: [1-9][0-9]* names tokenized; their originals in $T/bad.hprof.names \(keep it private\)$"
+	[ "${#lines[@]}" -eq 4 ] || fail "$output"
+	assert_no_name "$T/bad.hprof"
+	"$RESTORE" --unredact "$T/bad.hprof.names" -o "$T/bad.u.hprof" "$T/bad.hprof"
+	cmp_dump "$T/bad.u.hprof" "$D/values.r.hprof"
+	# a symlink where the map goes is not followed: names tokenized, no map
+	: >"$T/target"
+	ln -s "$T/target" "$T/link.hprof.names"
+	run --separate-stderr env LD_PRELOAD="$SHIM" "$REPLAY" random "$D/orig.hprof" "$T/link.hprof" 3
+	assert_success
+	[ ! -s "$T/target" ] || fail "the map went through the symlink"
+	assert_no_name "$T/link.hprof"
+	[[ $stderr == *"hprofstrip: $T/link.hprof: cannot create $T/link.hprof.names: "*"; names are tokenized all the same, with no map to give them back"* ]] ||
+		fail "stderr: $stderr"
+	[[ $stderr == *"hprofstrip: $T/link.hprof: "[0-9]*" names tokenized; no map of them"* ]] || fail "stderr: $stderr"
 }

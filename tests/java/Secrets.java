@@ -1,7 +1,9 @@
 /*
  * Secrets: builds a small Java heap holding known secret values, for the
  * end-to-end tests of hprofstrip --redact and HPROFSTRIP_REDACT=values
- * (bats/redact.bats), then prints them or gets the heap dumped.
+ * (bats/redact.bats), then prints them or gets the heap dumped. Its
+ * application's names are secrets too, for the names level (--redact=names,
+ * HPROFSTRIP_REDACT=names).
  *
  *   java -cp DIR Secrets expect            print the secrets' byte patterns
  *                                          (below); exit 0
@@ -9,6 +11,10 @@
  *                                          DUMP com.acme.secret.Customer"
  *                                          prints for an unredacted dump of
  *                                          this heap (below); exit 0
+ *   java -cp DIR Secrets names             print the application's names
+ *                                          that a dump of this heap holds
+ *                                          and the names level must hide
+ *                                          (below); exit 0
  *   java -cp DIR Secrets dump FILE...      build, then dump via
  *                                          HotSpotDiagnosticMXBean
  *                                          (live=true) to each FILE in turn,
@@ -22,11 +28,12 @@
  *     customer (i - 1) / 2, customer 0 by nobody (null). Customer's static
  *     long KEY is the class's.
  *   - WORKER: a started daemon thread named "payments-worker", parked until
- *     the program ends. Its name is joined at run time, so that no
- *     String literal in the heap holds it whole.
+ *     the program ends. Its name is joined at run time from THREAD_WORDS,
+ *     so that no String literal in the heap holds it whole.
  *
- * The expected output is read from the classes by reflection, never
- * written twice: the tests scan for what the program holds.
+ * The expected output is read from the classes by reflection (or from the
+ * constants the heap is built with), never written twice: the tests scan
+ * for what the program holds.
  *
  * Output of "expect": one "NAME HEX" line for each primitive field of
  * Customer that is not a boolean (a boolean's one byte is no pattern), in
@@ -40,6 +47,20 @@
  * NAME=VALUE ..." with the fields by name, N the instances holding them.
  * VALUE is the value as String.valueOf writes it (what VisualVM's heap
  * library gives for a field).
+ *
+ * Output of "names": one "NAME HEX" line per name, NAME the text and HEX
+ * its bytes (UTF-8, as a dump's STRING records hold names) as
+ * tests/find-bytes takes them, in this order: Customer's class name as the
+ * JVM writes it (com/acme/secret/Customer: the dump's names), as Java
+ * writes it (com.acme.secret.Customer: only Strings hold it, the Class
+ * object's name, which stripping removes with every String's contents),
+ * its simple name; then the names of Customer's and Secrets' fields, by
+ * name, and THREAD_WORDS, the String literals of the thread's name (a
+ * HotSpot dump holds every symbol of the VM: literals too). Of the fields
+ * and words only those of 8 characters or more: a shorter one may be a
+ * part of a name the runtime keeps ("pin" of "spin") or of a token, whose
+ * letters are a hash's (a 1.6 MB map of tokens holds each 4-letter word a
+ * few times by chance, an 8-letter one once in ~10^5 dumps).
  *
  * Standard output carries only the documented lines; errors go to stderr
  * with exit status 1 (2 for usage errors). The MXBean (JDK 17) refuses a
@@ -63,7 +84,13 @@ public final class Secrets {
     static Customer[] CUSTOMERS;
     static Thread WORKER;
 
-    static final String USAGE = "Secrets expect | fields | dump FILE...";
+    /** The thread's name, joined: "payments-worker". */
+    static final String[] THREAD_WORDS = { "payments", "-worker" };
+
+    /** The shortest field name or word "names" prints (see above). */
+    static final int NAME_MIN = 8;
+
+    static final String USAGE = "Secrets expect | fields | names | dump FILE...";
 
     public static void main(String[] argv) {
         List<String> args = Arrays.asList(argv);
@@ -80,6 +107,10 @@ public final class Secrets {
                 HeapBuilder.Cli.expectArgs(USAGE, args, 1, 1);
                 build();
                 System.out.print(fields());
+                break;
+            case "names":
+                HeapBuilder.Cli.expectArgs(USAGE, args, 1, 1);
+                System.out.print(names());
                 break;
             case "dump":
                 HeapBuilder.Cli.expectArgs(USAGE, args, 2, Integer.MAX_VALUE);
@@ -103,9 +134,13 @@ public final class Secrets {
         for (int i = 0; i < CUSTOMER_COUNT; i++) {
             CUSTOMERS[i] = new Customer(i == 0 ? null : CUSTOMERS[(i - 1) / 2]);
         }
-        // "payments" and "-worker" are literals (interned Strings in the
-        // heap); the name is a third String, made here
-        String name = new StringBuilder("payments").append("-worker").toString();
+        // the words are literals (interned Strings in the heap, symbols in
+        // the VM); the name is another String, made here
+        StringBuilder joined = new StringBuilder();
+        for (String w : THREAD_WORDS) {
+            joined.append(w);
+        }
+        String name = joined.toString();
         CountDownLatch running = new CountDownLatch(1);
         WORKER = new Thread(() -> {
             running.countDown();
@@ -192,6 +227,37 @@ public final class Secrets {
             }
         }
         out.append("instances ").append(CUSTOMER_COUNT).append(line).append('\n');
+        return out.toString();
+    }
+
+    /** The "names" lines. */
+    static String names() {
+        List<String> names = new ArrayList<>();
+        String dotted = Customer.class.getName();
+        names.add(dotted.replace('.', '/'));
+        names.add(dotted);
+        names.add(Customer.class.getSimpleName());
+        List<String> more = new ArrayList<>();
+        for (Class<?> c : new Class<?>[] { Customer.class, Secrets.class }) {
+            for (Field f : c.getDeclaredFields()) {
+                more.add(f.getName());
+            }
+        }
+        more.sort(Comparator.naturalOrder());
+        more.addAll(Arrays.asList(THREAD_WORDS));
+        for (String n : more) {
+            if (n.length() >= NAME_MIN && !names.contains(n)) {
+                names.add(n);
+            }
+        }
+        StringBuilder out = new StringBuilder();
+        for (String n : names) {
+            out.append(n).append(' ');
+            for (byte b : n.getBytes(java.nio.charset.StandardCharsets.UTF_8)) {
+                out.append(String.format("%02x", b & 0xff));
+            }
+            out.append('\n');
+        }
         return out.toString();
     }
 }
