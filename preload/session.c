@@ -169,7 +169,8 @@ static void map_close(struct session *s, int done)
 	if (s->map.ob != &s->map_ob || s->map_fd < 0)
 		return;
 	if (done) {
-		uint64_t cut = hs_map_end(&s->map, s->st.idsize);
+		uint64_t cut = hs_map_end(&s->map, s->st.idsize,
+		                          s->st.timestamp);
 		/* the dump was cut inside a name: the map ends before it */
 		if (!hs_ob_flush(&s->map_ob) && cut != UINT64_MAX &&
 		    hst.ftruncate(s->map_fd, (int64_t)cut)) {
@@ -200,7 +201,7 @@ static int redact_tables(struct session *s, struct hs_redact *r)
 	if (p->redact_bad[0] &&
 	    !__atomic_exchange_n(&told_bad, 1, __ATOMIC_RELAXED))
 		say("hprofstrip: HPROFSTRIP_REDACT: '%s' is not known (the "
-		    "level there is: values); values are redacted",
+		    "levels: values, names); values are redacted",
 		    p->redact_bad);
 	if (!s->red && !(s->red = map_tables(sizeof *s->red, &told_mem, s->path,
 	                                     "no memory for HPROFSTRIP_REDACT's "

@@ -61,7 +61,7 @@
  *     two tokenized texts became the same letters (a table of every word
  *     seen, by a hash of its text, its token beside it);
  *   - MAP holds its original: MAP is an HPROF file, "JAVA PROFILE 1.0.2",
- *     ORIGINAL's id size, time stamp 0, then STRING records only, one for
+ *     ORIGINAL's id size, REDACTED's time stamp, then STRING records only, one for
  *     each tokenized text, in REDACTED's order, with its id and
  *     ORIGINAL's text byte for byte; none for a kept text, none more.
  * The rule, what stays readable: a text that
@@ -847,6 +847,10 @@ static const char *const kept_words[] = {
 	"stackTrace", "suppressedExceptions", "table", "tail", "target",
 	"threadLocals", "threadStatus", "threads", "threshold", "tid",
 	"toString", "transferIndex", "value", "values", "zygote",
+	/* the statics VisualVM sizes objects by, and System.props' keys */
+	"HI_BYTE_SHIFT", "LO_BYTE_SHIFT", "annotationDataOffset",
+	"annotationTypeOffset", "defaults", "map", "properties", "props",
+	"runnerOffset", "systemProperties", "val", "waitersOffset",
 };
 
 /* Is s (n bytes) exactly the C string w? */
@@ -1031,9 +1035,9 @@ static void map_header(void)
 	if (map.w.idsize != orig.w.idsize)
 		bad(&map, MAGIC_LEN + 2, "names map identifier size %u, the "
 		    "original's %u", map.w.idsize, orig.w.idsize);
-	if (nonzero(map.w.b + t, 8) < 8)
-		bad(&map, t + nonzero(map.w.b + t, 8), "names map time "
-		    "stamp is not zero");
+	/* the dump's own: a map tells whose it is */
+	if (memcmp(map.w.b + t, red.w.b + red.w.first - 8, 8))
+		bad(&map, t, "names map time stamp is not the dump's");
 	map_at = start(&map);
 }
 

@@ -589,8 +589,23 @@ struct names_io {
 	char path[4096];
 };
 
+/* Is path the file of fd, or the file at other (NULL: none)? */
+static int same_as(const char *path, int fd, const char *other)
+{
+	struct stat a, b;
+
+	if (stat(path, &a))
+		return other && !strcmp(path, other);
+	if (fd >= 0 && !fstat(fd, &b) && a.st_dev == b.st_dev &&
+	    a.st_ino == b.st_ino)
+		return 1;
+	return other && (!strcmp(path, other) ||
+	                 (!stat(other, &b) && a.st_dev == b.st_dev &&
+	                  a.st_ino == b.st_ino));
+}
+
 /* The map opened (its path: --names-map, or OUT.names) or read, into
- * cfg; -1 if it cannot be (said). */
+ * cfg; -1 if it cannot be (said), -2 on a usage error (said). */
 static int names_start(struct run *r, const struct args *a,
                        const char *out_path, struct names_io *n,
                        struct hs_config *cfg)
@@ -619,11 +634,18 @@ static int names_start(struct run *r, const struct args *a,
 		if (r->verbosity)
 			fprintf(stderr, "%s: HPROFSTRIP_NAMES_KEY: not 32 hex "
 			        "digits\n", name);
-		return -1;
+		return -2;
 	}
 	snprintf(n->path, sizeof n->path, "%s%s",
 	         a->map_path ? a->map_path : out_path,
 	         a->map_path ? "" : ".names");
+	/* never over the dump read or written */
+	if (same_as(n->path, r->dc->in_fd, out_path)) {
+		if (r->verbosity)
+			fprintf(stderr, "%s: %s: the names map would be the input "
+			        "or the output file\n", name, n->path);
+		return -2;
+	}
 	/* the names are the owner's alone: 0600, whatever the input's */
 	if (out_open_buf(&n->mo, n->path, name, 0600, !r->verbosity, map_buf,
 	                 sizeof map_buf))
@@ -652,7 +674,7 @@ static int names_end(struct names_io *n, const struct hs_state *st, int ok)
 	int rc = 0;
 
 	if (n->open && ok) {
-		uint64_t cut = hs_map_end(&n->map, st->idsize);
+		uint64_t cut = hs_map_end(&n->map, st->idsize, st->timestamp);
 		/* a text cut short (--salvage) */
 		if (cut != UINT64_MAX && out_truncate(&n->mo, cut)) {
 			out_report(&n->mo);
@@ -742,11 +764,11 @@ static int transform(struct run *r, const struct args *a)
 		layouts_free(&lay);
 		return EXIT_BAD_INPUT;
 	}
-	if (names_start(r, a, out_path, &nio, &cfg)) {
+	if ((rc = names_start(r, a, out_path, &nio, &cfg)) != 0) {
 		out_abort(&o);
 		keepset_free(&ks);
 		layouts_free(&lay);
-		return EXIT_BAD_INPUT;
+		return rc == -2 ? EXIT_USAGE : EXIT_BAD_INPUT;
 	}
 	/* a pipe cannot be patched: segments of known length, bounded memory */
 	if (a->stream || o.kind == OUT_STREAM) {
@@ -765,7 +787,16 @@ static int transform(struct run *r, const struct args *a)
 		                   ~(unsigned)(HS_STREAM | HS_REDACT_NAMES));
 	if (rc == 0) {
 		hs_init(&st, &cfg, &sink);
+		nio.rd.dump_time = &st.timestamp;
 		rc = pump(r, &st, &o);
+	}
+	/* --unredact: a map of another dump gives nothing back */
+	if (rc == 0 && nio.rd.foreign) {
+		if (r->verbosity)
+			fprintf(stderr, "%s: %s: the names map of another dump "
+			        "(its time stamp is not %s's)\n", tool->name,
+			        a->unredact, r->in_name);
+		rc = -1;
 	}
 	/* --redact: instances came before their class dumps (ART); from a
 	 * file, once more with every layout known, over what was written */

@@ -28,7 +28,7 @@ static void header(struct hs_namesmap *m, unsigned idsize)
 	unsigned char h[sizeof MAP_HEADER + 12] = MAP_HEADER;
 
 	hs_put_be32(h + sizeof MAP_HEADER, idsize);
-	/* time stamp 0: the map says nothing of when */
+	/* the time stamp is the dump's, patched in at the end */
 	hs_ob_write(m->ob, h, sizeof h);
 	m->started = 1;
 }
@@ -53,10 +53,15 @@ void hs_map_original(void *user, unsigned idsize, uint64_t id, uint32_t len,
 	m->rec_left -= n < m->rec_left ? (uint32_t)n : m->rec_left;
 }
 
-uint64_t hs_map_end(struct hs_namesmap *m, unsigned idsize)
+uint64_t hs_map_end(struct hs_namesmap *m, unsigned idsize, uint64_t time)
 {
+	unsigned char t[8];
+
 	if (!m->started)
 		header(m, idsize ? idsize : 8);
+	hs_put_be32(t, (uint32_t)(time >> 32));
+	hs_put_be32(t + 4, (uint32_t)time);
+	hs_ob_patch(m->ob, sizeof MAP_HEADER + 4, t, sizeof t);
 	if (!m->rec_left)
 		return UINT64_MAX;
 	hs_ob_truncate(m->ob, m->rec_start);
@@ -134,11 +139,15 @@ int hs_map_load(struct hs_mapread *r, const char *path, char *err,
 	int fd = open(path, O_RDONLY | O_CLOEXEC);
 
 	memset(r, 0, sizeof *r);
-	if (fd < 0 || fstat(fd, &sb) || !S_ISREG(sb.st_mode)) {
-		snprintf(err, errlen, "%s", fd < 0 || errno ? strerror(errno)
-		                                   : "not a regular file");
+	if (fd < 0 || fstat(fd, &sb)) {
+		snprintf(err, errlen, "%s", strerror(errno));
 		if (fd >= 0)
 			close(fd);
+		return -1;
+	}
+	if (!S_ISREG(sb.st_mode)) {
+		snprintf(err, errlen, "not a regular file");
+		close(fd);
 		return -1;
 	}
 	r->size = (size_t)sb.st_size;
@@ -160,6 +169,8 @@ int hs_map_load(struct hs_mapread *r, const char *path, char *err,
 		return bad(err, errlen, 0, "not a names map (no \"" MAP_HEADER
 		           "\" header)");
 	r->idsize = hs_be32(r->buf + hl);
+	r->time = (uint64_t)hs_be32(r->buf + hl + 4) << 32 |
+	          hs_be32(r->buf + hl + 8);
 	if (r->idsize != 4 && r->idsize != 8)
 		return bad(err, errlen, hl, "identifier size not 4 or 8");
 	return index_records(r, hl + 12, err, errlen);
@@ -171,6 +182,10 @@ const unsigned char *hs_map_rename(void *user, uint64_t id, uint32_t len)
 	const struct hs_mapent *e;
 	size_t lo = 0, hi = r->n;
 
+	if (r->dump_time && *r->dump_time != r->time)
+		r->foreign = 1;
+	if (r->foreign)
+		return NULL;
 	if (r->next < r->n && r->ent[r->next].id == id &&
 	    r->ent[r->next].len == len)
 		return r->buf + r->ent[r->next++].off;

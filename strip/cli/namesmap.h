@@ -26,11 +26,13 @@ struct hs_namesmap {
 /* hs_names.original, user a struct hs_namesmap. */
 void hs_map_original(void *user, unsigned idsize, uint64_t id, uint32_t len,
                      uint32_t at, const unsigned char *text, size_t n);
-/* The header, if no record came (idsize: the dump's). A dump cut inside
- * a STRING text leaves its record cut in the map too: the offset to cut
- * the map at, to end it after the last whole record, is returned (the
- * buffer is cut already, the file is the caller's); else UINT64_MAX. */
-uint64_t hs_map_end(struct hs_namesmap *m, unsigned idsize);
+/* The header, if no record came (idsize: the dump's), and the dump's time
+ * stamp in it (so hprofrestore can tell a map of another dump). A dump cut
+ * inside a STRING text leaves its record cut in the map too: the offset
+ * to cut the map at, to end it after the last whole record, is returned
+ * (the buffer is cut already, the file is the caller's); else
+ * UINT64_MAX. */
+uint64_t hs_map_end(struct hs_namesmap *m, unsigned idsize, uint64_t time);
 
 /* Reading (hprofrestore): the map held whole, its records in their order
  * (the dump's), and by id. */
@@ -42,6 +44,10 @@ struct hs_mapread {
 	size_t *by_id;         /* indices into ent, sorted by id */
 	size_t n;
 	size_t next;           /* the record the dump's next token should be */
+	uint64_t time;         /* its header's time stamp: the dump's */
+	const uint64_t *dump_time; /* the dump's, when renaming (NULL: not
+	                          checked) */
+	int foreign;           /* they differ: nothing was given back */
 };
 
 /* Reads the map at path: 0, or -1 with a message in err (the offset of
@@ -50,7 +56,8 @@ int hs_map_load(struct hs_mapread *r, const char *path, char *err,
                 size_t errlen);
 /* hs_names.rename, user a struct hs_mapread: the original text of id, if
  * it is len bytes long: the map's next record's when it is that id (so an
- * id a dump names twice gets each text back in turn), else any of id's. */
+ * id a dump names twice gets each text back in turn), else any of id's.
+ * None if the map is another dump's (r->foreign). */
 const unsigned char *hs_map_rename(void *user, uint64_t id, uint32_t len);
 void hs_map_free(struct hs_mapread *r);
 

@@ -20,27 +20,34 @@
 
 /* ---- the rule ---------------------------------------------------------- */
 
-/* Member and heap names the viewers read, kept readable (sorted, for
- * bsearch): the fields of the runtime's classes that Eclipse MAT,
- * VisualVM and Android Studio decode (String, Thread, collections,
- * references, boxes) and ART's heap names. */
+/* Member and heap names the viewers read, kept readable (in strcmp
+ * order, for bsearch: a name out of order would not be found): the
+ * fields of the runtime's classes that
+ * Eclipse MAT, VisualVM and Android Studio decode (String, Thread,
+ * collections, references, boxes), the statics VisualVM sizes objects
+ * by (Class$Atomic's and FutureTask's Unsafe offsets, System.props and
+ * the keys it reads there), and ART's heap names. */
 static const char *const kept[] = {
-	"accessOrder", "after", "app", "baseCount", "before", "c", "call",
-	"capacityIncrement", "cause", "classLoader", "classes", "coder",
-	"color", "comparator", "componentType", "contextClassLoader", "count",
-	"counterCells", "daemon", "declaringClass", "default", "detailMessage",
+	"HI_BYTE_SHIFT", "LO_BYTE_SHIFT", "accessOrder", "after",
+	"annotationDataOffset", "annotationTypeOffset", "app", "baseCount",
+	"before", "c", "call", "capacityIncrement", "cause", "classLoader",
+	"classes", "coder", "color", "comparator", "componentType",
+	"contextClassLoader", "count", "counterCells", "daemon",
+	"declaringClass", "default", "defaults", "detailMessage",
 	"discovered", "eetop", "elementCount", "elementData", "elements",
 	"entrySet", "equals", "fileName", "first", "group", "groups", "hash",
 	"hashCode", "hashIsZero", "head", "holder", "image", "intCompact",
 	"intVal", "item", "jit", "key", "keySet", "last", "left",
-	"lineNumber", "list", "loadFactor", "m", "mag", "main", "methodName",
-	"modCount", "module", "name", "nativePeer", "next", "nextTable",
-	"nthreads", "offset", "ordinal", "packageName", "packages", "parent",
-	"path", "precision", "prev", "priority", "queue", "referent", "right",
-	"root", "run", "s", "scale", "signum", "size", "sizeCtl", "stackSize",
-	"stackTrace", "suppressedExceptions", "table", "tail", "target",
-	"threadLocals", "threadStatus", "threads", "threshold", "tid",
-	"toString", "transferIndex", "value", "values", "zygote",
+	"lineNumber", "list", "loadFactor", "m", "mag", "main", "map",
+	"methodName", "modCount", "module", "name", "nativePeer", "next",
+	"nextTable", "nthreads", "offset", "ordinal", "packageName",
+	"packages", "parent", "path", "precision", "prev", "priority",
+	"properties", "props", "queue", "referent", "right", "root", "run",
+	"runnerOffset", "s", "scale", "signum", "size", "sizeCtl",
+	"stackSize", "stackTrace", "suppressedExceptions",
+	"systemProperties", "table", "tail", "target", "threadLocals",
+	"threadStatus", "threads", "threshold", "tid", "toString",
+	"transferIndex", "val", "value", "values", "waitersOffset", "zygote",
 };
 
 static int cmp_name(const void *key, const void *elem)
