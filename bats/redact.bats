@@ -840,7 +840,7 @@ Try 'hprofstrip --help'."
 		"$REPLAY" jdk22 "$D/orig.hprof" "$T/jdk22.hprof" 7 2>"$T/err"
 	assert_no_secret "$T/jdk22.hprof"
 	assert_no_name "$T/jdk22.hprof"
-	cmp "$T/jdk22.hprof.names" "$T/s.hprof.names"
+	cmp_dump "$T/jdk22.hprof.names" "$T/s.hprof.names"
 	run ls "$T"
 	refute_output --regexp '\.p[0-9]+\.names'
 }
