@@ -39,9 +39,10 @@ static const char usage[] =
 "                   (the shim's default: *.hprof)\n"
 "  --keep strings   HPROFSTRIP_KEEP=strings: keep the contents of Strings\n"
 "                   (they can hold personal data)\n"
-"  --redact         HPROFSTRIP_REDACT=values: also zero every primitive\n"
+"  --redact[=names] HPROFSTRIP_REDACT=values: also zero every primitive\n"
 "                   field value and the application's static values, so\n"
-"                   no user value reaches the disk (references stay)\n"
+"                   no user value reaches the disk (references stay);\n"
+"                   =names: names too, the originals in DUMP.names\n"
 "  --compress C     HPROFSTRIP_COMPRESS: write PATH.zst, .gz, .xz or .lz4\n"
 "                   through the compressor; C is zstd[:1-19], gzip[:1-9],\n"
 "                   xz[:0-9] or lz4[:1-12]\n"
@@ -273,8 +274,11 @@ int main(int argc, char **argv)
 			quiet = 1;
 		} else if (!strcmp(s, "--app-only")) {
 			app_only = 1;
-		} else if (!strcmp(s, "--redact")) {
+		} else if (!strcmp(s, "--redact") ||
+		           !strcmp(s, "--redact=values")) {
 			redact = 1;
+		} else if (!strcmp(s, "--redact=names")) {
+			redact = 2;
 		} else if ((v = value_of("--pattern", argc, argv, &i, &missing))) {
 			if (!*v)
 				return usage_error("--pattern: empty glob%s", "");
@@ -325,7 +329,8 @@ int main(int argc, char **argv)
 	    (filter && setenv("HPROFSTRIP_FILTER", filter, 1)) ||
 	    (quiet && setenv("HPROFSTRIP_QUIET", "1", 1)) ||
 	    (app_only && setenv("HPROFSTRIP_APP_ONLY", "1", 1)) ||
-	    (redact && setenv("HPROFSTRIP_REDACT", "values", 1))) {
+	    (redact && setenv("HPROFSTRIP_REDACT",
+	                      redact == 2 ? "names" : "values", 1))) {
 		perror(PROG ": setenv");
 		return EXIT_NOLIB;
 	}

@@ -13,6 +13,10 @@ CLI_HELP_IN_OUT
 "               for Eclipse MAT and VisualVM (see README)\n"
 "  --app-only   drop zygote and image heap objects (like hprof-conv -z);\n"
 "               implies --jvm\n"
+"  --unredact MAP\n"
+"               give back the names hprofstrip --redact=names (or\n"
+"               HPROFSTRIP_REDACT=names) made tokens, from their map\n"
+"               (OUT.names); a map of another dump is refused\n"
 CLI_HELP_COMMON;
 
 static const struct cli_option options[] = {
