@@ -911,3 +911,32 @@ Try 'hprofstrip --help'."
 		fail "stderr: $stderr"
 	[[ $stderr == *"hprofstrip: $T/link.hprof: "[0-9]*" names tokenized; no map of them"* ]] || fail "stderr: $stderr"
 }
+
+@test "tens of thousands of classes: a JVM that loaded every JDK class, redacted under the shim and offline, passes redactcheck at both levels" {
+	local n
+	# the unstripped dump, no shim
+	run java -cp "$B/java" ManyClasses "$T/all.hprof"
+	assert_success
+	n=$(printf '%s\n' "$output" | sed -n 's/^loaded \([0-9]*\) of .*/\1/p')
+	[ "${n:-0}" -ge 20000 ] || fail "only ${n:-no} classes loaded: $output"
+	# offline: every layout and every runtime class's name fits the tables
+	"$STRIP" --redact -o "$T/v.hprof" "$T/all.hprof"
+	run "$B/redactcheck" "$T/all.hprof" "$T/v.hprof"
+	assert_success
+	[[ $output == *"classes ("*" the runtime's), "* ]]
+	n=$(printf '%s\n' "$output" | sed -n 's/.*, \([0-9]*\) classes (\([0-9]*\) the runtime.s).*/\2/p')
+	[ "${n:-0}" -ge 20000 ] || fail "the runtime's classes: $output"
+	HPROFSTRIP_NAMES_KEY=$KEY "$STRIP" --redact=names -o "$T/n.hprof" "$T/all.hprof"
+	run "$B/redactcheck" --names "$T/n.hprof.names" "$T/all.hprof" "$T/n.hprof"
+	assert_success
+	# the shim: its dump of such a heap is what the tool makes of its own
+	# unstripped twin, and says nothing of tables full
+	HPROFSTRIP_REDACT=values LD_PRELOAD=$SHIM timeout "$TMO" \
+		java -cp "$B/java" ManyClasses "$T/s.hprof" 2>"$T/err" >/dev/null
+	run "$STRIP" --info "$T/s.hprof"
+	assert_success
+	run grep -c 'past the tables\|written before' "$T/err"
+	assert_output 0
+	grep -q "redacted the fields of [0-9]* instances" "$T/err" ||
+		fail "no summary: $(cat "$T/err")"
+}
