@@ -65,14 +65,32 @@ SALVAGE_SPLIT = ("splitcheck: --salvage at 97%", ["sh", "-c",
                  '-c $((s * 97 / 100)) -p 8 -n 1 -s 1 "$f" >/dev/null '
                  '|| exit 1; done'])
 
+# redaction: the independent redactcheck on every corpus dump, at both
+# levels (a fixed key), split invariance with -R and -N, and a fallback
+# under -R (its record's rest zeros)
+REDACT_CHECK = ("redactcheck: every corpus dump, values and names", ["sh", "-c",
+                'export HPROFSTRIP_NAMES_KEY=0123456789abcdef0123456789abcdef; '
+                'for f in ../shared/corpus/*/*.hprof; do '
+                '"$BUILD/hprofstrip" --redact -o r.hprof "$f" && '
+                '"$BUILD/redactcheck" "$f" r.hprof >/dev/null && '
+                '"$BUILD/hprofstrip" --redact=names -o n.hprof "$f" && '
+                '"$BUILD/redactcheck" --names n.hprof.names "$f" n.hprof '
+                '>/dev/null && '
+                '"$BUILD/splitcheck" -R -p 16 -n 2 -s 1 "$f" >/dev/null && '
+                '"$BUILD/splitcheck" -N -p 16 -n 2 -s 1 "$f" >/dev/null || exit 1; '
+                'done; f=../shared/corpus/hotspot/jdk8-u05-x64.hprof; '
+                'o=$(( $("$BUILD/oracle" offsets "$f" | sed -n "s/^sub-header //p") - 4 )); '
+                '"$BUILD/splitcheck" -R -F $o -p 16 -n 2 -s 1 "$f" >/dev/null; '
+                'r=$?; rm -f r.hprof n.hprof n.hprof.names; exit $r'])
+
 SHIM = ["shim", "dumps", "own-dumps", "shim-robust", "handover", "faults",
         "shim-compress"]
 TOOLS = ["output", "cli", "same-file", "badinput"]
 
 # the engine's tests, for each of its files
 ENGINE = [UNIT_ALL, UNIT_JDK8, KEEP_PIPE, STREAM_RESTORE, SALVAGE_SPLIT,
-          "strip", "stream", "strings", "salvage", "apponly", "restore-jvm",
-          "shim", "dumps"]
+          REDACT_CHECK, "strip", "stream", "strings", "salvage", "apponly",
+          "restore-jvm", "shim", "dumps", "redact"]
 
 # the tests of each mutated file: its own suites, and those that run it
 AREAS = {
@@ -86,6 +104,9 @@ AREAS = {
     "strip/engine/segment.c": ENGINE,
     "strip/engine/sweep.c": ENGINE,
     "strip/engine/salvage.c": ENGINE,
+    "strip/engine/redact.c": ENGINE,
+    "strip/engine/names.c": ENGINE,
+    "strip/cli/namesmap.c": [REDACT_CHECK, "redact"],
     "strip/cli/out.c": TOOLS,
     "strip/cli/cli.c": TOOLS,
     "strip/cli/outbuf.c": ["faults", "output"],
@@ -93,7 +114,7 @@ AREAS = {
     "strip/cli/keepset.c": ["strings", "compressed-input"],
     "preload/pipe.c": ["shim-compress", "handover"],
     "preload/fdtable.c": SHIM,
-    "preload/session.c": SHIM,
+    "preload/session.c": SHIM + ["redact"],
     "preload/calls.c": SHIM,
     "preload/api.c": SHIM,
     "preload/policy.c": SHIM,
@@ -161,9 +182,9 @@ MUTANTS = [
     ("shim: JDK 22 .pN segments are not tracked", "preload/policy.c",
      "\tif (prefix_of(path, policy_numbered_base(path, \"p\"), base, size) &&",
      "\tif (0 && prefix_of(path, policy_numbered_base(path, \"p\"), base, size) &&"),
-    ("engine: a rewrite after a fallback is dropped", "strip/engine/rewrite.c",
-     "\tif (st->fallback && in_off >= st->fb_in)",
-     "\tif (0 && st->fallback && in_off >= st->fb_in)"),
+    ("engine: a rewrite after a fallback is dropped", "strip/engine/record.c",
+     "\treturn st->fallback && in_off >= st->fb_in && !st->rd.zero_rest;",
+     "\treturn 0 && st->fallback && in_off >= st->fb_in;"),
     ("outbuf: the output's base offset is ignored", "strip/cli/outbuf.c",
      "buf, len, o->base + off);",
      "buf, len, off);"),
@@ -374,6 +395,32 @@ MUTANTS = [
      "\t\t__atomic_store_n(&main->segments, 1, __ATOMIC_RELAXED);",
      "\t\tif (main)\n"
      "\t\t\t__atomic_store_n(&main->segments, 1, __ATOMIC_RELAXED);"),
+    # ---- issue 21: redaction ---------------------------------------------
+    ("redact: the runtime's static values are zeroed too", "strip/engine/redact.c",
+     "\tif (!st->mode.redact || type == 2 || st->rd.cls_fw)",
+     "\tif (!st->mode.redact || type == 2)"),
+    ("redact: the phases pass an instance's values", "strip/engine/redact.c",
+     "\tst->act = ref ? ACT_PASS : ACT_ZERO;",
+     "\tst->act = ACT_PASS;"),
+    ("redact: the fast path's patches miss the instance's header",
+     "strip/engine/sweep.c",
+     "\t\tpt->off = (uint32_t)(at + u->n + u->flat->span[i][0]);",
+     "\t\tpt->off = (uint32_t)(at + u->flat->span[i][0]);"),
+    ("redact: a fallback copies the rest verbatim", "strip/engine/record.c",
+     "\tst->rd.zero_rest = st->mode.redact;",
+     "\tst->rd.zero_rest = 0;"),
+    ("names: the runtime's class names are tokenized", "strip/engine/names.c",
+     "\tif (hs_framework_name(s, n))\n\t\treturn 1;",
+     "\tif (0 && hs_framework_name(s, n))\n\t\treturn 1;"),
+    ("names: a word's token depends on the word before it", "strip/engine/names.c",
+     "\t\t\tout[i] = (unsigned char)c;\n\t\t\th = k0;",
+     "\t\t\tout[i] = (unsigned char)c;"),
+    ("names: the map's last record is taken for a cut one", "strip/cli/namesmap.c",
+     "\t\tm->rec_left = len;",
+     "\t\tm->rec_left = len + 1;"),
+    ("names: the shim's map follows a symlink", "preload/session.c",
+     "O_WRONLY | O_CREAT | O_TRUNC | O_NOFOLLOW |",
+     "O_WRONLY | O_CREAT | O_TRUNC |"),
 ]
 
 
