@@ -307,6 +307,21 @@ int redact_step_fields(struct hs_state *st, struct cur *c);
  * fields (n HS_FLAT_NONE: the phases take it) */
 const struct hs_flat *redact_flat(struct hs_state *st, uint64_t cls,
                                   uint64_t len);
+/* ... its slot in the cache, and a hit there, inline (once an instance) */
+static inline struct hs_flat *redact_flat_slot(struct hs_state *st,
+                                               uint64_t cls)
+{
+	return &st->rd.flat[(unsigned)((cls * 0x9E3779B97F4A7C15u) >> 32) &
+	                    (HS_FLAT_CACHE - 1)];
+}
+static inline const struct hs_flat *redact_flat_of(struct hs_state *st,
+                                                   uint64_t cls, uint64_t len)
+{
+	const struct hs_flat *f = redact_flat_slot(st, cls);
+
+	return f->cls == cls && f->len == len && cls ? f
+	                                             : redact_flat(st, cls, len);
+}
 
 /* ---- salvage.c ---------------------------------------------------------- */
 

@@ -303,7 +303,7 @@ const struct hs_flat *redact_flat(struct hs_state *st, uint64_t cls,
                                   uint64_t len)
 {
 	static const struct hs_flat none = { 0, 0, HS_FLAT_NONE, { { 0, 0 } } };
-	struct hs_flat *f = &st->rd.flat[slot_of(cls, HS_FLAT_CACHE)];
+	struct hs_flat *f = redact_flat_slot(st, cls);
 	const struct hs_layout *l;
 	uint32_t off = 0, i;
 	unsigned n = 0;

@@ -60,7 +60,8 @@ static inline int read_unit(struct hs_state *st, const unsigned char *p,
 		u->len = hs_be32(p + 1 + 2 * id + 4);
 		u->out = u->n + u->len;
 		if (st->mode.redact && u->len) {
-			u->flat = redact_flat(st, rd_id(st, p + 1 + id + 4), u->len);
+			u->flat = redact_flat_of(st, rd_id(st, p + 1 + id + 4),
+			                         u->len);
 			if (u->flat->n == HS_FLAT_NONE || (u->flat->n &&
 			    u->out > st->rd.cfg.gather_size))
 				return 0;
@@ -112,6 +113,19 @@ static inline int seg_due(const struct hs_state *st, const struct cur *c,
 
 /* ---- redacting: the run with patches ---------------------------------- */
 
+/* n zero bytes at p: the usual sizes of a field stored as one, inline */
+static inline void zero(unsigned char *p, uint32_t n)
+{
+	switch (n) {
+	case 1: *p = 0; break;
+	case 2: memset(p, 0, 2); break;
+	case 4: memset(p, 0, 4); break;
+	case 8: memset(p, 0, 8); break;
+	case 16: memset(p, 0, 16); break;
+	default: memset(p, 0, n); break;
+	}
+}
+
 /* The pending run [c->run, p) out, its patches (value spans, by offset in
  * the run) zeroed: copied in pieces of the gather buffer's size, each
  * zeroed and written; with no patch, as it is (no copy). */
@@ -133,7 +147,7 @@ static void patched_flush(struct hs_state *st, struct cur *c,
 		/* a span lies whole in the piece: the pieces end at spans'
 		 * ends (redact_one makes sure) */
 		for (; pt < end && pt->off + pt->len <= off + k; pt++)
-			memset(g + (pt->off - off), 0, pt->len);
+			zero(g + (pt->off - off), pt->len);
 		eng_emit(st, g, k);
 		off += k;
 	}
