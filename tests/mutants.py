@@ -547,7 +547,8 @@ def run(todo, shared, work):
     targets = ["all"] + ["%s/%s" % (build, t) for t in (
         "splitcheck", "oracle", "replay", "libreenter.so", "libfaultinject.so",
         "shimstress", "shimstress-lfs", "shimstress-fortify",
-        "shimstress-fortify64", "strcheck", "embedtest", "policytest")]
+        "shimstress-fortify64", "strcheck", "redactcheck", "embedtest",
+        "policytest")]
     r = sh(["make", "-s", "BUILD=" + build] + targets, cwd=tree, env=env)
     if r.returncode:
         print(r.stdout)
