@@ -118,26 +118,10 @@ static uint64_t rd_id(const struct dump *d, uint64_t off)
    when a type is wrong, else at the record or sub-record it is in. */
 static void walk_bad(const struct dump *d)
 {
-	const struct walk *w = &d->w;
-	enum walk_err e = w->err;
+	uint64_t at;
+	const char *what = walk_problem(&d->w, &at);
 
-	if (e == WALK_E_NONUL || e == WALK_E_MAGIC)
-		bad(d, 0, "no \"JAVA PROFILE 1.0.1\", \"1.0.2\" or "
-		    "\"1.0.3\" header");
-	if (e == WALK_E_HEADER || e == WALK_E_IDSIZE)
-		bad(d, w->err_at, e == WALK_E_HEADER
-		    ? "file ends inside the header"
-		    : "identifier size is not 4 or 8");
-	if (e == WALK_E_CP_TYPE || e == WALK_E_STATIC_TYPE ||
-	    e == WALK_E_FIELD_TYPE)
-		bad(d, w->err_at, "invalid basic type in a class dump");
-	if (e == WALK_E_PRIM_TYPE)
-		bad(d, w->err_at, "invalid element type");
-	bad(d, w->err_sub,
-	    e == WALK_E_REC_HEADER ? "file ends inside a record header"
-	    : e == WALK_E_REC_BODY ? "record runs past the end of the file"
-	    : e == WALK_E_TAG ? "unknown heap sub-record tag"
-	    : "sub-record runs past the end of its heap record");
+	bad(d, at, what);
 }
 
 static void read_header(struct dump *d)

@@ -402,3 +402,33 @@ void walk_put_be(struct walk_out *o, uint64_t v, unsigned n)
 		b[i] = (unsigned char)(v >> (8 * (n - 1 - i)));
 	walk_put(o, b, n);
 }
+
+const char *walk_problem(const struct walk *w, uint64_t *at)
+{
+	enum walk_err e = w->err;
+
+	*at = w->err_at;
+	switch (e) {
+	case WALK_E_NONUL:
+	case WALK_E_MAGIC:
+		*at = 0;
+		return "no \"JAVA PROFILE 1.0.1\", \"1.0.2\" or \"1.0.3\" header";
+	case WALK_E_HEADER:
+		return "file ends inside the header";
+	case WALK_E_IDSIZE:
+		return "identifier size is not 4 or 8";
+	case WALK_E_CP_TYPE:
+	case WALK_E_STATIC_TYPE:
+	case WALK_E_FIELD_TYPE:
+		return "invalid basic type in a class dump";
+	case WALK_E_PRIM_TYPE:
+		return "invalid element type";
+	default:
+		break;
+	}
+	*at = w->err_sub;
+	return e == WALK_E_REC_HEADER ? "file ends inside a record header"
+	       : e == WALK_E_REC_BODY ? "record runs past the end of the file"
+	       : e == WALK_E_TAG ? "unknown heap sub-record tag"
+	       : "sub-record runs past the end of its heap record";
+}

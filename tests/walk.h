@@ -141,6 +141,10 @@ unsigned walk_type_size(const struct walk *w, unsigned t);
 
 /* The oracle's words for e. */
 const char *walk_strerror(enum walk_err e);
+/* The problem a walk found, in the judges' words (strcheck, redactcheck),
+ * and where: at the byte when a type or the header is wrong, else at the
+ * record or sub-record it is in (*at). */
+const char *walk_problem(const struct walk *w, uint64_t *at);
 
 /* ---- a dump's bytes, and bytes written ---------------------------------- */
 
