@@ -414,7 +414,7 @@ MUTANTS = [
      "\tif (0 && hs_framework_name(s, n))\n\t\treturn 1;"),
     ("names: a word's token depends on the word before it", "strip/engine/names.c",
      "\t\t\tout[i] = (unsigned char)c;\n\t\t\th = k0;",
-     "\t\t\tout[i] = (unsigned char)c;"),
+     "\t\t\tout[i] = (unsigned char)c;\n\t\t\th ^= k0;"),
     ("names: the map's last record is taken for a cut one", "strip/cli/namesmap.c",
      "\t\tm->rec_left = len;",
      "\t\tm->rec_left = len + 1;"),
