@@ -112,6 +112,13 @@ ARM64_SYSROOT = /usr/aarch64-linux-gnu
 ARM64_MAKE = $(MAKE) CC=$(ARM64_CC) BUILD=$(ARM64)/bin \
 	CFLAGS="-O2 -g -Wcast-align=strict"
 
+# Under qemu each run of the engine is some 5 times slower: the arm64 port
+# runs redaction's plain split invariance at both levels and the product's
+# redactcheck rows, and leaves its variants (--stream, tiny tables, JDK 8
+# placeholders, fallback, salvage, --app-only) and the checks of
+# redactcheck itself to the native run, where they run whole.
+ARM64_UNIT_SKIP = ^(split invariance, redact( --|,)|JDK 8 placeholder lengths, redact|fallback at offset [0-9]+, redact|split invariance, redact names --|redactcheck )
+
 check-arm64: deps
 	tests/ports.sh deps gcc-aarch64-linux-gnu libc6-dev-arm64-cross qemu-user file
 	$(ARM64_MAKE) LDFLAGS=-static $(ARM64)/bin/hprofstrip \
@@ -121,7 +128,7 @@ check-arm64: deps
 	tests/ports.sh wrappers $(ARM64) qemu-aarch64
 	@file $(ARM64)/bin/hprofstrip | grep -q 'ARM aarch64' || \
 		{ echo "$(ARM64)/bin/hprofstrip is not an arm64 binary"; exit 1; }
-	BUILD=$(ARM64) tests/unit.sh
+	UNIT_SKIP='$(ARM64_UNIT_SKIP)' BUILD=$(ARM64) tests/unit.sh
 	# under qemu a peak RSS is qemu's; hostile.bats measures it natively
 	s=$$(tests/bats-list offline) && \
 		HPROFSTRIP_SANITIZED=1 BUILD=$(ARM64) tests/run-bats.sh $$s
