@@ -163,14 +163,6 @@ static _Noreturn void oom(void)
 	exit(2);
 }
 
-static void *xrealloc(void *p, size_t n)
-{
-	p = realloc(p, n ? n : 1);
-	if (!p)
-		oom();
-	return p;
-}
-
 /* The file, mapped; read whole when it cannot be (a pipe). */
 static void load(struct dump *d, const char *name, int status)
 {
@@ -253,59 +245,14 @@ static int next_sub(struct dump *d, struct cursor *c, struct walk_sub *s)
 /* ------------------------------------------------------------------ */
 /* tables: growable arrays, sorted once filled, searched by id        */
 
-struct vec {
-	void *p;
-	size_t n, cap, size;
-};
-#define VEC(type) { NULL, 0, 0, sizeof(type) }
-
-static void *push(struct vec *v)
+/* walk.h's tables; a push that finds no memory ends the run */
+static void *push(struct walk_vec *v)
 {
-	if (v->n == v->cap) {
-		v->cap = v->cap ? 2 * v->cap : 1024;
-		v->p = xrealloc(v->p, v->cap * v->size);
-	}
-	return (char *)v->p + v->n++ * v->size;
-}
+	void *e = walk_vec_push(v);
 
-/* Every element type below starts with its key and an offset in the file
-   (the tie-break: file order), two uint64_t. */
-static int by_key_off(const void *a, const void *b)
-{
-	const uint64_t *x = a, *y = b;
-	if (x[0] != y[0])
-		return x[0] < y[0] ? -1 : 1;
-	return x[1] < y[1] ? -1 : x[1] > y[1];
-}
-
-static void sort(struct vec *v)
-{
-	if (v->n > 1)
-		qsort(v->p, v->n, v->size, by_key_off);
-}
-
-/* The first element with this key (in file order), or NULL. */
-static void *find(const struct vec *v, uint64_t key)
-{
-	char *p = v->p;
-	size_t lo = 0, hi = v->n;
-	uint64_t k;
-
-	/* every element starts with its u64 key (memcpy: no alignment cast) */
-	while (lo < hi) {
-		size_t mid = lo + (hi - lo) / 2;
-		memcpy(&k, p + mid * v->size, sizeof k);
-		if (k < key)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
-	if (lo < v->n) {
-		memcpy(&k, p + lo * v->size, sizeof k);
-		if (k == key)
-			return p + lo * v->size;
-	}
-	return NULL;
+	if (!e)
+		oom();
+	return e;
 }
 
 /* STRING (0x01) records: id -> text, for the names in messages and
@@ -328,8 +275,8 @@ struct cls {
 };
 
 static struct dump orig, red, map;
-static struct vec strings = VEC(struct name), classes = VEC(struct cls);
-static struct vec loads = VEC(struct loaded);
+static struct walk_vec strings = WALK_VEC(struct name), classes = WALK_VEC(struct cls);
+static struct walk_vec loads = WALK_VEC(struct loaded);
 
 /* ------------------------------------------------------------------ */
 /* ORIGINAL, first walk: names and class dumps                        */
@@ -369,9 +316,9 @@ static void index_orig(void)
 			k->super = s.cls;
 			k->fields = s.data;
 		}
-	sort(&strings);
-	sort(&loads);
-	sort(&classes);
+	walk_vec_sort(&strings, walk_by_key_off);
+	walk_vec_sort(&loads, walk_by_key_off);
+	walk_vec_sort(&classes, walk_by_key_off);
 }
 
 /* ------------------------------------------------------------------ */
@@ -448,8 +395,8 @@ static int runtime_name(const unsigned char *s, uint64_t n)
    buf when it has one, else "". */
 static int runtime_class(uint64_t cid, char *buf, size_t size)
 {
-	const struct loaded *l = find(&loads, cid);
-	const struct name *n = l ? find(&strings, l->name) : NULL;
+	const struct loaded *l = walk_vec_find(&loads, cid);
+	const struct name *n = l ? walk_vec_find(&strings, l->name) : NULL;
 
 	buf[0] = 0;
 	if (!n)
@@ -496,7 +443,7 @@ static const char *type_name(unsigned t)
    STRING record), cut at 64 bytes. */
 static void name_of(uint64_t sid, char *buf, size_t size)
 {
-	const struct name *n = find(&strings, sid);
+	const struct name *n = walk_vec_find(&strings, sid);
 
 	char t[4 * 64 + 1];
 
@@ -666,7 +613,7 @@ static int layout(const struct walk_sub *o, const struct walk_sub *r,
 
 	*later = 0;
 	for (size_t depth = 0; depth <= classes.n; depth++) {
-		const struct cls *c = find(&classes, cid);
+		const struct cls *c = walk_vec_find(&classes, cid);
 		if (!c)
 			return wrong(e, r->data, "instance 0x%llx: class "
 			             "0x%llx of its chain has no class dump in "
@@ -700,8 +647,8 @@ static int fields(const struct walk_sub *o, const struct walk_sub *r,
 	uint64_t id = orig.w.idsize, rel = o->data - o->off, k = 0, at;
 	char what[400], nm[272];
 
-	for (const struct cls *c = find(&classes, o->cls); c;
-	     c = c->super ? find(&classes, c->super) : NULL) {
+	for (const struct cls *c = walk_vec_find(&classes, o->cls); c;
+	     c = c->super ? walk_vec_find(&classes, c->super) : NULL) {
 		uint64_t p = c->fields, n = walk_u(&orig.w, p, 2);
 		for (p += 2; n--; p += id + 1, k++) {
 			unsigned t = orig.w.b[p + id];

@@ -175,65 +175,14 @@ static void walk(struct dump *d, const struct visit *v)
 /* ------------------------------------------------------------------ */
 /* tables: growable arrays, sorted once filled, searched by id        */
 
-struct vec {
-	void *p;
-	size_t n, cap, size;
-};
-#define VEC(type) { NULL, 0, 0, sizeof(type) }
-
-static void *push(struct vec *v)
+/* walk.h's tables; a push that finds no memory ends the run */
+static void *push(struct walk_vec *v)
 {
-	if (v->n == v->cap) {
-		v->cap = v->cap ? 2 * v->cap : 1024;
-		v->p = xrealloc(v->p, v->cap * v->size);
-	}
-	return (char *)v->p + v->n++ * v->size;
-}
+	void *e = walk_vec_push(v);
 
-/* Every element type below starts with its key, a uint64_t, and may go on
-   with an offset in the file (the tie-break: file order). */
-static int by_key(const void *a, const void *b)
-{
-	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
-	return x < y ? -1 : x > y;
-}
-
-static int by_key_off(const void *a, const void *b)
-{
-	const uint64_t *x = a, *y = b;
-	if (x[0] != y[0])
-		return x[0] < y[0] ? -1 : 1;
-	return x[1] < y[1] ? -1 : x[1] > y[1];
-}
-
-static void sort(struct vec *v, int (*cmp)(const void *, const void *))
-{
-	if (v->n > 1)
-		qsort(v->p, v->n, v->size, cmp);
-}
-
-/* The first element with this key, or NULL. */
-static void *find(const struct vec *v, uint64_t key)
-{
-	char *p = v->p;
-	size_t lo = 0, hi = v->n;
-	uint64_t k;
-
-	/* every element starts with its u64 key (memcpy: no alignment cast) */
-	while (lo < hi) {
-		size_t mid = lo + (hi - lo) / 2;
-		memcpy(&k, p + mid * v->size, sizeof k);
-		if (k < key)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
-	if (lo < v->n) {
-		memcpy(&k, p + lo * v->size, sizeof k);
-		if (k == key)
-			return p + lo * v->size;
-	}
-	return NULL;
+	if (!e)
+		oom();
+	return e;
 }
 
 /* STRING (0x01) records: id -> text; LOAD_CLASS (0x02): class -> name. */
@@ -267,10 +216,10 @@ struct ref {
 };
 
 static struct dump orig, strip;
-static struct vec strings = VEC(struct name), loads = VEC(struct name);
-static struct vec classes = VEC(struct cls);
-static struct vec oarrs = VEC(struct arr), sarrs = VEC(struct arr);
-static struct vec srefs = VEC(struct ref), trefs = VEC(struct ref);
+static struct walk_vec strings = WALK_VEC(struct name), loads = WALK_VEC(struct name);
+static struct walk_vec classes = WALK_VEC(struct cls);
+static struct walk_vec oarrs = WALK_VEC(struct arr), sarrs = WALK_VEC(struct arr);
+static struct walk_vec srefs = WALK_VEC(struct ref), trefs = WALK_VEC(struct ref);
 
 /* ------------------------------------------------------------------ */
 /* ORIGINAL, first walk: names, classes and arrays                    */
@@ -300,7 +249,7 @@ static void index_rec(const struct dump *d, unsigned tag, uint64_t body,
 }
 
 /* A primitive array sub-record (0x23 or 0xC3) into v. */
-static void add_array(struct vec *v, const struct walk_sub *s)
+static void add_array(struct walk_vec *v, const struct walk_sub *s)
 {
 	struct arr *a = push(v);
 	a->id = s->id;
@@ -339,7 +288,7 @@ static void index_sub(const struct dump *d, const struct walk_sub *s)
    name spelt with slashes, it does too. */
 static int text_is(uint64_t sid, const char *s)
 {
-	const struct name *n = find(&strings, sid);
+	const struct name *n = walk_vec_find(&strings, sid);
 	size_t len = strlen(s);
 
 	if (!n || n->len != len)
@@ -354,7 +303,7 @@ static int text_is(uint64_t sid, const char *s)
 
 static int class_is(uint64_t cid, const char *name)
 {
-	const struct name *l = find(&loads, cid);
+	const struct name *l = walk_vec_find(&loads, cid);
 	return l && text_is(l->off, name);
 }
 
@@ -381,7 +330,7 @@ static int field_at(const struct cls *c, uint64_t owner, const char *fname,
 		}
 		if (c->id == owner)
 			return 0;
-		const struct cls *s = find(&classes, c->super);
+		const struct cls *s = walk_vec_find(&classes, c->super);
 		if (!s)
 			bad(&orig, c->off, "a superclass has no class dump: "
 			    "the instance layout is unknown");
@@ -397,7 +346,7 @@ static const struct cls *ancestor(const struct cls *c, const char *name)
 	for (size_t depth = 0; c && depth <= classes.n; depth++) {
 		if (class_is(c->id, name))
 			return c;
-		c = c->super ? find(&classes, c->super) : NULL;
+		c = c->super ? walk_vec_find(&classes, c->super) : NULL;
 	}
 	return NULL;
 }
@@ -429,7 +378,7 @@ static void resolve_roles(void)
 
 /* Instance s of a String or Thread class: into refs, the id its field at
    offset `at` of its field values holds (what: its kind, if too short). */
-static void add_ref(const struct dump *d, struct vec *refs,
+static void add_ref(const struct dump *d, struct walk_vec *refs,
                     const struct walk_sub *s, uint64_t at, const char *what)
 {
 	struct ref *r;
@@ -448,7 +397,7 @@ static void instance_sub(const struct dump *d, const struct walk_sub *s)
 
 	if (s->tag != 0x21)
 		return;
-	c = find(&classes, s->cls);
+	c = walk_vec_find(&classes, s->cls);
 	if (!c || !c->role)
 		return;
 	if (c->role & R_STRING)
@@ -461,7 +410,7 @@ static void instance_sub(const struct dump *d, const struct walk_sub *s)
 
 /* The distinct targets of refs that are primitive arrays in ORIGINAL,
    sorted; *nul and *other count refs holding null or something else. */
-static void targets(const struct vec *refs, struct vec *ids, size_t *nul,
+static void targets(const struct walk_vec *refs, struct walk_vec *ids, size_t *nul,
                     size_t *other)
 {
 	const struct ref *r = refs->p;
@@ -470,12 +419,12 @@ static void targets(const struct vec *refs, struct vec *ids, size_t *nul,
 	for (size_t i = 0; i < refs->n; i++) {
 		if (!r[i].target)
 			++*nul;
-		else if (!find(&oarrs, r[i].target))
+		else if (!walk_vec_find(&oarrs, r[i].target))
 			++*other;
 		else
 			*(uint64_t *)push(ids) = r[i].target;
 	}
-	sort(ids, by_key);
+	walk_vec_sort(ids, walk_by_key);
 	size_t k = 0;
 	uint64_t *v = ids->p;
 	for (size_t i = 0; i < ids->n; i++)
@@ -511,7 +460,7 @@ struct result {
 	size_t strings, threads;   /* String and Thread instances */
 	size_t values_null;        /* Strings whose value is null */
 	size_t values_other;       /* ... or not a primitive array */
-	struct vec V, T;           /* value and thread-name array ids */
+	struct walk_vec V, T;           /* value and thread-name array ids */
 	uint64_t value_bytes;      /* element bytes of V's arrays */
 	uint64_t kept;             /* 0x23 arrays in STRIPPED */
 	uint64_t kept_v, kept_t;   /* ids of V and T kept intact */
@@ -519,9 +468,9 @@ struct result {
 };
 
 /* Index of id in the sorted id list v, or -1. */
-static long long index_of(const struct vec *v, uint64_t id)
+static long long index_of(const struct walk_vec *v, uint64_t id)
 {
-	const uint64_t *p = find(v, id);
+	const uint64_t *p = walk_vec_find(v, id);
 	return p ? p - (const uint64_t *)v->p : -1;
 }
 
@@ -612,7 +561,7 @@ static struct layout layout(void)
 		    (!l.class_off || cs[i].off < l.class_off))
 			l.class_off = cs[i].off;
 	for (size_t i = 0; i < srefs.n; i++) {
-		const struct arr *a = find(&oarrs, r[i].target);
+		const struct arr *a = walk_vec_find(&oarrs, r[i].target);
 		if (r[i].off < l.class_off)
 			l.before_class++;
 		if (!r[i].target || !a)
@@ -622,8 +571,8 @@ static struct layout layout(void)
 		dist[l.resolved++] = a->off > r[i].off ? a->off - r[i].off
 		                                       : r[i].off - a->off;
 	}
-	sort(&(struct vec){ dist, l.resolved, l.resolved, sizeof *dist },
-	     by_key);
+	walk_vec_sort(&(struct walk_vec){ dist, l.resolved, l.resolved, sizeof *dist },
+	     walk_by_key);
 	if (l.resolved) {
 		l.median = dist[(l.resolved - 1) / 2];
 		l.p90 = dist[(l.resolved * 9 + 9) / 10 - 1];
@@ -737,7 +686,7 @@ int main(int argc, char **argv)
 	int json = 0, want_layout = 0, nfiles = 0;
 	double min = -1;
 	const char *files[2];
-	struct result r = { .V = VEC(uint64_t), .T = VEC(uint64_t) };
+	struct result r = { .V = WALK_VEC(uint64_t), .T = WALK_VEC(uint64_t) };
 	size_t t_null, t_other;
 	struct layout l;
 
@@ -778,10 +727,10 @@ int main(int argc, char **argv)
 	/* ORIGINAL: everything indexed first, then the instances, since a
 	   class dump may come after its instances */
 	walk(&orig, &(struct visit){ index_rec, index_sub });
-	sort(&strings, by_key);
-	sort(&loads, by_key);
-	sort(&classes, by_key);
-	sort(&oarrs, by_key_off);
+	walk_vec_sort(&strings, walk_by_key);
+	walk_vec_sort(&loads, walk_by_key);
+	walk_vec_sort(&classes, walk_by_key);
+	walk_vec_sort(&oarrs, walk_by_key_off);
 	resolve_roles();
 	walk(&orig, &(struct visit){ NULL, instance_sub });
 	r.strings = srefs.n;
@@ -789,13 +738,13 @@ int main(int argc, char **argv)
 	targets(&srefs, &r.V, &r.values_null, &r.values_other);
 	targets(&trefs, &r.T, &t_null, &t_other);
 	for (size_t i = 0; i < r.V.n; i++) {
-		const struct arr *a = find(&oarrs, ((uint64_t *)r.V.p)[i]);
+		const struct arr *a = walk_vec_find(&oarrs, ((uint64_t *)r.V.p)[i]);
 		r.value_bytes += (uint64_t)a->count *
 		                 walk_type_size(&orig.w, a->type);
 	}
 
 	walk(&strip, &(struct visit){ NULL, strip_sub });
-	sort(&sarrs, by_key_off);
+	walk_vec_sort(&sarrs, walk_by_key_off);
 	compare(&r);
 	if (violations > SHOW_VIOLATIONS)
 		fprintf(stderr, "strcheck: %s: %llu violations in all\n",

@@ -432,3 +432,67 @@ const char *walk_problem(const struct walk *w, uint64_t *at)
 	       : e == WALK_E_TAG ? "unknown heap sub-record tag"
 	       : "sub-record runs past the end of its heap record";
 }
+
+/* ---- tables ------------------------------------------------------------- */
+
+void *walk_vec_push(struct walk_vec *v)
+{
+	if (v->n == v->cap) {
+		size_t cap = v->cap ? 2 * v->cap : 1024;
+		void *p = realloc(v->p, cap * v->size);
+		if (!p)
+			return NULL;
+		v->p = p;
+		v->cap = cap;
+	}
+	return (char *)v->p + v->n++ * v->size;
+}
+
+int walk_by_key(const void *a, const void *b)
+{
+	uint64_t x, y;
+
+	memcpy(&x, a, sizeof x);
+	memcpy(&y, b, sizeof y);
+	return x < y ? -1 : x > y;
+}
+
+int walk_by_key_off(const void *a, const void *b)
+{
+	uint64_t x[2], y[2];
+
+	memcpy(x, a, sizeof x);
+	memcpy(y, b, sizeof y);
+	if (x[0] != y[0])
+		return x[0] < y[0] ? -1 : 1;
+	return x[1] < y[1] ? -1 : x[1] > y[1];
+}
+
+void walk_vec_sort(struct walk_vec *v, int (*cmp)(const void *, const void *))
+{
+	if (v->n > 1)
+		qsort(v->p, v->n, v->size, cmp);
+}
+
+void *walk_vec_find(const struct walk_vec *v, uint64_t key)
+{
+	char *p = v->p;
+	size_t lo = 0, hi = v->n;
+	uint64_t k;
+
+	/* every element starts with its key (memcpy: no alignment cast) */
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+		memcpy(&k, p + mid * v->size, sizeof k);
+		if (k < key)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	if (lo < v->n) {
+		memcpy(&k, p + lo * v->size, sizeof k);
+		if (k == key)
+			return p + lo * v->size;
+	}
+	return NULL;
+}

@@ -172,4 +172,23 @@ void walk_put(struct walk_out *o, const void *p, size_t n);
 /* v as n big-endian bytes */
 void walk_put_be(struct walk_out *o, uint64_t v, unsigned n);
 
+/* ---- tables: growable arrays, sorted once filled, searched by key ------ */
+
+/* Elements start with their key, a uint64_t, and may go on with an offset
+ * in the file, a uint64_t too (the tie-break: file order). */
+struct walk_vec {
+	void *p;
+	size_t n, cap, size;
+};
+#define WALK_VEC(type) { NULL, 0, 0, sizeof(type) }
+
+/* Room for one more element, at the end; NULL when memory runs out. */
+void *walk_vec_push(struct walk_vec *v);
+/* qsort orders: by key; by key, then offset */
+int walk_by_key(const void *a, const void *b);
+int walk_by_key_off(const void *a, const void *b);
+void walk_vec_sort(struct walk_vec *v, int (*cmp)(const void *, const void *));
+/* The first element with this key (sorted), or NULL. */
+void *walk_vec_find(const struct walk_vec *v, uint64_t key);
+
 #endif
