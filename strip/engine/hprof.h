@@ -280,6 +280,16 @@ struct hs_keep {
  * fields are zeroed all the same. Without fw tables, or past them, every
  * class's are zeroed.
  *
+ * But for a short list of the runtime's instance fields that are sizes or
+ * counts viewers compute with (redact.c's sizes[]: a class's whole name
+ * and a primitive field it declares, such as
+ * libcore.util.NativeAllocationRegistry's size and java.nio.Buffer's
+ * capacity; README: "What the values level keeps"), which pass as they
+ * came, in instances of the class and of its subclasses. They are matched
+ * by the texts of the STRING records the LOAD_CLASS and the field list
+ * name; without fw tables (the names are not read), past HS_SIZED ids, or
+ * in an instance whose layout is not known, they are zeroed.
+ *
  * An instance's field bytes are split into references and values with
  * its class's instance field list and its superclasses' (HPROF puts the
  * class's own fields first). The engine records each class dump's list in
@@ -484,18 +494,33 @@ struct hs_patch {
 	uint32_t len;
 };
 #define HS_PATCHES 1024u
+/* HS_REDACT (redact.c): the ids that name the listed sizes, which stay
+ * (README: "What the values level keeps"): STRING ids of a listed class
+ * name or field name, class ids of a listed class; past HS_SIZED, no more
+ * are noted (their fields are zeroed) */
+#define HS_SIZED 64u
+struct hs_sized {
+	uint64_t id;
+	unsigned char kind;        /* 1: a class's name, 2: a field's name,
+	                              3: a class */
+	unsigned char pair;        /* the first pair of the list naming it */
+};
 struct hs_redacting {
 	struct hs_redact cfg;      /* the caller's tables */
 	uint64_t cls_id, cls_super;/* the class dump being read */
 	uint32_t cls_first, cls_count, cls_bytes;
 	unsigned char cls_record;  /* its field list goes in the tables */
 	unsigned char cls_fw;      /* the runtime's: its statics stay */
+	unsigned char cls_sized;   /* a listed class: 1 + its first pair,
+	                              0: not */
 	unsigned char zero_rest;   /* a fallback: the rest of its heap record
 	                              goes out as zeros (and of the stream,
 	                              for a bad file header) */
 	const struct hs_layout *walk; /* the instance being read: the class
 	                              whose fields come next, */
 	uint32_t walk_i;           /* and its next field */
+	unsigned nsized;
+	struct hs_sized sized[HS_SIZED];
 	uint32_t npatch;           /* the fast path's patches of the run */
 	struct hs_patch patch[HS_PATCHES];
 	struct hs_flat flat[HS_FLAT_CACHE]; /* by class id, direct mapped */

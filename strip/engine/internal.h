@@ -293,8 +293,12 @@ int names_step_text(struct hs_state *st, struct cur *c);
 
 int redact_wants_record(const struct hs_state *st, unsigned tag,
                         uint32_t len);
-/* The bytes of a STRING record it reads: the id and this much text */
-#define REDACT_PEEK 20u
+/* The bytes of a STRING record it reads: the id and this much text (the
+ * longest listed class name whole, as names.c's HEAD) */
+#define REDACT_PEEK 64u
+/* A field type in the layout tables with this bit: a listed size, passed
+ * as it came (the type is the rest) */
+#define RD_KEPT 0x80u
 void redact_names(struct hs_state *st, const unsigned char *h, unsigned n);
 void redact_class(struct hs_state *st, const unsigned char *h);
 unsigned redact_value(struct hs_state *st, unsigned type);

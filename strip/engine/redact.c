@@ -10,6 +10,13 @@
  * zeros. An instance whose layout is not all known goes out as zeros
  * whole, and is counted (st->withheld). Every hook does nothing unless
  * redaction is on.
+ *
+ * The listed sizes (sizes[] below) are the exception: a field of the
+ * list is recorded in the tables with RD_KEPT, and passes as a reference
+ * does. The STRING records name them (redact_names notes the ids of the
+ * listed texts, LOAD_CLASS the ids of the listed classes), the class dump
+ * says whether its class is listed, and each of its fields is looked up
+ * by its name's id.
  */
 #include "internal.h"
 
@@ -83,6 +90,109 @@ int hs_framework_name(const char *s, size_t n)
 	return 0;
 }
 
+/* ---- the sizes that stay ---------------------------------------------- */
+
+/* The runtime's instance fields that are sizes or counts viewers compute
+ * with, and nothing a program chooses: a class's whole name (HotSpot's
+ * '/'; ART's '.' matches too) and a primitive field it declares. Who
+ * reads each (README: "What the values level keeps" has the table):
+ *   NativeAllocationRegistry.size: the native bytes ahat
+ *     (AhatClassInstance.asRegisteredNativeAllocation) and perflib
+ *     (NativeRegistryPostProcessor) add to the owner of each Cleaner, a
+ *     Bitmap's pixels among them on Android 8 and later;
+ *   Bitmap.mWidth, mHeight: ahat's bitmap sizes (AhatBitmapInstance);
+ *   Buffer.capacity: the bytes of a direct buffer, outside the heap, as
+ *     MAT's direct-memory figures and queries read it;
+ *   the collections' element counts that MAT's collection queries
+ *     (KnownCollectionInfo: fill ratio, collections by size) read; the
+ *     object graph, which stays, shows the elements themselves.
+ * Not kept: String's hash and coder (made from the text), count (the
+ * length and whether the text is Latin-1), pointers (Bitmap.mNativePtr,
+ * Buffer.address), positions, limits, mod counts. */
+static const char *const sizes[][2] = {
+	{ "libcore/util/NativeAllocationRegistry", "size" },
+	{ "android/graphics/Bitmap", "mWidth" },
+	{ "android/graphics/Bitmap", "mHeight" },
+	{ "java/nio/Buffer", "capacity" },
+	{ "java/util/ArrayList", "size" },
+	{ "java/util/LinkedList", "size" },
+	{ "java/util/Vector", "elementCount" },
+	{ "java/util/PriorityQueue", "size" },
+	{ "java/util/HashMap", "size" },
+	{ "java/util/Hashtable", "count" },
+	{ "java/util/IdentityHashMap", "size" },
+	{ "java/util/WeakHashMap", "size" },
+	{ "java/util/TreeMap", "size" },
+	{ "java/lang/ThreadLocal$ThreadLocalMap", "size" },
+	{ "java/util/concurrent/ConcurrentHashMap", "baseCount" },
+	{ "java/util/concurrent/LinkedBlockingDeque", "count" },
+};
+#define NSIZES (sizeof sizes / sizeof sizes[0])
+
+/* Is the text (n bytes at s) the name w, whole ('/' of w matches '.')? */
+static int same_name(const char *s, size_t n, const char *w)
+{
+	size_t k;
+
+	for (k = 0; k < n && w[k]; k++)
+		if (s[k] != w[k] && !(w[k] == '/' && s[k] == '.'))
+			return 0;
+	return k == n && !w[k];
+}
+
+/* The kind (1 a class's name, 2 a field's) and 1 + the first pair that
+ * the whole text s (n bytes) names, in *pair; 0 if none. */
+static unsigned size_text(const char *s, size_t n, unsigned *pair)
+{
+	unsigned i;
+
+	for (i = 0; i < NSIZES; i++)
+		if (same_name(s, n, sizes[i][0]) || same_name(s, n, sizes[i][1])) {
+			*pair = i + 1;
+			return same_name(s, n, sizes[i][0]) ? 1 : 2;
+		}
+	return 0;
+}
+
+/* The id's entry of that kind: 1 + its first pair, or 0. */
+static unsigned sized_of(const struct hs_state *st, unsigned kind, uint64_t id)
+{
+	unsigned i;
+
+	for (i = 0; i < st->rd.nsized; i++)
+		if (st->rd.sized[i].id == id && st->rd.sized[i].kind == kind)
+			return st->rd.sized[i].pair;
+	return 0;
+}
+
+static void sized_add(struct hs_state *st, unsigned kind, uint64_t id,
+                      unsigned pair)
+{
+	struct hs_sized *z;
+
+	if (st->rd.nsized == HS_SIZED || sized_of(st, kind, id))
+		return;  /* full: that one is zeroed, as all were */
+	z = &st->rd.sized[st->rd.nsized++];
+	z->id = id;
+	z->kind = (unsigned char)kind;
+	z->pair = (unsigned char)pair;
+}
+
+/* Is the field named by STRING id name, of the class whose first pair is
+ * cls - 1, a listed size? */
+static int size_kept(const struct hs_state *st, unsigned cls, uint64_t name)
+{
+	unsigned f = sized_of(st, 2, name), i;
+
+	if (!cls || !f)
+		return 0;
+	for (i = 0; i < NSIZES; i++)
+		if (!strcmp(sizes[i][0], sizes[cls - 1][0]) &&
+		    !strcmp(sizes[i][1], sizes[f - 1][1]))
+			return 1;
+	return 0;
+}
+
 /* Insert-only sets of ids (0: a free slot); 1/8 of the slots stay free,
  * so a lookup ends. */
 static int set_has(const uint64_t *t, unsigned slots, uint64_t id)
@@ -129,16 +239,24 @@ void redact_names(struct hs_state *st, const unsigned char *h, unsigned n)
 	struct hs_redact *r = &st->rd.cfg;
 	unsigned id = st->idsize;
 
+	unsigned kind, pair = 0;
+
 	if (st->rec_tag == HS_REC_STRING) {
 		if (hs_framework_name((const char *)h + id, n - id))
 			set_add(r->fw_names, r->fw_slots, &r->fw_names_used,
 			        rd_id(st, h));
+		/* a listed name, whole */
+		if (n == st->rec_len &&
+		    (kind = size_text((const char *)h + id, n - id, &pair)))
+			sized_add(st, kind, rd_id(st, h), pair);
 		return;
 	}
 	/* LOAD_CLASS: u4 serial, class id, u4 trace, name id */
 	if (set_has(r->fw_names, r->fw_slots, rd_id(st, h + 8 + id)))
 		set_add(r->fw_classes, r->fw_slots, &r->fw_classes_used,
 		        rd_id(st, h + 4));
+	if ((pair = sized_of(st, 1, rd_id(st, h + 8 + id))))
+		sized_add(st, 3, rd_id(st, h + 4), pair);
 }
 
 /* ---- class dumps and instances ----------------------------------------- */
@@ -154,6 +272,7 @@ void redact_class(struct hs_state *st, const unsigned char *h)
 	st->rd.cls_fw = (unsigned char)set_has(st->rd.cfg.fw_classes,
 	                                       st->rd.cfg.fw_slots,
 	                                       rd_id(st, h + 1));
+	st->rd.cls_sized = (unsigned char)sized_of(st, 3, rd_id(st, h + 1));
 	st->rd.cls_id = rd_id(st, h + 1);
 	st->rd.cls_super = rd_id(st, h + 1 + id + 4);
 	st->rd.cls_first = st->rd.cfg.types_used;
@@ -201,7 +320,11 @@ void redact_field(struct hs_state *st, const unsigned char *h)
 
 	if (st->rd.cls_record) {
 		if (r->types_used < r->types_size) {
-			r->types[r->types_used++] = (unsigned char)type;
+			/* a listed size: marked, to pass */
+			r->types[r->types_used++] = (unsigned char)(type |
+			    (type != 2 && hs_type_size(type, st->idsize) &&
+			     size_kept(st, st->rd.cls_sized, rd_id(st, h))
+			     ? RD_KEPT : 0));
 		} else {  /* the types are full: this class goes unknown */
 			st->layouts_lost++;
 			r->types_used = st->rd.cls_first;
@@ -265,8 +388,15 @@ int redact_instance(struct hs_state *st, struct cur *c, const unsigned char *h,
 	return 1;
 }
 
-/* PH_FIELDS: the next run of references (passed) or values (zeros) of the
- * instance, as a body; the sub-record's end after the last. */
+/* A field of this type in the tables passes: a reference, a listed size */
+static int passes(unsigned t)
+{
+	return t == 2 || (t & RD_KEPT);
+}
+
+/* PH_FIELDS: the next run of references and listed sizes (passed) or
+ * values (zeros) of the instance, as a body; the sub-record's end after
+ * the last. */
 int redact_step_fields(struct hs_state *st, struct cur *c)
 {
 	const struct hs_layout *l = st->rd.walk;
@@ -285,9 +415,9 @@ int redact_step_fields(struct hs_state *st, struct cur *c)
 		i = 0;
 	}
 	t = st->rd.cfg.types + l->first;
-	ref = t[i] == 2;
-	while (i < l->count && (t[i] == 2) == ref)
-		run += hs_type_size(t[i++], st->idsize);
+	ref = passes(t[i]);
+	while (i < l->count && passes(t[i]) == ref)
+		run += hs_type_size(t[i++] & ~RD_KEPT, st->idsize);
 	st->rd.walk_i = i;
 	st->act = ref ? ACT_PASS : ACT_ZERO;
 	return eng_set_body(st, c, run, PH_FIELDS, NULL, 0);
@@ -320,8 +450,8 @@ const struct hs_flat *redact_flat(struct hs_state *st, uint64_t cls,
 	for (; l; l = l->super ? layout_of(st, l->super) : NULL) {
 		const unsigned char *t = st->rd.cfg.types + l->first;
 		for (i = 0; i < l->count; i++) {
-			unsigned sz = hs_type_size(t[i], st->idsize);
-			if (t[i] != 2 && sz) {
+			unsigned sz = hs_type_size(t[i] & ~RD_KEPT, st->idsize);
+			if (!passes(t[i]) && sz) {
 				if (n && f->span[n - 1][0] + f->span[n - 1][1] == off)
 					f->span[n - 1][1] = (uint16_t)(f->span[n - 1][1] + sz);
 				else if (n == HS_FLAT_SPANS)
