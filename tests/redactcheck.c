@@ -40,7 +40,22 @@
  * and then a separator, '/' or '.' ("javafx/..." is not), where a '/' of
  * a prefix is '.' too (HotSpot's java/lang/String, Android's
  * java.lang.String). A class without a LOAD_CLASS or its STRING is not
- * the runtime's. The fields of its instances are zeroed all the same.
+ * the runtime's. The fields of its instances are zeroed all the same,
+ * but for the sizes listed below.
+ *
+ * Sizes: a primitive instance field whose declaring class's name (its
+ * LOAD_CLASS's STRING, as above, '.' for '/' too) and name (its STRING)
+ * are a pair of this list is as in ORIGINAL, in every instance whose
+ * chain holds the class; any other primitive field is zero:
+ *   libcore/util/NativeAllocationRegistry size; android/graphics/Bitmap
+ *   mWidth and mHeight; java/nio/Buffer capacity; the element counts of
+ *   java/util ArrayList, LinkedList, PriorityQueue, HashMap,
+ *   IdentityHashMap, WeakHashMap, TreeMap (size), Vector (elementCount),
+ *   Hashtable (count), java/lang/ThreadLocal$ThreadLocalMap (size),
+ *   java/util/concurrent ConcurrentHashMap (baseCount) and
+ *   LinkedBlockingDeque (count).
+ * (The README's table, "What the values level keeps", says who reads
+ * them; this list is written apart from the engine's on purpose.)
  *
  * --names MAP: REDACTED is of "names" mode (--redact=names), MAP its
  * names map. Everything above holds but for the texts of STRING records
@@ -94,8 +109,9 @@
  * zeroed those of the other classes, kept the runtime's):
  *   redactcheck: I instances (N withheld), C classes (R the runtime's),
  *     S statics zeroed, T runtime statics kept, K constants zeroed,
- *     L runtime constants kept, A arrays: every value zero but the
- *     runtime's statics and constants, every reference kept
+ *     L runtime constants kept, Z sizes kept, A arrays: every value
+ *     zero but the runtime's statics and constants and the sizes, every
+ *     reference kept
  *   (with --names, then: ", X names tokenized, Y kept")
  * On failure one line on stderr, naming REDACTED's offset (of the first
  * wrong byte where a byte is wrong) and what is wrong (a class by its
@@ -272,11 +288,87 @@ struct cls {
 	uint64_t id, off;       /* class object id, class dump offset */
 	uint64_t super;
 	uint64_t fields;        /* offset of the instance field table */
+	const char *sized;      /* a class of the sizes' list: its name
+	                           there; else NULL */
 };
 
 static struct dump orig, red, map;
 static struct walk_vec strings = WALK_VEC(struct name), classes = WALK_VEC(struct cls);
 static struct walk_vec loads = WALK_VEC(struct loaded);
+
+/* ------------------------------------------------------------------ */
+/* the sizes that stay                                                */
+
+/* (class, field): a size or count viewers compute with (the header) */
+static const struct {
+	const char *cls, *field;
+} size_list[] = {
+	{ "libcore/util/NativeAllocationRegistry", "size" },
+	{ "android/graphics/Bitmap", "mWidth" },
+	{ "android/graphics/Bitmap", "mHeight" },
+	{ "java/nio/Buffer", "capacity" },
+	{ "java/util/ArrayList", "size" },
+	{ "java/util/LinkedList", "size" },
+	{ "java/util/PriorityQueue", "size" },
+	{ "java/util/HashMap", "size" },
+	{ "java/util/IdentityHashMap", "size" },
+	{ "java/util/WeakHashMap", "size" },
+	{ "java/util/TreeMap", "size" },
+	{ "java/util/Vector", "elementCount" },
+	{ "java/util/Hashtable", "count" },
+	{ "java/lang/ThreadLocal$ThreadLocalMap", "size" },
+	{ "java/util/concurrent/ConcurrentHashMap", "baseCount" },
+	{ "java/util/concurrent/LinkedBlockingDeque", "count" },
+};
+
+/* Is the text s (n bytes) the name w, whole, a '.' of s standing for a
+   '/' of w? */
+static int is_name(const unsigned char *s, uint64_t n, const char *w)
+{
+	uint64_t len = strlen(w);
+
+	if (n != len)
+		return 0;
+	for (uint64_t i = 0; i < n; i++)
+		if (s[i] != (unsigned char)w[i] && !(w[i] == '/' && s[i] == '.'))
+			return 0;
+	return 1;
+}
+
+/* The text of STRING sid in ORIGINAL, NULL if none (*n its length) */
+static const unsigned char *text_of(uint64_t sid, uint64_t *n);
+
+/* Class cid's name in the sizes' list, NULL when it is not there (or has
+   no LOAD_CLASS or STRING). */
+static const char *sized_class(uint64_t cid)
+{
+	const struct loaded *l = walk_vec_find(&loads, cid);
+	const unsigned char *s;
+	uint64_t n;
+
+	if (!l || !(s = text_of(l->name, &n)))
+		return NULL;
+	for (size_t i = 0; i < sizeof size_list / sizeof *size_list; i++)
+		if (is_name(s, n, size_list[i].cls))
+			return size_list[i].cls;
+	return NULL;
+}
+
+/* Is the field named by STRING sid, declared by the listed class cls, a
+   size of the list? */
+static int sized_field(const char *cls, uint64_t sid)
+{
+	const unsigned char *s;
+	uint64_t n;
+
+	if (!cls || !(s = text_of(sid, &n)))
+		return 0;
+	for (size_t i = 0; i < sizeof size_list / sizeof *size_list; i++)
+		if (!strcmp(size_list[i].cls, cls) &&
+		    is_name(s, n, size_list[i].field))
+			return 1;
+	return 0;
+}
 
 /* ------------------------------------------------------------------ */
 /* ORIGINAL, first walk: names and class dumps                        */
@@ -319,6 +411,10 @@ static void index_orig(void)
 	walk_vec_sort(&strings, walk_by_key_off);
 	walk_vec_sort(&loads, walk_by_key_off);
 	walk_vec_sort(&classes, walk_by_key_off);
+	for (size_t i = 0; i < classes.n; i++) {
+		k = (struct cls *)classes.p + i;
+		k->sized = sized_class(k->id);
+	}
 }
 
 /* ------------------------------------------------------------------ */
@@ -439,6 +535,16 @@ static const char *type_name(unsigned t)
 	return t < 12 && names[t] ? names[t] : "?";
 }
 
+static const unsigned char *text_of(uint64_t sid, uint64_t *n)
+{
+	const struct name *s = walk_vec_find(&strings, sid);
+
+	if (!s)
+		return NULL;
+	*n = s->len;
+	return orig.w.b + s->off;
+}
+
 /* " `name`" for string id sid into buf (empty when there is no such
    STRING record), cut at 64 bytes. */
 static void name_of(uint64_t sid, char *buf, size_t size)
@@ -532,6 +638,7 @@ struct tally {
 	uint64_t runtime;      /* classes that are the runtime's */
 	/* primitive values: zeroed (the others') and kept (the runtime's) */
 	uint64_t statics, statics_kept, constants, constants_kept;
+	uint64_t sizes;        /* instance fields of the sizes' list kept */
 	uint64_t withheld;     /* all zero where a reference was lost */
 	uint64_t could;        /* all zero, could have been withheld */
 };
@@ -639,10 +746,10 @@ static int layout(const struct walk_sub *o, const struct walk_sub *r,
 
 /* The field values of instance o against r's, split by the layout that
    layout() found sound: the class's own fields first, then its
-   superclass's, and so on. Named only when wrong: this runs for every
-   field of every instance. */
+   superclass's, and so on; a size of the list as in the original. Named
+   only when wrong: this runs for every field of every instance. */
 static int fields(const struct walk_sub *o, const struct walk_sub *r,
-                  struct wrong *e)
+                  struct tally *t, struct wrong *e)
 {
 	uint64_t id = orig.w.idsize, rel = o->data - o->off, k = 0, at;
 	char what[400], nm[272];
@@ -651,15 +758,18 @@ static int fields(const struct walk_sub *o, const struct walk_sub *r,
 	     c = c->super ? walk_vec_find(&classes, c->super) : NULL) {
 		uint64_t p = c->fields, n = walk_u(&orig.w, p, 2);
 		for (p += 2; n--; p += id + 1, k++) {
-			unsigned t = orig.w.b[p + id];
-			if ((at = wrong_byte(o, r, rel, t, 0))) {
+			unsigned ty = orig.w.b[p + id];
+			int keep = ty != 2 && c->sized &&
+			           sized_field(c->sized, walk_id(&orig.w, p));
+			if ((at = wrong_byte(o, r, rel, ty, keep))) {
 				name_of(walk_id(&orig.w, p), nm, sizeof nm);
 				snprintf(what, sizeof what, "instance 0x%llx "
-				         "field %llu%s", ull(o->id), ull(k),
-				         nm);
-				return wrong_value(e, at, t, 0, what);
+				         "field %llu%s%s", ull(o->id), ull(k),
+				         nm, keep ? ", a size of the list," : "");
+				return wrong_value(e, at, ty, keep, what);
 			}
-			rel += walk_type_size(&orig.w, t);
+			t->sizes += keep;
+			rel += walk_type_size(&orig.w, ty);
 		}
 	}
 	return 0;
@@ -679,7 +789,7 @@ static int instance(const struct walk_sub *o, const struct walk_sub *r,
 		return -1;
 	t->instances++;
 	zero = nonzero(red.w.b + r->data, r->count) == r->count;
-	if (!layout(o, r, &later, e) && !fields(o, r, e)) {
+	if (!layout(o, r, &later, e) && !fields(o, r, t, e)) {
 		t->could += zero && later;
 		return 0;
 	}
@@ -1234,11 +1344,12 @@ int main(int argc, char **argv)
 	printf("redactcheck: %llu instances (%llu withheld), %llu classes "
 	       "(%llu the runtime's), %llu statics zeroed, %llu runtime "
 	       "statics kept, %llu constants zeroed, %llu runtime constants "
-	       "kept, %llu arrays: every value zero but the runtime's statics "
-	       "and constants, every reference kept", ull(t.instances),
+	       "kept, %llu sizes kept, %llu arrays: every value zero but the "
+	       "runtime's statics and constants and the sizes, every "
+	       "reference kept", ull(t.instances),
 	       ull(allowed), ull(t.classes), ull(t.runtime), ull(t.statics),
 	       ull(t.statics_kept), ull(t.constants), ull(t.constants_kept),
-	       ull(t.arrays));
+	       ull(t.sizes), ull(t.arrays));
 	if (map_path)
 		printf(", %llu names tokenized, %llu kept",
 		       ull(names_tokenized), ull(names_kept));

@@ -18,7 +18,7 @@
 # (which it passes, also restored and streamed, and with the fixture's
 # count of withheld instances, not one more or fewer than it tells apart),
 # a static value of the runtime's classes (kept) among them, and on those
-# statics zeroed. hprofstrip --redact=names passes redactcheck --names
+# statics zeroed; and on a listed size (kept) flipped or zeroed. hprofstrip --redact=names passes redactcheck --names
 # (from a file and through pipes), and redactcheck --names fails on its
 # output edited by tests/names-fixture: a name left untokenized, a kept
 # name changed, a token's shape broken, a word given two tokens, a
@@ -240,6 +240,28 @@ redact_runtime() {
 		rejects ": offset $off: $what" "$1" "$r.z"
 }
 
+# redact_sizes F S: the listed sizes keep their values: S zeroed by
+# tests/redact-fixture with a byte of the first listed size that is not
+# zero flipped, or with the sizes zeroed too (--zero-sizes: the rule
+# before), fails at that byte, "a size of the list" that "differs from the
+# original". A dump with no such size says so
+redact_sizes() {
+	local r=$tmp/sz off
+	local what='instance 0x[0-9a-f]+ field [0-9]+ `[^`]*`, a size of the list, \([a-z]+\) differs from the original$'
+	"$root/tests/redact-fixture" "$2" "$r" >"$r.at" &&
+		"$root/tests/redact-fixture" --zero-sizes "$2" "$r.z" >"$r.zat" ||
+		return 1
+	off=$(sed -n 's/^size //p' "$r.at")
+	if [ "${off:--1}" -lt 0 ]; then
+		echo "     note: $(basename "$1"): no listed size that is not zero: skipped" >&3
+		return 0
+	fi
+	"$b/redactcheck" "$1" "$r" >/dev/null &&
+		flip "$r" "$off" "$r.x" &&
+		rejects ": offset $off: $what" "$1" "$r.x" &&
+		rejects ": offset $off: $what" "$1" "$r.z"
+}
+
 # redact_held F S: S zeroed by tests/redact-fixture --withhold (an
 # instance that comes before a class dump of its layout all zero,
 # references too): redactcheck passes with --withheld N, the fixture's
@@ -436,6 +458,7 @@ all    | F+S | redact_plain  |                 | redactcheck fails on the plain 
 all    | F+S | redacted      |                 | redactcheck passes zeroed values (stripped, restored, streamed), fails on a flipped byte at its offset
 all    | F+S | redact_held   |                 | redactcheck --withheld: the fixture's count passes, one too many or too few fails
 all    | F+S | redact_runtime |                | redactcheck fails on a static of the runtime's changed: flipped, or zeroed as an application's
+all    | F+S | redact_sizes  |                 | redactcheck fails on a listed size changed: flipped, or zeroed as any other field
 all    | F   | redact_names  |                 | hprofstrip --redact=names passes redactcheck --names: from a file, through pipes; --unredact gives every name back
 all    | F   | redact_names_wrong |            | redactcheck --names fails at the offset: a name not tokenized, a kept name changed, a token's separator, a word's two tokens, the map's last record missing
 MODES
