@@ -46,7 +46,7 @@ clear_env() {
 setup_file() {
 	clear_env
 	# test drivers, not among make all's: built here (a suite run alone has them)
-	build_tests oracle replay
+	build_tests oracle replay redactcheck
 	"$JUDGE" build >&2
 	local d=$BATS_FILE_TMPDIR
 	java -cp "$B/java" Secrets expect >"$d/expect"
@@ -939,4 +939,131 @@ Try 'hprofstrip --help'."
 	assert_output 0
 	grep -q "redacted the fields of [0-9]* instances" "$T/err" ||
 		fail "no summary: $(cat "$T/err")"
+}
+
+# The sizes the values level keeps (README: "What the values level keeps"):
+# a class whose instances a dump of Sizes' heap holds, then the listed
+# fields of it and its superclasses; every other primitive field of it is
+# zeroed. Written apart from the engine's list (strip/engine/redact.c).
+SIZES_KEPT=(
+	"libcore.util.NativeAllocationRegistry size"
+	"android.graphics.Bitmap mWidth mHeight"
+	"java.nio.DirectByteBuffer capacity"
+	"java.nio.HeapByteBuffer capacity"
+	"java.util.ArrayList size"
+	"java.util.LinkedList size"
+	"java.util.Vector elementCount"
+	"java.util.PriorityQueue size"
+	"java.util.HashMap size"
+	"java.util.Hashtable count"
+	"java.util.IdentityHashMap size"
+	"java.util.WeakHashMap size"
+	"java.util.TreeMap size"
+	"java.lang.ThreadLocal\$ThreadLocalMap size"
+	"java.util.concurrent.ConcurrentHashMap baseCount"
+	"java.util.concurrent.LinkedBlockingDeque count"
+	"Sizes\$Cache size"
+	"Sizes\$Box"
+)
+
+# kept_fields FIELDS...: HeapJudge fields' instance lines on stdin, each
+# cut to the fields named (in its order), "N NAME=VALUE ...", summed over
+# the lines that cut to the same, sorted
+kept_fields() {
+	awk -v want="$*" '
+		BEGIN { n = split(want, w, " "); for (i = 1; i <= n; i++) keep[w[i]] = 1 }
+		$1 == "instances" {
+			k = ""
+			for (i = 3; i <= NF; i++) {
+				split($i, kv, "=")
+				if (kv[1] in keep) k = k " " $i
+			}
+			sum[k] += $2
+		}
+		END { for (k in sum) print sum[k] k }' | LC_ALL=C sort
+}
+
+# other_fields FIELDS...: of HeapJudge fields' instance lines on stdin, the
+# fields not named whose value is not zero (0, 0.0, false), one a line
+other_fields() {
+	awk -v want="$*" '
+		BEGIN { n = split(want, w, " "); for (i = 1; i <= n; i++) keep[w[i]] = 1 }
+		$1 == "instances" {
+			for (i = 3; i <= NF; i++) {
+				split($i, kv, "=")
+				if (!(kv[1] in keep) && kv[2] != "0" && kv[2] != "0.0" && kv[2] != "false")
+					print $i
+			}
+		}'
+}
+
+# sizes_judged PLAIN REDACTED: for each class of SIZES_KEPT, VisualVM's
+# values of its listed fields in REDACTED (restored) are PLAIN's, and
+# every other primitive field of its instances is zero
+sizes_judged() {
+	local e cls fields
+	for e in "${SIZES_KEPT[@]}"; do
+		read -r cls fields <<<"$e"
+		"$JUDGE" fields "$1" "$cls" >"$T/plain.fields" ||
+			fail "$cls: HeapJudge fields of $1"
+		"$JUDGE" fields "$2" "$cls" >"$T/red.fields" ||
+			fail "$cls: HeapJudge fields of $2"
+		diff <(kept_fields $fields <"$T/plain.fields") \
+			<(kept_fields $fields <"$T/red.fields") ||
+			fail "$cls: the listed fields ($fields) differ from the plain strip's"
+		run other_fields $fields <"$T/red.fields"
+		assert_output ""
+	done
+}
+
+@test "the values level keeps the listed sizes: stand-ins and the JDK's own on a JDK 17 heap, offline and under the shim, the plain strip's values, every other field zero" {
+	local line cls kv
+	timeout "$TMO" java -cp "$B/java" Sizes dump "$T/orig.hprof" 2>/dev/null
+	java -cp "$B/java" Sizes expect >"$T/expect"
+	"$STRIP" -o "$T/plain.hprof" "$T/orig.hprof"
+	"$RESTORE" -o "$T/plain.r.hprof" "$T/plain.hprof"
+	"$STRIP" --redact -o "$T/v.hprof" "$T/orig.hprof"
+	"$RESTORE" -o "$T/v.r.hprof" "$T/v.hprof"
+	# the independent check: the listed sizes equal, everything else zero
+	run "$B/redactcheck" "$T/orig.hprof" "$T/v.hprof"
+	assert_success
+	[[ $output == *", "[1-9]*" sizes kept, "* ]] || fail "$output"
+	sizes_judged "$T/plain.r.hprof" "$T/v.r.hprof"
+	# each size Sizes set is there, with its value (not all zero in both)
+	while read -r cls kv; do
+		"$JUDGE" fields "$T/v.r.hprof" "$cls" | grep -q " $kv\( \|$\)" ||
+			fail "$cls: no instance with $kv in the redacted dump"
+	done <"$T/expect"
+	# under the shim, the same heap: the same sizes
+	HPROFSTRIP_REDACT=values LD_PRELOAD=$SHIM timeout "$TMO" \
+		java -cp "$B/java" Sizes dump "$T/shim.hprof" 2>/dev/null
+	"$RESTORE" -o "$T/shim.r.hprof" "$T/shim.hprof"
+	while read -r cls kv; do
+		"$JUDGE" fields "$T/shim.r.hprof" "$cls" | grep -q " $kv\( \|$\)" ||
+			fail "$cls: no instance with $kv in the shim's dump"
+	done <"$T/expect"
+}
+
+@test "Android: restored, --redact keeps NativeAllocationRegistry's sizes (ahat's native sizes) as the plain strip has them" {
+	local f n found=0
+	for f in $(art_files); do
+		n=$(basename "$f")
+		"$STRIP" -o "$T/$n.plain" "$f"
+		"$STRIP" --redact -o "$T/$n.red" "$f"
+		"$RESTORE" --jvm -o "$T/$n.plain.jvm" "$T/$n.plain"
+		"$RESTORE" --jvm -o "$T/$n.red.jvm" "$T/$n.red"
+		# a dump older than the registry (Dalvik) has none
+		"$JUDGE" count "$T/$n.plain.jvm" libcore.util.NativeAllocationRegistry >"$T/count"
+		[ "$(cat "$T/count")" -gt 0 ] || continue
+		found=1
+		"$JUDGE" fields "$T/$n.plain.jvm" libcore.util.NativeAllocationRegistry |
+			kept_fields size >"$T/plain.sizes"
+		"$JUDGE" fields "$T/$n.red.jvm" libcore.util.NativeAllocationRegistry |
+			kept_fields size >"$T/red.sizes"
+		grep -q ' size=[1-9]' "$T/plain.sizes" || fail "$n: no size: $(cat "$T/plain.sizes")"
+		diff "$T/plain.sizes" "$T/red.sizes"
+		run "$B/redactcheck" "$f" "$T/$n.red"
+		assert_success
+	done
+	[ "$found" = 1 ] || fail "no ART dump holds a NativeAllocationRegistry"
 }

@@ -43,7 +43,7 @@ command -v java >/dev/null || missing "java not found (apt-get install openjdk-1
 
 # Paths from tests/java, less .java: a class in a package is in its
 # directories there and in the output
-classes="HeapBuilder StringHeap LongStrings Secrets com/acme/secret/Customer ManyClasses HeapJudge"
+classes="HeapBuilder StringHeap LongStrings Secrets com/acme/secret/Customer ManyClasses Sizes libcore/util/NativeAllocationRegistry android/graphics/Bitmap HeapJudge"
 
 stale() {
 	local c s
