@@ -964,6 +964,7 @@ SIZES_KEPT=(
 	"java.util.concurrent.LinkedBlockingDeque count"
 	"Sizes\$Cache size"
 	"Sizes\$Box"
+	"java.util.ArrayList\$SubList"
 )
 
 # kept_fields FIELDS...: HeapJudge fields' instance lines on stdin, each

@@ -421,6 +421,25 @@ MUTANTS = [
     ("names: the shim's map follows a symlink", "preload/session.c",
      "O_WRONLY | O_CREAT | O_TRUNC | O_NOFOLLOW |",
      "O_WRONLY | O_CREAT | O_TRUNC |"),
+    # ---- issue 27: the sizes the values level keeps -----------------------
+    ("redact: the listed sizes are zeroed (never marked in the tables)",
+     "strip/engine/redact.c",
+     "\t\t\t     ? RD_KEPT : 0));",
+     "\t\t\t     ? 0 : 0));"),
+    ("redact: the fast path zeroes the listed sizes", "strip/engine/redact.c",
+     "\t\t\tif (!passes(t[i]) && sz) {",
+     "\t\t\tif ((t[i] & ~RD_KEPT) != 2 && sz) {"),
+    ("redact: a listed class keeps every field named as a listed one",
+     "strip/engine/redact.c",
+     "\t\t    !strcmp(sizes[i][1], sizes[f - 1][1]))",
+     "\t\t    1)"),
+    ("redact: a name that starts as a listed one is listed",
+     "strip/engine/redact.c",
+     "\treturn k == n && !w[k];",
+     "\treturn !w[k];"),
+    ("redact: ART's dotted class names are not listed", "strip/engine/redact.c",
+     "\t\tif (s[k] != w[k] && !(w[k] == '/' && s[k] == '.'))\n\t\t\treturn 0;",
+     "\t\tif (s[k] != w[k])\n\t\t\treturn 0;"),
 ]
 
 

@@ -21,7 +21,9 @@
  *     LinkedList, Vector, PriorityQueue, HashMap, Hashtable,
  *     IdentityHashMap, WeakHashMap, TreeMap, ConcurrentHashMap and
  *     LinkedBlockingDeque, each of its own count of elements (3 to 13);
- *     ThreadLocals set in the main thread (its ThreadLocalMap);
+ *     ThreadLocals set in the main thread (its ThreadLocalMap); a subList
+ *     of the ArrayList (java.util.ArrayList$SubList, not listed: its size
+ *     goes);
  *   - Sizes$Cache, an application's HashMap of 3 entries with an int of its
  *     own (hits: goes), and Sizes$Box, an application's class whose int
  *     fields are named size and capacity (they go: only the runtime's
@@ -86,7 +88,10 @@ public final class Sizes {
         ByteBuffer heap = ByteBuffer.allocate(4321);
         heap.position(19).limit(200);
         hold(heap, "java.nio.HeapByteBuffer", "capacity", 4321);
-        hold(fill(new ArrayList<Integer>(), 3), "java.util.ArrayList", "size", 3);
+        ArrayList<Integer> list = fill(new ArrayList<Integer>(), 3);
+        hold(list, "java.util.ArrayList", "size", 3);
+        // a class whose name starts as a listed one's: its size goes
+        HELD.add(list.subList(1, 3));
         hold(fill(new LinkedList<Integer>(), 4), "java.util.LinkedList", "size", 4);
         hold(fill(new Vector<Integer>(), 5), "java.util.Vector", "elementCount", 5);
         hold(fill(new PriorityQueue<Integer>(), 6), "java.util.PriorityQueue", "size", 6);
