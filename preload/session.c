@@ -121,23 +121,24 @@ struct redact_mem {
 
 /* HPROFSTRIP_REDACT=names: the names map beside the dump (PATH.names),
  * created at the first name tokenized, so a file that turns out not to be
- * a dump gets none; 0600, truncated, never through a symlink. Without it
- * (said once) names are tokenized all the same. errno kept. */
+ * a dump gets none; a new file, 0600, never an existing one (an earlier
+ * dump's map, a symlink): then the first free name of PATH.names.1,
+ * .2, ... (s->map_path). Without it (said once) names are tokenized all
+ * the same. errno kept. */
 static void map_open(struct session *s)
 {
-	char p[PATH_MAX + 8];
 	int saved = errno;
 
 	s->map_failed = 1;
 	if (!s->red)
 		return;  /* no memory: said already */
-	snprintf(p, sizeof p, "%s.names", s->base);
-	s->map_fd = hst.open(p, O_WRONLY | O_CREAT | O_TRUNC | O_NOFOLLOW |
-	                     O_CLOEXEC, 0600);
+	snprintf(s->map_path, sizeof s->map_path, "%s.names",
+	         s->base[0] ? s->base : s->path);
+	s->map_fd = io_create_free(s->map_path, sizeof s->map_path, 0600);
 	if (s->map_fd < 0)
 		say("hprofstrip: %s: cannot create %s: %s; names are tokenized "
-		    "all the same, with no map to give them back", s->path, p,
-		    strerror(errno));
+		    "all the same, with no map to give them back", s->path,
+		    s->map_path, strerror(errno));
 	else {
 		hs_ob_init(&s->map_ob, hst.pwrite, s->map_fd, 0, s->red->map_buf,
 		           sizeof s->red->map_buf);
@@ -177,7 +178,7 @@ static void map_close(struct session *s, int done)
 			/* the map's last record stays cut: hprofrestore says */
 		}
 		if (s->map_ob.err)
-			say("hprofstrip: %s.names: write failed: %s", s->base,
+			say("hprofstrip: %s: write failed: %s", s->map_path,
 			    strerror(s->map_ob.err));
 	}
 	hst.close(s->map_fd);
@@ -447,8 +448,8 @@ static void summary(struct session *s)
 		say("hprofstrip: %s: %llu names tokenized; %s%s%s", s->path,
 		    (unsigned long long)s->st.names_tokenized,
 		    s->map_failed ? "no map of them" : "their originals in ",
-		    s->map_failed ? "" : s->base,
-		    s->map_failed ? "" : ".names (keep it private)");
+		    s->map_failed ? "" : s->map_path,
+		    s->map_failed ? "" : " (keep it private)");
 	if (s->st.withheld || s->seg_withheld)
 		say("hprofstrip: %s: %llu instances written before their "
 		    "class's field list: every byte of their fields is zero, "
