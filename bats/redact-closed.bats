@@ -144,7 +144,7 @@ replay: jdk22: write: Operation not permitted"
 	cmp_replayed "$IN" "$out"
 }
 
-@test "fail closed: a dump on an fd past the shim's table (a table of 1024 fds), in every runtime's pattern; without redaction written whole, said" {
+@test "fail closed: a dump on an fd past the shim's table (a table of 1024 fds), in every runtime's pattern, or a copy of its fd there; without redaction written whole, said" {
 	local mode out=$T/d/x.hprof
 	for mode in random threads jdk8 art artcloexec pwrite writev; do
 		rm -f "$out"
@@ -159,6 +159,17 @@ replay: jdk22: write: Operation not permitted"
 	assert_success
 	assert_equal "$stderr" "hprofstrip: $out: fd 1500 is past the shim's table; written unstripped"
 	cmp_replayed "$IN" "$out"
+	# ART writes through a copy of its fd: a copy made past the table
+	# fails, and the dump, closed unwritten, is left empty
+	for mode in art artcloexec; do
+		rm -f "$out"
+		run --separate-stderr env HPROFSTRIP_REDACT=values REPLAY_DUP_FD=1500 \
+			LD_PRELOAD="$SHIM1K" timeout 60 "$REPLAY" "$mode" "$IN" "$out" 7
+		assert_equal "$status" 1
+		assert_equal "$stderr" "hprofstrip: $out: fd 1500, a copy of its fd, is past the shim's table; HPROFSTRIP_REDACT: its writes fail (EPERM)
+replay: $mode: write: Operation not permitted"
+		[ -e "$out" ] && [ ! -s "$out" ] || fail "$mode: $(ls -l "$T/d")"
+	done
 	# below the table, the same build redacts
 	rm -f "$out"
 	run --separate-stderr env HPROFSTRIP_REDACT=values LD_PRELOAD="$SHIM1K" \

@@ -68,7 +68,8 @@
  * them open, unwritten, to the end (a shim's slots for dumps taken).
  * REPLAY_FD=N: every fd below N is taken (/dev/null) before OUT is
  * opened, so OUT opens as fd N or above, in the random, threads, pwrite,
- * writev, bytes, jdk8 and art* modes.
+ * writev, bytes, jdk8 and art* modes. REPLAY_DUP_FD=N: the same before
+ * the art* modes' copy of OUT's fd, so the copy is N or above.
  *
  * The dump is framed by the test side's walker (tests/walk.h).
  *
@@ -188,11 +189,11 @@ static void xclose(int fd)
 		die("close");
 }
 
-/* REPLAY_FD=N: every fd below N taken (kept open), so the next open
- * gives N or above. */
-static void high_fds(void)
+/* var=N (REPLAY_FD, REPLAY_DUP_FD): every fd below N taken (kept open),
+ * so the next open or dup gives N or above. */
+static void high_fds(const char *var)
 {
-	const char *n = getenv("REPLAY_FD");
+	const char *n = getenv(var);
 	int k;
 
 	if (!n || !*n)
@@ -223,7 +224,7 @@ static void hold_files(const char *out)
  * -overwrite. */
 static int create_out(const char *out)
 {
-	high_fds();
+	high_fds("REPLAY_FD");
 	int fd = open64(out, O_WRONLY | O_CREAT | O_TRUNC, 0600);
 	if (fd < 0)
 		die("open64");
@@ -556,7 +557,7 @@ static void mode_jdk8(struct hprof *h, const char *out)
 	const char *env = getenv("REPLAY_JDK8_BUF");
 	size_t size = env && *env ? (size_t)strtoull(env, NULL, 0)
 	                          : 8 * (size_t)MIB;
-	high_fds();
+	high_fds("REPLAY_FD");
 	int fd = open64(out, O_WRONLY | O_CREAT | O_EXCL, 0600);
 	if (fd < 0)
 		die("open64");
@@ -817,12 +818,13 @@ static void mode_art(struct hprof *h, const char *out, int cloexec, int fail)
 		if (fd < 0)
 			die("dup");
 	} else {
-		high_fds();
+		high_fds("REPLAY_FD");
 		fd = open(out, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
 		if (fd < 0)
 			die("open");
 	}
 	int fd2;
+	high_fds("REPLAY_DUP_FD");
 	if (cloexec) {
 		fd2 = fcntl(fd, F_DUPFD_CLOEXEC, 0);
 		if (fd2 < 0)
