@@ -125,6 +125,12 @@ replay: $1: $call: Operation not permitted"
 			"open at most 16 dumps at once, or $FIX"
 		[ "$(ls "$T/d" | wc -l)" -eq 16 ] || fail "$mode: $(ls "$T/d")"
 	done
+	# a dump found by its first bytes (sniffed: jmap's heap.bin) likewise
+	rm -f "$T"/d/*
+	run --separate-stderr env HPROFSTRIP_REDACT=values REPLAY_HOLD=16 \
+		LD_PRELOAD="$SHIM" timeout 60 "$REPLAY" threads "$IN" "$T/d/heap.bin" 7
+	refused threads "$T/d/heap.bin" "too many dumps open at once" \
+		"open at most 16 dumps at once, or $FIX"
 	# JDK 22 with one slot left: the dump is redacted, its segment file
 	# (no slot for it) refused and removed
 	rm -f "$T"/d/*
@@ -154,6 +160,11 @@ replay: jdk22: write: Operation not permitted"
 			"keep the process's fds below 1024, or $FIX"
 		[ -z "$(ls "$T/d")" ] || fail "$mode: left $(ls "$T/d")"
 	done
+	# a dump found by its first bytes (sniffed: jmap's heap.bin) likewise
+	run --separate-stderr env HPROFSTRIP_REDACT=values REPLAY_FD=1500 \
+		LD_PRELOAD="$SHIM1K" timeout 60 "$REPLAY" random "$IN" "$T/d/heap.bin" 7
+	refused random "$T/d/heap.bin" "fd 1500 is past the shim's table" \
+		"keep the process's fds below 1024, or $FIX"
 	run --separate-stderr env REPLAY_FD=1500 LD_PRELOAD="$SHIM1K" \
 		timeout 60 "$REPLAY" random "$IN" "$out" 7
 	assert_success

@@ -361,10 +361,11 @@ struct session *table_sniff(int fd, const void *buf, size_t len, int64_t at)
 	struct session *s = NULL;
 	char path[PATH_MAX], link[64];
 	unsigned char was = fd_state(fd);
-	int fl, vet, saved;
+	int fl, vet, saved, full = 0;
 	ssize_t k;
 
-	if (was == FD_SEEN || fd < 0 || fd >= MAX_FD)
+	/* (past the table a dump can only be refused: HPROFSTRIP_REDACT) */
+	if (was == FD_SEEN || fd < 0 || (fd >= MAX_FD && !refuse_wanted()))
 		return NULL;
 	if (was == FD_FRESH && !first_write(fd))
 		return NULL;
@@ -386,9 +387,16 @@ struct session *table_sniff(int fd, const void *buf, size_t len, int64_t at)
 		path[k] = 0;
 	else
 		snprintf(path, sizeof path, "fd %d", fd);
+	if (fd >= MAX_FD) {
+		char why[64];
+		snprintf(why, sizeof why, "fd %d is past the shim's table", fd);
+		refuse_fd(fd, AT_FDCWD, NULL, why, "keep the process's fds "
+		          "below " FD_LIMIT ", or " OFFLINE);
+		goto out;
+	}
 	pthread_mutex_lock(&table_lock);
 	if (fd_state(fd) == (was == FD_FRESH ? FD_SEEN : 0) &&
-	    (s = pool_take()) != NULL) {
+	    !(full = (s = pool_take()) == NULL)) {
 		session_start(s, S_MAIN, path, "", 0, AT_FDCWD, path, vet, 0);
 		s->trunc_at_end = sb.st_size > 0;
 		map_fd(fd, s);
@@ -396,6 +404,10 @@ struct session *table_sniff(int fd, const void *buf, size_t len, int64_t at)
 		s = table_session(fd);  /* another thread's write was first */
 	}
 	pthread_mutex_unlock(&table_lock);
+	/* no slot: as it comes, but with HPROFSTRIP_REDACT refused */
+	if (full && refuse_wanted())
+		refuse_fd(fd, AT_FDCWD, NULL, "too many dumps open at once",
+		          "open at most " SESSIONS " dumps at once, or " OFFLINE);
 out:
 	errno = saved;
 	return s;
