@@ -144,14 +144,12 @@ void table_let_go(struct session *s, int fd, const char *why)
 void table_refuse(struct session *s, int fd, const char *why,
                   const char *fix)
 {
-	char path[sizeof s->path];
 	int i;
 
 	/* nothing held goes out; fd fails from now on, also for a thread
 	 * that waits for s (table_locked) */
 	s->hdr_len = 0;
 	refuse_fd(fd, AT_FDCWD, s->path, why, fix);
-	memcpy(path, s->path, sizeof path);
 	pthread_mutex_unlock(&s->lock);
 	/* lock order: the table, then a session */
 	pthread_mutex_lock(&table_lock);
@@ -455,20 +453,28 @@ int hst_close(int fd)
 	return e;
 }
 
+/* HPROFSTRIP_REDACT: newfd, a copy of a dump's fd (s) that the table
+ * cannot hold, writes nothing; the dump goes on through its other fds. */
+static void refuse_copy(struct session *s, int newfd)
+{
+	char path[sizeof s->path];
+
+	pthread_mutex_lock(&s->lock);
+	memcpy(path, s->path, sizeof path);
+	pthread_mutex_unlock(&s->lock);
+	refuse_mark(newfd);
+	say("hprofstrip: %s: fd %d, a copy of its fd, is past the shim's "
+	    "table; HPROFSTRIP_REDACT: its writes fail (EPERM)", path, newfd);
+}
+
 /* newfd now refers to what oldfd refers to: the same session, or the same
  * seen-or-not state. */
 static void alias_fd(int oldfd, int newfd)
 {
 	struct session *s = table_session(oldfd);
 
-	if (newfd >= MAX_FD && s && refuse_wanted()) {
-		/* a copy the table cannot hold writes nothing: the dump goes
-		 * on through oldfd */
-		refuse_mark(newfd);
-		say("hprofstrip: %s: fd %d, a copy of its fd, is past the "
-		    "shim's table; HPROFSTRIP_REDACT: its writes fail (EPERM)",
-		    s->path, newfd);
-	}
+	if (newfd >= MAX_FD && s && refuse_wanted())
+		refuse_copy(s, newfd);
 	if (newfd < 0 || newfd >= MAX_FD || newfd == oldfd)
 		return;
 	if (!s) {
