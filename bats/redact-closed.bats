@@ -189,7 +189,7 @@ replay: $mode: write: Operation not permitted"
 	cmp_dump "$out" "$D/values.hprof"
 }
 
-@test "fail closed: a file written as no runtime writes its dump (sized before its header, or not from its start) is refused; without redaction written as it comes" {
+@test "fail closed: a file written as no runtime writes its dump (sized before its header, or not from its start), a segment file with no dump being stripped, are refused; without redaction written as they come" {
 	local out=$T/d/x.hprof
 	# dd seek=1 sizes the file first (ftruncate), then writes at 100
 	run --separate-stderr env HPROFSTRIP_REDACT=values HPROFSTRIP_PROGRAMS=dd \
@@ -205,12 +205,36 @@ dd: error writing '$out': Operation not permitted"
 	assert_equal "$stderr" "hprofstrip: $out: not written from its start; $WHAT; $FIX
 dd: error writing '$out': Operation not permitted"
 	[ ! -e "$out" ]
-	# without redaction: as it comes, said
+	# a sendfile whose source holds too little of a header to judge
+	head -c 10 "$IN" >"$T/ten"
+	run --separate-stderr env HPROFSTRIP_REDACT=values HPROFSTRIP_PROGRAMS='python3*' \
+		LD_PRELOAD="$SHIM" python3 -c '
+import os, sys
+out = os.open(sys.argv[1], os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
+try:
+    print(os.sendfile(out, os.open(sys.argv[2], os.O_RDONLY), None, 10))
+except OSError as e:
+    print("failed:", e.strerror)' "$out" "$T/ten"
+	assert_output "failed: Operation not permitted"
+	assert_equal "$stderr" "hprofstrip: $out: its first bytes came in a copy too short to judge; $WHAT; $FIX"
+	[ ! -e "$out" ]
+	# a JDK 22 segment file of a dump that is not being stripped
+	run --separate-stderr env HPROFSTRIP_REDACT=values HPROFSTRIP_PROGRAMS=dd \
+		LD_PRELOAD="$SHIM" dd if="$IN" of="$out.p0" bs=64k status=none
+	assert_failure
+	assert_equal "$stderr" "hprofstrip: $out.p0: a segment file of a dump that is not being stripped; $WHAT; dump with jcmd GC.heap_dump -parallel=1, or $FIX
+dd: error writing '$out.p0': Operation not permitted"
+	[ -z "$(ls "$T/d")" ] || fail "left $(ls "$T/d")"
+	# without redaction: as they come, said
 	run --separate-stderr env HPROFSTRIP_PROGRAMS=dd LD_PRELOAD="$SHIM" \
 		dd if="$IN" of="$out" bs=100 seek=1 conv=notrunc status=none
 	assert_success
 	assert_equal "$stderr" "hprofstrip: $out: not written from its start: written unchanged"
 	cmp <(tail -c +101 "$out") "$IN"
+	run --separate-stderr env HPROFSTRIP_PROGRAMS=dd LD_PRELOAD="$SHIM" \
+		dd if="$IN" of="$out.p0" bs=64k status=none
+	assert_success
+	[ -s "$out.p0" ]
 }
 
 @test "closed already: the engine's fallback under redaction writes the rest of the record as zeros; without memory for the tables every instance's fields are zeros" {
