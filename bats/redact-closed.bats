@@ -262,7 +262,7 @@ dd: error writing '$out.p0': Operation not permitted"
 	assert_stripped_dump "$out"
 }
 
-@test "shim: an existing names map (0644) is never replaced: the new one is 0600 under a free name, said; a second dump at the same path keeps the first's map, and each gives its own dump back" {
+@test "shim: an existing names map (0644) is never replaced: the new one is 0600 under a free name, said; a second dump at the same path keeps the first's map, and each gives its own dump back; an erased dump leaves none" {
 	local out=$T/d/x.hprof
 	export HPROFSTRIP_REDACT=names
 	printf 'old map\n' >"$out.names"
@@ -291,6 +291,13 @@ dd: error writing '$out.p0': Operation not permitted"
 	run "$RESTORE" --unredact "$out.names.1" -o "$T/no.hprof" "$out"
 	assert_failure
 	assert_output --partial "the names map of another dump"
+	# ART's erase of a failed dump (ftruncate to 0) takes its map with it
+	run --separate-stderr env LD_PRELOAD="$SHIM" "$REPLAY" artfail \
+		"$CORPUS/art/art-host-2025.hprof" "$T/d/art.hprof"
+	assert_success
+	[ ! -s "$T/d/art.hprof" ]
+	run ls "$T/d"
+	refute_output --partial art.hprof.names
 	# a symlink where the map goes is not followed: the next free name
 	: >"$T/target"
 	ln -s "$T/target" "$T/d/link.hprof.names"

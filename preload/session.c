@@ -17,6 +17,7 @@
 #include <stdio.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <sys/stat.h>
 #include <sys/syscall.h>
 #include <unistd.h>
 
@@ -160,16 +161,27 @@ static void map_original(void *user, unsigned idsize, uint64_t id,
 		hs_map_original(&s->map, idsize, id, len, at, text, n);
 }
 
-/* The map closed: written out (done), or dropped (a dump started over,
- * or a child's copy of the parent's). errno kept. */
-static void map_close(struct session *s, int done)
+/* How a map is closed: written out; dropped (a child's copy of the
+ * parent's); removed (the dump started over: the file made for it goes,
+ * and the dump's map is made anew). */
+enum { MAP_DROP, MAP_DONE, MAP_REMOVE };
+
+/* The map closed (how: MAP_*). errno kept. */
+static void map_close(struct session *s, int how)
 {
+	struct stat a, b;
 	int saved = errno;
 
 	/* (a session never started has no map: its map_fd is no fd) */
 	if (s->map.ob != &s->map_ob || s->map_fd < 0)
 		return;
-	if (done) {
+	/* only while its name is still the file made for it */
+	if (how == MAP_REMOVE && !fstat(s->map_fd, &a) &&
+	    !lstat(s->map_path, &b) && a.st_dev == b.st_dev &&
+	    a.st_ino == b.st_ino && unlink(s->map_path)) {
+		/* it cannot be removed: it stays, beside the new one */
+	}
+	if (how == MAP_DONE) {
 		uint64_t cut = hs_map_end(&s->map, s->st.idsize,
 		                          s->st.timestamp);
 		/* the dump was cut inside a name: the map ends before it */
@@ -392,7 +404,7 @@ void session_restart(struct session *s)
 
 	memcpy(path, s->path, sizeof path);
 	memcpy(base, s->base, sizeof base);
-	map_close(s, 0);  /* written anew from the first name */
+	map_close(s, MAP_REMOVE);  /* written anew from the first name */
 	/* a child started over: the first child's output goes */
 	if (s->piped)
 		pipe_abort(&s->pm->pipe);
@@ -532,7 +544,7 @@ void session_finish(struct session *s, int fd)
 	    hst.ftruncate(fd, (int64_t)hs_ob_size(&s->ob))) {
 		/* the dump is still whole; old bytes remain after it */
 	}
-	map_close(s, 1);
+	map_close(s, MAP_DONE);
 	if (s->kind == S_SEGMENT && s->main && s->main->kind == S_MAIN) {
 		s->main->seg_in += s->st.in_off;
 		s->main->seg_out += s->st.out_off;
@@ -558,7 +570,7 @@ void session_lost(struct session *s)
 	say("hprofstrip: %s: closed behind the shim's back; the "
 	    "dump ends at %llu bytes in", s->path,
 	    (unsigned long long)s->st.in_off);
-	map_close(s, 1);
+	map_close(s, MAP_DONE);
 	if (s->piped)
 		end_child(s, -1);
 	s->kind = S_FREE;
@@ -570,7 +582,7 @@ void session_forget(struct session *s)
 	 * its stdin must not keep it open */
 	if (s->piped)
 		pipe_forget(&s->pm->pipe);
-	map_close(s, 0);
+	map_close(s, MAP_DROP);
 	s->piped = s->pipe_pending = 0;
 	s->kind = S_FREE;
 }

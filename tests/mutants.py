@@ -449,6 +449,8 @@ MUTANTS = [
     ("names map: no free name for the shim's second map", "preload/libc.c",
      "errno == EEXIST && n <= 999; n++)",
      "errno == EEXIST && n <= 0; n++)"),
+    ("names map: an erased dump's map stays", "preload/session.c",
+     "\tmap_close(s, MAP_REMOVE);", "\tmap_close(s, MAP_DROP);"),
     ("names map: the tools' map takes the input's mode", "strip/cli/cli.c",
      "out_open_buf(&n->mo, n->path, name, 0600,",
      "out_open_buf(&n->mo, n->path, name, 0644,", ["redact-closed"]),
