@@ -207,15 +207,32 @@ dd: error writing '$out': Operation not permitted"
 	[ ! -e "$out" ]
 	# a sendfile whose source holds too little of a header to judge
 	head -c 10 "$IN" >"$T/ten"
+	# then every later write to that fd fails too, and close closes it
 	run --separate-stderr env HPROFSTRIP_REDACT=values HPROFSTRIP_PROGRAMS='python3*' \
 		LD_PRELOAD="$SHIM" python3 -c '
 import os, sys
 out = os.open(sys.argv[1], os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
-try:
-    print(os.sendfile(out, os.open(sys.argv[2], os.O_RDONLY), None, 10))
-except OSError as e:
-    print("failed:", e.strerror)' "$out" "$T/ten"
-	assert_output "failed: Operation not permitted"
+src = os.open(sys.argv[2], os.O_RDONLY)
+calls = [lambda: os.sendfile(out, src, None, 10),
+         lambda: os.write(out, b"JAVA PROFILE 1.0.2"),
+         lambda: os.pwrite(out, b"x", 0),
+         lambda: os.writev(out, [b"a", b"b"]),
+         lambda: os.sendfile(out, src, 0, 10),
+         lambda: os.copy_file_range(src, out, 10, 0)]
+for c in calls:
+    try:
+        print(c())
+    except OSError as e:
+        print("failed:", e.strerror)
+os.close(out)
+print("closed")' "$out" "$T/ten"
+	assert_output "failed: Operation not permitted
+failed: Operation not permitted
+failed: Operation not permitted
+failed: Operation not permitted
+failed: Operation not permitted
+failed: Operation not permitted
+closed"
 	assert_equal "$stderr" "hprofstrip: $out: its first bytes came in a copy too short to judge; $WHAT; $FIX"
 	[ ! -e "$out" ]
 	# a JDK 22 segment file of a dump that is not being stripped
