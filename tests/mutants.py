@@ -430,9 +430,9 @@ MUTANTS = [
      "if (!policy()->redact || judged == HDR_OTHER || judged == HDR_COPY)",
      "if (!policy()->redact || judged == HDR_OTHER || judged == HDR_COPY ||\n"
      "\t    judged == HDR_GZIP)"),
-    ("closed: a refused fd's later writes go through", "preload/api.c",
-     "\tif (refused(fd))\n\t\treturn refuse_call(ret);",
-     "\tif (0)\n\t\treturn refuse_call(ret);"),
+    ("closed: a refused fd's later copies go through", "preload/api.c",
+     "\tif (refused(out_fd))\n\t\treturn refuse_call(ret);\n\tif (!s) {",
+     "\tif (!s) {"),
     ("closed: a refused dump's file is left on disk", "preload/refuse.c",
      "\t    !unlinkat(dirfd, name, 0))",
      "\t    0)"),
