@@ -44,9 +44,11 @@ $(BUILD)/hprofrestore: restore/hprofrestore.c $(ENGINE) $(CLI) $(HDRS) | $(BUILD
 
 SHIM_SRC = preload/wrappers.c preload/libc.c preload/policy.c preload/say.c \
 	preload/api.c preload/fdtable.c preload/session.c preload/calls.c \
-	preload/pipe.c $(ENGINE) strip/cli/outbuf.c strip/cli/namesmap.c
+	preload/pipe.c preload/refuse.c $(ENGINE) strip/cli/outbuf.c \
+	strip/cli/namesmap.c
 SHIM_HDRS = preload/libc.h preload/policy.h preload/say.h \
-	preload/fdtable.h preload/session.h preload/pipe.h strip/engine/hprof.h \
+	preload/fdtable.h preload/session.h preload/pipe.h preload/refuse.h \
+	strip/engine/hprof.h \
 	strip/engine/internal.h \
 	strip/cli/outbuf.h strip/cli/namesmap.h strip/cli/compressors.h preload/hprofstrip.h
 
@@ -55,6 +57,13 @@ SHIM_HDRS = preload/libc.h preload/policy.h preload/say.h \
 $(SHIM): $(SHIM_SRC) $(SHIM_HDRS) | $(BUILD)
 	$(CC) $(ALL_CFLAGS) -fPIC -shared -fvisibility=hidden -pthread \
 		-DHPROFSTRIP_API= -o $@ $(SHIM_SRC) -ldl $(LDFLAGS)
+
+# the shim with a table of 1024 fds (HST_MAX_FD), so that a test reaches
+# the fds past it under an fd limit below 65536 (bats/redact-closed.bats)
+$(BUILD)/libhprofstrip-fd1k.so: $(SHIM_SRC) $(SHIM_HDRS) | $(BUILD)
+	$(CC) $(ALL_CFLAGS) -fPIC -shared -fvisibility=hidden -pthread \
+		-DHPROFSTRIP_API= -DHST_MAX_FD=1024 -o $@ $(SHIM_SRC) -ldl \
+		$(LDFLAGS)
 
 # Dump tracking without the wrappers, for an app's own hooks
 # (preload/hprofstrip.h): one relocatable object whose only global

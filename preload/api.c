@@ -7,6 +7,7 @@
  */
 #include "fdtable.h"
 #include "libc.h"
+#include "refuse.h"
 #include "session.h"
 
 #include <errno.h>
@@ -31,29 +32,53 @@ int hst_api_version(void)
 	return HPROFSTRIP_API_VERSION;
 }
 
+/* A write to a refused fd (refuse.h): it fails, nothing written. */
+static int refuse_call(ssize_t *ret)
+{
+	errno = REFUSED_ERRNO;
+	*ret = -1;
+	return 1;
+}
+
+/* A session let go of (why, from a call): refused, and the call fails,
+ * when why says so; else let go of, and the real call is made (0). */
+static int let_go(struct session *s, int fd, const struct why *why,
+                  ssize_t *ret)
+{
+	if (why->fix) {
+		table_refuse(s, fd, why->line, why->fix);
+		return refuse_call(ret);
+	}
+	table_let_go(s, fd, why->line);
+	return 0;
+}
+
 /* A write of iov at at (-1: at fd's position, which moves) to fd: 1 and
- * *ret if fd is a dump (or becomes one with it), else 0. */
+ * *ret if fd is a dump (or becomes one with it) or refused, else 0. */
 static int write_iov(int fd, const struct iovec *iov, int cnt, int64_t at,
                      ssize_t *ret)
 {
 	struct session *s;
 	struct why why;
-	int i, saved = errno;
+	int i, r, saved = errno;
 
+	if (refused(fd))
+		return refuse_call(ret);
 	for (i = 0; i < cnt && !iov[i].iov_len; i++)
 		;
 	s = table_session(fd);
 	if (!s && i < cnt)
 		s = table_sniff(fd, iov[i].iov_base, iov[i].iov_len, at);
 	if (!(s = table_locked(fd, s)))
-		return 0;
+		return refused(fd) ? refuse_call(ret) : 0;
 	switch (session_write(s, fd, iov, cnt, at, ret, &why)) {
 	case CALL_DONE:
 		return 1;
 	case CALL_LET_GO:
-		table_let_go(s, fd, why.line);
-		errno = saved;
-		return 0;
+		r = let_go(s, fd, &why, ret);
+		if (!r)
+			errno = saved;
+		return r;
 	default:
 		return 0;
 	}
@@ -111,7 +136,14 @@ int hst_ftruncate(int fd, int64_t len, int *ret)
 	case CALL_DONE:
 		return 1;
 	case CALL_LET_GO:
-		table_let_go(s, fd, NULL);
+		/* with HPROFSTRIP_REDACT refused; the call itself is made */
+		if (refuse_wanted())
+			table_refuse(s, fd, "sized before its header was "
+			             "written", "write the header first, or dump "
+			             "without the shim and run hprofstrip --redact "
+			             "on the dump");
+		else
+			table_let_go(s, fd, NULL);
 		return 0;
 	default:
 		return 0;
@@ -124,19 +156,20 @@ int hst_copy(int out_fd, int in_fd, int64_t *in_off, int64_t *out_off,
 	struct session *s = table_session(out_fd);
 	struct why why;
 
+	if (refused(out_fd))
+		return refuse_call(ret);
 	if (!s) {
 		table_untracked_write(out_fd);
 		return 0;
 	}
 	if (!(s = table_locked(out_fd, s)))
-		return 0;
+		return refused(out_fd) ? refuse_call(ret) : 0;
 	switch (session_copy(s, out_fd, in_fd, in_off, out_off, len, ret,
 	                     &why)) {
 	case CALL_DONE:
 		return 1;
 	case CALL_LET_GO:
-		table_let_go(s, out_fd, why.line);
-		return 0;
+		return let_go(s, out_fd, &why, ret);
 	default:
 		return 0;
 	}

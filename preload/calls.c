@@ -22,19 +22,33 @@
 
 enum { VET_HELD, VET_GO, VET_LET_GO };
 
-/* Why a file is let go of, for its one line (NULL: nothing to say). */
-static const char *why_not(int judged, uint64_t stamp, char *buf, size_t size)
+/* Under HPROFSTRIP_REDACT, what to change for a file let go of (judged)
+ * to be redacted: the file is then refused (refuse.h). NULL: it is
+ * written as it comes, redaction or not (not HPROF at all; a copy of an
+ * older dump, not this runtime's). */
+static const char *refuse_fix(int judged)
+{
+	if (!policy()->redact || judged == HDR_OTHER || judged == HDR_COPY)
+		return NULL;
+	if (judged == HDR_GZIP)
+		return "drop -gz (HPROFSTRIP_COMPRESS compresses the redacted "
+		       "dump)";
+	return "dump without the shim and run hprofstrip --redact on the "
+	       "dump";
+}
+
+/* Why a file is let go of, for its one line (NULL: nothing to say);
+ * refused: the line is refuse.h's, which says what comes of it. */
+static const char *why_not(int judged, uint64_t stamp, char *buf, size_t size,
+                           int refused)
 {
 	struct tm tm;
 	time_t sec = (time_t)(stamp / 1000);
 
 	switch (judged) {
 	case HDR_GZIP:
-		return policy()->redact
-		       ? "gzip-compressed dump, written unchanged: NOT "
-		         "redacted (HPROFSTRIP_REDACT needs the runtime's plain "
-		         "dump: drop -gz, set HPROFSTRIP_COMPRESS)"
-		       : "gzip-compressed dump, written unchanged";
+		return refused ? "a gzip-compressed dump (the runtime's -gz)"
+		               : "gzip-compressed dump, written unchanged";
 	case HDR_COPY:
 		if (!gmtime_r(&sec, &tm) ||
 		    !strftime(buf, size, "a copy of a dump made %Y-%m-%d "
@@ -46,7 +60,8 @@ static const char *why_not(int judged, uint64_t stamp, char *buf, size_t size)
 	case HDR_OTHER:
 		return "not an HPROF dump: written unchanged";
 	default:
-		return "not written from its start: written unchanged";
+		return refused ? "not written from its start"
+		               : "not written from its start: written unchanged";
 	}
 }
 
@@ -85,10 +100,12 @@ static int vet(struct session *s, const struct iovec *iov, int cnt,
 			return VET_GO;
 		}
 	}
-	/* the call's own bytes go out with the real call */
+	/* the call's own bytes go out with the real call (refused: none) */
 	s->hdr_len = held;
 	*took = 0;
-	why->line = why_not(judged, stamp, why->buf, sizeof why->buf);
+	why->fix = refuse_fix(judged);
+	why->line = why_not(judged, stamp, why->buf, sizeof why->buf,
+	                    why->fix != NULL);
 	return VET_LET_GO;
 }
 
@@ -274,6 +291,10 @@ static int vet_copy(struct session *s, int out_fd, int in_fd,
 		s->hdr_len = held;
 		s->vet = 1;
 		why->line = NULL;
+		why->fix = refuse_fix(-1);
+		if (why->fix)
+			why->line = "its first bytes came in a copy too short "
+			            "to judge";
 		return VET_LET_GO;
 	}
 }

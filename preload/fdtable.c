@@ -16,6 +16,7 @@
 #include "fdtable.h"
 #include "libc.h"
 #include "policy.h"
+#include "refuse.h"
 #include "say.h"
 
 #include <errno.h>
@@ -26,7 +27,7 @@
 #include <unistd.h>
 
 #define MAX_SESSIONS 16
-#define MAX_FD 65536
+#define MAX_FD HST_MAX_FD
 
 static struct session pool[MAX_SESSIONS];
 /* fd -> session index + 1, or FD_FRESH / FD_SEEN; 0: not seen opened
@@ -112,7 +113,8 @@ struct session *table_locked(int fd, struct session *s)
 	if (!s)
 		return NULL;
 	pthread_mutex_lock(&s->lock);
-	if (table_session(fd) == s)
+	/* (refused while this thread waited: table_refuse) */
+	if (table_session(fd) == s && !refused(fd))
 		return s;
 	pthread_mutex_unlock(&s->lock);
 	return NULL;
@@ -139,6 +141,29 @@ void table_let_go(struct session *s, int fd, const char *why)
 		say("hprofstrip: %s: %s", path, why);
 }
 
+void table_refuse(struct session *s, int fd, const char *why,
+                  const char *fix)
+{
+	int i;
+
+	/* nothing held goes out; fd fails from now on, also for a thread
+	 * that waits for s (table_locked) */
+	s->hdr_len = 0;
+	refuse_fd(fd, AT_FDCWD, s->path, why, fix);
+	pthread_mutex_unlock(&s->lock);
+	/* lock order: the table, then a session */
+	pthread_mutex_lock(&table_lock);
+	for (i = 0; i < MAX_FD; i++)
+		if (table_session(i) == s) {
+			refuse_dup(fd, i);
+			set_fd_state(i, FD_SEEN);
+		}
+	pthread_mutex_lock(&s->lock);
+	s->kind = S_FREE;
+	pthread_mutex_unlock(&s->lock);
+	pthread_mutex_unlock(&table_lock);
+}
+
 /* ---- opens ------------------------------------------------------------- */
 
 /* Which dump fd is, by its path: DUMP_MAIN, DUMP_SEGMENT or DUMP_NONE. */
@@ -152,6 +177,25 @@ static int kind_of(int dirfd, const char *path, char *base, size_t size)
 	    policy_absolute(dirfd, path, full, sizeof full))
 		kind = policy_kind(p, full, base, size);
 	return kind;
+}
+
+/* For the lines of a dump the shim cannot redact (refuse.h). */
+#define STR_(x) #x
+#define STR(x) STR_(x)
+#define FD_LIMIT STR(HST_MAX_FD)
+#define SESSIONS STR(MAX_SESSIONS)
+#define OFFLINE "dump without the shim and run hprofstrip --redact on the " \
+                "dump"
+
+/* A dump the table cannot track (why): written as it comes, and said;
+ * with HPROFSTRIP_REDACT refused (fix: what to change). */
+static void untracked(int fd, int dirfd, const char *path, const char *why,
+                      const char *fix)
+{
+	if (refuse_wanted())
+		refuse_fd(fd, dirfd, path, why, fix);
+	else
+		say("hprofstrip: %s: %s; written unstripped", path, why);
 }
 
 /* After a successful open: start tracking fd if its path is a dump, or
@@ -177,22 +221,25 @@ static void track(int fd, int dirfd, const char *path, int flags, int force)
 	errno = saved;
 	if (kind == DUMP_NONE || vet < 0)
 		return;
-	if (fd >= MAX_FD) {
-		say("hprofstrip: %s: fd %d is past the shim's table; written "
-		    "unstripped", path, fd);
-		return;
-	}
 	/* a file with content opened without O_TRUNC is being changed, not
 	 * written afresh: not a dump being taken, so left alone */
 	if (fstat(fd, &sb) || (!S_ISREG(sb.st_mode) && !S_ISFIFO(sb.st_mode)) ||
 	    (!(flags & O_TRUNC) && sb.st_size > 0))
 		goto out;
+	if (fd >= MAX_FD) {
+		char why[64];
+		snprintf(why, sizeof why, "fd %d is past the shim's table", fd);
+		untracked(fd, dirfd, path, why, "keep the process's fds below "
+		          FD_LIMIT ", or " OFFLINE);
+		goto out;
+	}
 	pthread_mutex_lock(&table_lock);
 	s = pool_take();
 	if (!s) {
 		pthread_mutex_unlock(&table_lock);
-		say("hprofstrip: %s: too many dumps open at once; written "
-		    "unstripped", path);
+		untracked(fd, dirfd, path, "too many dumps open at once",
+		          "open at most " SESSIONS " dumps at once, or "
+		          OFFLINE);
 		goto out;
 	}
 	/* a segment's ids are its dump's, if the shim saw its header, else
@@ -208,6 +255,11 @@ static void track(int fd, int dirfd, const char *path, int flags, int force)
 		 * comes: its dump's file will get it verbatim too */
 		if (!main) {
 			pthread_mutex_unlock(&table_lock);
+			if (refuse_wanted())
+				refuse_fd(fd, dirfd, path, "a segment file of a "
+				          "dump that is not being stripped",
+				          "dump with jcmd GC.heap_dump "
+				          "-parallel=1, or " OFFLINE);
 			goto out;
 		}
 		/* only a runtime writes segment files: its dump is its own,
@@ -232,6 +284,7 @@ static void fresh_fd(int fd)
 {
 	struct session *s;
 
+	refuse_forget(fd);
 	if (!fd_state(fd))
 		return;
 	s = table_session(fd);
@@ -306,10 +359,11 @@ struct session *table_sniff(int fd, const void *buf, size_t len, int64_t at)
 	struct session *s = NULL;
 	char path[PATH_MAX], link[64];
 	unsigned char was = fd_state(fd);
-	int fl, vet, saved;
+	int fl, vet, saved, full = 0;
 	ssize_t k;
 
-	if (was == FD_SEEN || fd < 0 || fd >= MAX_FD)
+	/* (past the table a dump can only be refused: HPROFSTRIP_REDACT) */
+	if (was == FD_SEEN || fd < 0 || (fd >= MAX_FD && !refuse_wanted()))
 		return NULL;
 	if (was == FD_FRESH && !first_write(fd))
 		return NULL;
@@ -331,9 +385,16 @@ struct session *table_sniff(int fd, const void *buf, size_t len, int64_t at)
 		path[k] = 0;
 	else
 		snprintf(path, sizeof path, "fd %d", fd);
+	if (fd >= MAX_FD) {
+		char why[64];
+		snprintf(why, sizeof why, "fd %d is past the shim's table", fd);
+		refuse_fd(fd, AT_FDCWD, NULL, why, "keep the process's fds "
+		          "below " FD_LIMIT ", or " OFFLINE);
+		goto out;
+	}
 	pthread_mutex_lock(&table_lock);
 	if (fd_state(fd) == (was == FD_FRESH ? FD_SEEN : 0) &&
-	    (s = pool_take()) != NULL) {
+	    !(full = (s = pool_take()) == NULL)) {
 		session_start(s, S_MAIN, path, "", 0, AT_FDCWD, path, vet, 0);
 		s->trunc_at_end = sb.st_size > 0;
 		map_fd(fd, s);
@@ -341,6 +402,10 @@ struct session *table_sniff(int fd, const void *buf, size_t len, int64_t at)
 		s = table_session(fd);  /* another thread's write was first */
 	}
 	pthread_mutex_unlock(&table_lock);
+	/* no slot: as it comes, but with HPROFSTRIP_REDACT refused */
+	if (full && refuse_wanted())
+		refuse_fd(fd, AT_FDCWD, NULL, "too many dumps open at once",
+		          "open at most " SESSIONS " dumps at once, or " OFFLINE);
 out:
 	errno = saved;
 	return s;
@@ -383,8 +448,23 @@ int hst_close(int fd)
 		e = release_fd(fd);
 	else if (fd_state(fd))
 		set_fd_state(fd, 0);
+	refuse_forget(fd);
 	errno = saved;
 	return e;
+}
+
+/* HPROFSTRIP_REDACT: newfd, a copy of a dump's fd (s) that the table
+ * cannot hold, writes nothing; the dump goes on through its other fds. */
+static void refuse_copy(struct session *s, int newfd)
+{
+	char path[sizeof s->path];
+
+	pthread_mutex_lock(&s->lock);
+	memcpy(path, s->path, sizeof path);
+	pthread_mutex_unlock(&s->lock);
+	refuse_mark(newfd);
+	say("hprofstrip: %s: fd %d, a copy of its fd, is past the shim's "
+	    "table; HPROFSTRIP_REDACT: its writes fail (EPERM)", path, newfd);
 }
 
 /* newfd now refers to what oldfd refers to: the same session, or the same
@@ -393,6 +473,8 @@ static void alias_fd(int oldfd, int newfd)
 {
 	struct session *s = table_session(oldfd);
 
+	if (newfd >= MAX_FD && s && refuse_wanted())
+		refuse_copy(s, newfd);
 	if (newfd < 0 || newfd >= MAX_FD || newfd == oldfd)
 		return;
 	if (!s) {
@@ -417,6 +499,7 @@ void hst_dup(int oldfd, int newfd)
 	if (newfd < 0 || newfd == oldfd)
 		return;
 	fresh_fd(newfd);
+	refuse_dup(oldfd, newfd);
 	if (fd_state(oldfd) || fd_state(newfd))
 		alias_fd(oldfd, newfd);
 	errno = saved;

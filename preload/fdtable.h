@@ -15,6 +15,12 @@
 #include <stddef.h>
 #include <stdint.h>
 
+/* The fds the table holds: 0 to HST_MAX_FD - 1 (a test build makes it
+ * smaller, to reach the fds past it). */
+#ifndef HST_MAX_FD
+#define HST_MAX_FD 65536
+#endif
+
 /* The pool's locks, and the sessions' way back here (session_of). */
 void table_setup(void);
 /* fd's session, or NULL. */
@@ -34,5 +40,11 @@ void table_untracked_write(int fd);
  * position is set where the program thinks it is. why: the rest of a
  * line to say after the path, or NULL. Returns with s unlocked. */
 void table_let_go(struct session *s, int fd, const char *why);
+/* s (locked), a dump under HPROFSTRIP_REDACT that cannot be redacted
+ * (why, fix: for the line; refuse.h): nothing it held is written, every
+ * fd that refers to it is refused, its file removed. Returns with s
+ * unlocked. */
+void table_refuse(struct session *s, int fd, const char *why,
+                  const char *fix);
 
 #endif

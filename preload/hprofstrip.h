@@ -31,7 +31,9 @@
  * each call's output is in the file before the call returns. A summary
  * line goes to stderr, or to the file HPROFSTRIP_LOG names
  * (HPROFSTRIP_QUIET=1: none). Memory: a fixed pool of 16 dumps open at
- * once and an fd table for fds below 65536, no allocation. Thread-safe,
+ * once and an fd table for fds below 65536, no allocation; with
+ * HPROFSTRIP_REDACT, a dump past those (or one that cannot be redacted,
+ * as a gzip stream) fails closed: see README.md, "What fails closed". Thread-safe,
  * except hst_setup. Example: examples/android/hook-example.c.
  */
 #ifndef HPROFSTRIP_H
@@ -86,7 +88,10 @@ HPROFSTRIP_API void hst_opened(int fd, int dirfd, const char *path,
  * name): fd is a regular file opened for writing, created or truncated,
  * at offset 0; path is for messages. Returns 1 when fd is tracked now, 0
  * when it is not (fd < 0, not a regular file, 16 dumps open already): it
- * is then written as it comes. */
+ * is then written as it comes, except with HPROFSTRIP_REDACT, where a
+ * dump that cannot be tracked is refused: its file is removed and
+ * hst_write (and the others) handle each of its writes as a failure,
+ * EPERM. */
 HPROFSTRIP_API int hst_begin(int fd, const char *path);
 
 /* Before a write (at < 0: at fd's position, which moves) or a pwrite

@@ -6,6 +6,8 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <stdarg.h>
+#include <stdio.h>
+#include <string.h>
 #include <sys/sendfile.h>
 #include <sys/syscall.h>
 #include <unistd.h>
@@ -297,4 +299,28 @@ int libc_close(int fd)
 {
 	libc_resolve();
 	return real.close(fd);
+}
+
+int io_create(const char *path, int mode)
+{
+	return hst.open(path, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW |
+	                O_CLOEXEC, mode);
+}
+
+int io_create_free(char *path, size_t size, int mode)
+{
+	size_t len = strnlen(path, size);
+	int n, fd = io_create(path, mode);
+
+	for (n = 1; fd < 0 && errno == EEXIST && n <= 999; n++) {
+		if ((size_t)snprintf(path + len, size - len, ".%d", n) >=
+		    size - len) {
+			errno = ENAMETOOLONG;
+			break;
+		}
+		fd = io_create(path, mode);
+	}
+	if (fd < 0)
+		path[len] = 0;
+	return fd;
 }

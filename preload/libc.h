@@ -86,6 +86,14 @@ struct libc {
  * functions its caller hands it (hst_setup): the shim's are these. */
 extern struct hst_io hst;
 
+/* A new file at path through hst.open: O_EXCL and O_NOFOLLOW, so never
+ * an existing file, never through a symlink; mode less the umask. The fd
+ * (close-on-exec), or -1 with errno. */
+int io_create(const char *path, int mode);
+/* The same under the first free name of path, path.1, ... path.999; the
+ * name taken is left in path (size bytes), or path as it was (-1). */
+int io_create_free(char *path, size_t size, int mode);
+
 /* The real functions; base names are never NULL. Call libc_resolve()
  * first (the libc_* helpers do). */
 extern struct libc real;

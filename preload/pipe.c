@@ -185,8 +185,7 @@ int pipe_start(struct pipe_out *p, int fd)
 		snprintf(p->out, sizeof p->out, "%s%s", p->dump,
 		         c ? c->suffix : ".out");
 		/* never over an existing file: an earlier dump's, maybe */
-		out = hst.open(p->out, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW |
-		               O_CLOEXEC, (int)(sb.st_mode & 0666));
+		out = io_create(p->out, (int)(sb.st_mode & 0666));
 		if (out < 0) {
 			rc = errno;
 			say("hprofstrip: %s: cannot create %s: %s; the stripped "

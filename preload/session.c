@@ -17,6 +17,7 @@
 #include <stdio.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <sys/stat.h>
 #include <sys/syscall.h>
 #include <unistd.h>
 
@@ -121,23 +122,24 @@ struct redact_mem {
 
 /* HPROFSTRIP_REDACT=names: the names map beside the dump (PATH.names),
  * created at the first name tokenized, so a file that turns out not to be
- * a dump gets none; 0600, truncated, never through a symlink. Without it
- * (said once) names are tokenized all the same. errno kept. */
+ * a dump gets none; a new file, 0600, never an existing one (an earlier
+ * dump's map, a symlink): then the first free name of PATH.names.1,
+ * .2, ... (s->map_path). Without it (said once) names are tokenized all
+ * the same. errno kept. */
 static void map_open(struct session *s)
 {
-	char p[PATH_MAX + 8];
 	int saved = errno;
 
 	s->map_failed = 1;
 	if (!s->red)
 		return;  /* no memory: said already */
-	snprintf(p, sizeof p, "%s.names", s->base);
-	s->map_fd = hst.open(p, O_WRONLY | O_CREAT | O_TRUNC | O_NOFOLLOW |
-	                     O_CLOEXEC, 0600);
+	snprintf(s->map_path, sizeof s->map_path, "%s.names",
+	         s->base[0] ? s->base : s->path);
+	s->map_fd = io_create_free(s->map_path, sizeof s->map_path, 0600);
 	if (s->map_fd < 0)
 		say("hprofstrip: %s: cannot create %s: %s; names are tokenized "
-		    "all the same, with no map to give them back", s->path, p,
-		    strerror(errno));
+		    "all the same, with no map to give them back", s->path,
+		    s->map_path, strerror(errno));
 	else {
 		hs_ob_init(&s->map_ob, hst.pwrite, s->map_fd, 0, s->red->map_buf,
 		           sizeof s->red->map_buf);
@@ -159,16 +161,27 @@ static void map_original(void *user, unsigned idsize, uint64_t id,
 		hs_map_original(&s->map, idsize, id, len, at, text, n);
 }
 
-/* The map closed: written out (done), or dropped (a dump started over,
- * or a child's copy of the parent's). errno kept. */
-static void map_close(struct session *s, int done)
+/* How a map is closed: written out; dropped (a child's copy of the
+ * parent's); removed (the dump started over: the file made for it goes,
+ * and the dump's map is made anew). */
+enum { MAP_DROP, MAP_DONE, MAP_REMOVE };
+
+/* The map closed (how: MAP_*). errno kept. */
+static void map_close(struct session *s, int how)
 {
+	struct stat a, b;
 	int saved = errno;
 
 	/* (a session never started has no map: its map_fd is no fd) */
 	if (s->map.ob != &s->map_ob || s->map_fd < 0)
 		return;
-	if (done) {
+	/* only while its name is still the file made for it */
+	if (how == MAP_REMOVE && !fstat(s->map_fd, &a) &&
+	    !lstat(s->map_path, &b) && a.st_dev == b.st_dev &&
+	    a.st_ino == b.st_ino && unlink(s->map_path)) {
+		/* it cannot be removed: it stays, beside the new one */
+	}
+	if (how == MAP_DONE) {
 		uint64_t cut = hs_map_end(&s->map, s->st.idsize,
 		                          s->st.timestamp);
 		/* the dump was cut inside a name: the map ends before it */
@@ -177,7 +190,7 @@ static void map_close(struct session *s, int done)
 			/* the map's last record stays cut: hprofrestore says */
 		}
 		if (s->map_ob.err)
-			say("hprofstrip: %s.names: write failed: %s", s->base,
+			say("hprofstrip: %s: write failed: %s", s->map_path,
 			    strerror(s->map_ob.err));
 	}
 	hst.close(s->map_fd);
@@ -391,7 +404,7 @@ void session_restart(struct session *s)
 
 	memcpy(path, s->path, sizeof path);
 	memcpy(base, s->base, sizeof base);
-	map_close(s, 0);  /* written anew from the first name */
+	map_close(s, MAP_REMOVE);  /* written anew from the first name */
 	/* a child started over: the first child's output goes */
 	if (s->piped)
 		pipe_abort(&s->pm->pipe);
@@ -447,8 +460,8 @@ static void summary(struct session *s)
 		say("hprofstrip: %s: %llu names tokenized; %s%s%s", s->path,
 		    (unsigned long long)s->st.names_tokenized,
 		    s->map_failed ? "no map of them" : "their originals in ",
-		    s->map_failed ? "" : s->base,
-		    s->map_failed ? "" : ".names (keep it private)");
+		    s->map_failed ? "" : s->map_path,
+		    s->map_failed ? "" : " (keep it private)");
 	if (s->st.withheld || s->seg_withheld)
 		say("hprofstrip: %s: %llu instances written before their "
 		    "class's field list: every byte of their fields is zero, "
@@ -531,7 +544,7 @@ void session_finish(struct session *s, int fd)
 	    hst.ftruncate(fd, (int64_t)hs_ob_size(&s->ob))) {
 		/* the dump is still whole; old bytes remain after it */
 	}
-	map_close(s, 1);
+	map_close(s, MAP_DONE);
 	if (s->kind == S_SEGMENT && s->main && s->main->kind == S_MAIN) {
 		s->main->seg_in += s->st.in_off;
 		s->main->seg_out += s->st.out_off;
@@ -557,7 +570,7 @@ void session_lost(struct session *s)
 	say("hprofstrip: %s: closed behind the shim's back; the "
 	    "dump ends at %llu bytes in", s->path,
 	    (unsigned long long)s->st.in_off);
-	map_close(s, 1);
+	map_close(s, MAP_DONE);
 	if (s->piped)
 		end_child(s, -1);
 	s->kind = S_FREE;
@@ -569,7 +582,7 @@ void session_forget(struct session *s)
 	 * its stdin must not keep it open */
 	if (s->piped)
 		pipe_forget(&s->pm->pipe);
-	map_close(s, 0);
+	map_close(s, MAP_DROP);
 	s->piped = s->pipe_pending = 0;
 	s->kind = S_FREE;
 }

@@ -62,6 +62,8 @@ struct session {
 	                            (PATH.names), opened at the first name
 	                            tokenized; -1: not open */
 	int map_failed;          /* ... it could not be created (said) */
+	char map_path[PATH_MAX + 16]; /* ... its path: PATH.names, or the
+	                            first free PATH.names.N */
 	struct hs_outbuf map_ob; /* ... its buffer (in red) */
 	struct hs_namesmap map;
 	struct pipe_mem *pm;     /* HPROFSTRIP_COMPRESS or _FILTER: the
@@ -133,11 +135,15 @@ void session_forget(struct session *s);
  * in *ret, errno set as the real call's; s unlocked); CALL_PASS, the
  * caller makes the real call (s unlocked); CALL_LET_GO, s is no dump of
  * this runtime's: the caller lets go of it (table_let_go, s still locked;
- * why->line, or NULL, to say after its path), then makes the real call. */
+ * why->line, or NULL, to say after its path), then makes the real call;
+ * but with why->fix set (HPROFSTRIP_REDACT, and a dump that cannot be
+ * redacted), the caller refuses it (table_refuse, with why->line and
+ * why->fix) and the call fails. */
 enum { CALL_DONE, CALL_PASS, CALL_LET_GO };
 
 struct why {
 	const char *line;
+	const char *fix;
 	char buf[160];
 };
 

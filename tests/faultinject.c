@@ -27,10 +27,13 @@
  *   eintr     every other call (the 1st, 3rd, ...) fails with EINTR and
  *             writes nothing.
  *   short     every call writes at most 1 byte.
+ *   nomap     every anonymous mmap made through the PLT fails with ENOMEM
+ *             (the shim maps its tables so; the C library's own malloc
+ *             does not come here); writes are left alone.
  *   (unset or anything else: no faults)
  *
  * FAULT_LOG=FILE: the first injected fault of each kind in a process
- * appends a line "enospc", "eio", "eintr" or "short" to FILE (for the
+ * appends a line "enospc", "eio", "eintr", "short" or "nomap" to FILE (for the
  * tests to see that faults happened).
  *
  * Wrapped: write, pwrite, pwrite64, writev, pwritev, pwritev64, sendfile,
@@ -50,6 +53,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <sys/sendfile.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
@@ -85,7 +89,7 @@ static struct {
 	cfr_fn copy_file_range;
 } real;
 
-enum { F_NONE, F_ENOSPC, F_EIO, F_EINTR, F_SHORT };
+enum { F_NONE, F_ENOSPC, F_EIO, F_EINTR, F_SHORT, F_NOMAP };
 
 static int mode = F_NONE;
 static uint64_t limit;
@@ -100,6 +104,9 @@ static struct file {
 	uint64_t calls;
 } files[MAX_FILES];
 static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
+
+typedef void *(*mmap_fn)(void *, size_t, int, int, int, off_t);
+static mmap_fn real_mmap;
 
 static void prepare(void) { pthread_mutex_lock(&lock); }
 static void parent(void) { pthread_mutex_unlock(&lock); }
@@ -118,6 +125,7 @@ __attribute__((constructor)) static void fi_init(void)
 	real.sendfile = (sendfile_fn)dlsym(RTLD_NEXT, "sendfile");
 	real.sendfile64 = (sendfile64_fn)dlsym(RTLD_NEXT, "sendfile64");
 	real.copy_file_range = (cfr_fn)dlsym(RTLD_NEXT, "copy_file_range");
+	real_mmap = (mmap_fn)dlsym(RTLD_NEXT, "mmap");
 	if (s && !strncmp(s, "enospc:", 7)) {
 		mode = F_ENOSPC;
 		limit = strtoull(s + 7, NULL, 0);
@@ -128,6 +136,8 @@ __attribute__((constructor)) static void fi_init(void)
 		mode = F_EINTR;
 	} else if (s && !strcmp(s, "short")) {
 		mode = F_SHORT;
+	} else if (s && !strcmp(s, "nomap")) {
+		mode = F_NOMAP;
 	}
 	s = getenv("FAULT_PATTERN");
 	if (s && *s)
@@ -141,7 +151,7 @@ __attribute__((constructor)) static void fi_init(void)
 
 static void note(const char *what)
 {
-	static char seen[F_SHORT + 1];  /* one line per kind and process */
+	static char seen[F_NOMAP + 1];  /* one line per kind and process */
 	int fd;
 	size_t n = strlen(what);
 	char line[16];
@@ -397,4 +407,16 @@ EXPORT ssize_t copy_file_range(int in_fd, off_t *in_off, int out_fd,
 	}
 	pthread_mutex_unlock(&lock);
 	return r;
+}
+
+/* FAULT=nomap: no anonymous memory to be had (the shim's tables). */
+EXPORT void *mmap(void *addr, size_t len, int prot, int flags, int fd,
+                  off_t off)
+{
+	if (mode == F_NOMAP && (flags & MAP_ANONYMOUS)) {
+		note("nomap");
+		errno = ENOMEM;
+		return MAP_FAILED;
+	}
+	return real_mmap(addr, len, prot, flags, fd, off);
 }

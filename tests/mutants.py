@@ -84,7 +84,7 @@ REDACT_CHECK = ("redactcheck: every corpus dump, values and names", ["sh", "-c",
                 'r=$?; rm -f r.hprof n.hprof n.hprof.names; exit $r'])
 
 SHIM = ["shim", "dumps", "own-dumps", "shim-robust", "handover", "faults",
-        "shim-compress"]
+        "shim-compress", "redact-closed"]
 TOOLS = ["output", "cli", "same-file", "badinput"]
 
 # the engine's tests, for each of its files
@@ -113,6 +113,8 @@ AREAS = {
     "strip/cli/decomp.c": ["compressed-input"],
     "strip/cli/keepset.c": ["strings", "compressed-input"],
     "preload/pipe.c": ["shim-compress", "handover"],
+    "preload/refuse.c": SHIM,
+    "preload/libc.c": SHIM + ["redact"],
     "preload/fdtable.c": SHIM,
     "preload/session.c": SHIM + ["redact"],
     "preload/calls.c": SHIM,
@@ -418,9 +420,6 @@ MUTANTS = [
     ("names: the map's last record is taken for a cut one", "strip/cli/namesmap.c",
      "\t\tm->rec_left = len;",
      "\t\tm->rec_left = len + 1;"),
-    ("names: the shim's map follows a symlink", "preload/session.c",
-     "O_WRONLY | O_CREAT | O_TRUNC | O_NOFOLLOW |",
-     "O_WRONLY | O_CREAT | O_TRUNC |"),
     # ---- issue 27: the sizes the values level keeps -----------------------
     ("redact: the listed sizes are zeroed (never marked in the tables)",
      "strip/engine/redact.c",
@@ -440,6 +439,40 @@ MUTANTS = [
     ("redact: ART's dotted class names are not listed", "strip/engine/redact.c",
      "\t\tif (s[k] != w[k] && !(w[k] == '/' && s[k] == '.'))\n\t\t\treturn 0;",
      "\t\tif (s[k] != w[k])\n\t\t\treturn 0;"),
+    # ---- issue 27: redaction fails closed; the names map ------------------
+    ("closed: a dump with no slot or past the fd table written whole under "
+     "redaction", "preload/fdtable.c",
+     "\tif (refuse_wanted())\n\t\trefuse_fd(fd, dirfd, path, why, fix);",
+     "\tif (0)\n\t\trefuse_fd(fd, dirfd, path, why, fix);"),
+    ("closed: the runtime's -gz dump written whole under redaction",
+     "preload/calls.c",
+     "if (!policy()->redact || judged == HDR_OTHER || judged == HDR_COPY)",
+     "if (!policy()->redact || judged == HDR_OTHER || judged == HDR_COPY ||\n"
+     "\t    judged == HDR_GZIP)"),
+    ("closed: a refused fd's later copies go through", "preload/api.c",
+     "\tif (refused(out_fd))\n\t\treturn refuse_call(ret);\n\tif (!s) {",
+     "\tif (!s) {"),
+    ("closed: a refused dump's file is left on disk", "preload/refuse.c",
+     "\t    !unlinkat(dirfd, name, 0))",
+     "\t    0)"),
+    ("closed: a copy of a refused fd writes", "preload/fdtable.c",
+     "\trefuse_dup(oldfd, newfd);\n",
+     ""),
+    ("names map: the shim's map opened over an existing file or symlink",
+     "preload/libc.c",
+     "O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW |",
+     "O_WRONLY | O_CREAT |"),
+    ("names map: the shim's map is not the owner's alone", "preload/session.c",
+     "io_create_free(s->map_path, sizeof s->map_path, 0600)",
+     "io_create_free(s->map_path, sizeof s->map_path, 0644)"),
+    ("names map: no free name for the shim's second map", "preload/libc.c",
+     "errno == EEXIST && n <= 999; n++)",
+     "errno == EEXIST && n <= 0; n++)"),
+    ("names map: an erased dump's map stays", "preload/session.c",
+     "\tmap_close(s, MAP_REMOVE);", "\tmap_close(s, MAP_DROP);"),
+    ("names map: the tools' map takes the input's mode", "strip/cli/cli.c",
+     "out_open_buf(&n->mo, n->path, name, 0600,",
+     "out_open_buf(&n->mo, n->path, name, 0644,", ["redact-closed"]),
 ]
 
 

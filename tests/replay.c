@@ -63,7 +63,13 @@
  * child process, not even a zombie. REPLAY_JDK8_BUF=N makes the jdk8 buffer N bytes instead
  * of 8 MiB. HotSpot itself halves the buffer until malloc succeeds, so
  * small buffers are real; they also make records larger than the buffer
- * (written unbuffered) appear with small test files.
+ * (written unbuffered) appear with small test files. REPLAY_HOLD=N: first
+ * open N files OUT.hold<i>.hprof for writing (created, truncated) and keep
+ * them open, unwritten, to the end (a shim's slots for dumps taken).
+ * REPLAY_FD=N: every fd below N is taken (/dev/null) before OUT is
+ * opened, so OUT opens as fd N or above, in the random, threads, pwrite,
+ * writev, bytes, jdk8 and art* modes. REPLAY_DUP_FD=N: the same before
+ * the art* modes' copy of OUT's fd, so the copy is N or above.
  *
  * The dump is framed by the test side's walker (tests/walk.h).
  *
@@ -183,11 +189,42 @@ static void xclose(int fd)
 		die("close");
 }
 
+/* var=N (REPLAY_FD, REPLAY_DUP_FD): every fd below N taken (kept open),
+ * so the next open or dup gives N or above. */
+static void high_fds(const char *var)
+{
+	const char *n = getenv(var);
+	int k;
+
+	if (!n || !*n)
+		return;
+	while ((k = open("/dev/null", O_RDONLY)) >= 0 && k < atoi(n))
+		;
+	if (k < 0)
+		die("open /dev/null");
+	close(k);
+}
+
+/* REPLAY_HOLD=N: N dump files beside out opened, kept open. */
+static void hold_files(const char *out)
+{
+	const char *n = getenv("REPLAY_HOLD");
+	char path[4096];
+	int i;
+
+	for (i = 0; n && i < atoi(n); i++) {
+		snprintf(path, sizeof path, "%s.hold%d.hprof", out, i);
+		if (open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600) < 0)
+			die("open");
+	}
+}
+
 /* OUT as JDK 8's os::create_binary_file opens it (openjdk/jdk8u hotspot/
  * src/os/linux/vm/os_linux.cpp), with O_TRUNC as with jcmd GC.heap_dump
  * -overwrite. */
 static int create_out(const char *out)
 {
+	high_fds("REPLAY_FD");
 	int fd = open64(out, O_WRONLY | O_CREAT | O_TRUNC, 0600);
 	if (fd < 0)
 		die("open64");
@@ -520,6 +557,7 @@ static void mode_jdk8(struct hprof *h, const char *out)
 	const char *env = getenv("REPLAY_JDK8_BUF");
 	size_t size = env && *env ? (size_t)strtoull(env, NULL, 0)
 	                          : 8 * (size_t)MIB;
+	high_fds("REPLAY_FD");
 	int fd = open64(out, O_WRONLY | O_CREAT | O_EXCL, 0600);
 	if (fd < 0)
 		die("open64");
@@ -780,11 +818,13 @@ static void mode_art(struct hprof *h, const char *out, int cloexec, int fail)
 		if (fd < 0)
 			die("dup");
 	} else {
+		high_fds("REPLAY_FD");
 		fd = open(out, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
 		if (fd < 0)
 			die("open");
 	}
 	int fd2;
+	high_fds("REPLAY_DUP_FD");
 	if (cloexec) {
 		fd2 = fcntl(fd, F_DUPFD_CLOEXEC, 0);
 		if (fd2 < 0)
@@ -1025,6 +1065,7 @@ int main(int argc, char **argv)
 	h.d = d;
 	h.len = len;
 	stamp_header(d, len);
+	hold_files(out);
 
 	if (strcmp(mode, "random") == 0) {
 		mode_random(d, len, out);

@@ -62,10 +62,18 @@
  * letters are a hash's (a 1.6 MB map of tokens holds each 4-letter word a
  * few times by chance, an 8-letter one once in ~10^5 dumps).
  *
+ * "hold N DIR FILE" builds the heap, opens N files DIR/hold<i>.hprof for
+ * writing (FileOutputStream: created, truncated) and keeps them open while
+ * it dumps the heap to FILE; then prints "dumped" or "failed: MESSAGE"
+ * (the MXBean's IOException), closes them and exits 0. Under the shim
+ * the held files take its dump slots, so FILE is a dump it cannot
+ * strip.
+ *
  * Standard output carries only the documented lines; errors go to stderr
  * with exit status 1 (2 for usage errors). The MXBean (JDK 17) refuses a
  * FILE that exists or does not end in ".hprof".
  */
+import java.io.IOException;
 import java.lang.reflect.Field;
 import java.lang.reflect.Modifier;
 import java.nio.ByteBuffer;
@@ -90,7 +98,7 @@ public final class Secrets {
     /** The shortest field name or word "names" prints (see above). */
     static final int NAME_MIN = 8;
 
-    static final String USAGE = "Secrets expect | fields | names | dump FILE...";
+    static final String USAGE = "Secrets expect | fields | names | dump FILE... | hold N DIR FILE";
 
     public static void main(String[] argv) {
         List<String> args = Arrays.asList(argv);
@@ -119,6 +127,11 @@ public final class Secrets {
                     HeapBuilder.dump(f);
                 }
                 break;
+            case "hold":
+                HeapBuilder.Cli.expectArgs(USAGE, args, 4, 4);
+                build();
+                hold(Integer.parseInt(args.get(1)), args.get(2), args.get(3));
+                break;
             default:
                 HeapBuilder.Cli.usage(USAGE);
             }
@@ -127,6 +140,26 @@ public final class Secrets {
             HeapBuilder.Cli.fail("Secrets", e);
         }
         System.exit(0);
+    }
+
+    /** "hold": n dump files held open while the heap is dumped to file. */
+    static void hold(int n, String dir, String file) throws IOException {
+        List<java.io.FileOutputStream> held = new ArrayList<>();
+        try {
+            for (int i = 0; i < n; i++) {
+                held.add(new java.io.FileOutputStream(dir + "/hold" + i + ".hprof"));
+            }
+            try {
+                HeapBuilder.dump(file);
+                System.out.println("dumped");
+            } catch (IOException e) {
+                System.out.println("failed: " + e.getMessage());
+            }
+        } finally {
+            for (java.io.FileOutputStream f : held) {
+                f.close();
+            }
+        }
     }
 
     static void build() throws InterruptedException {
