@@ -28,7 +28,7 @@ SHIM = $(BUILD)/libhprofstrip.so
 LAUNCHER = $(BUILD)/hprofstrip-run
 TESTBIN = $(BUILD)/splitcheck $(BUILD)/oracle $(BUILD)/replay \
 	$(BUILD)/libreenter.so $(BUILD)/policytest $(BUILD)/strcheck \
-	$(BUILD)/redactcheck $(BUILD)/embedtest
+	$(BUILD)/redactcheck $(BUILD)/embedtest $(BUILD)/holdtest
 ARCHIVE = $(BUILD)/libhprofstrip.a
 
 all: $(TOOLS) $(SHIM) $(LAUNCHER) $(ARCHIVE)
@@ -91,6 +91,11 @@ $(BUILD)/splitcheck: tests/splitcheck.c tests/cutrun.c tests/cutrun.h $(ENGINE) 
 		strip/engine/hprof.h strip/engine/internal.h | $(BUILD)
 	$(CC) $(ALL_CFLAGS) -o $@ tests/splitcheck.c tests/cutrun.c $(ENGINE) $(LDFLAGS)
 
+# the engine's hold-back clamp, through the public API
+$(BUILD)/holdtest: tests/holdtest.c $(ENGINE) strip/engine/hprof.h \
+		strip/engine/internal.h | $(BUILD)
+	$(CC) $(ALL_CFLAGS) -o $@ tests/holdtest.c $(ENGINE) $(LDFLAGS)
+
 # the test side's one HPROF walker (nothing from strip/)
 WALK = tests/walk.c tests/walk.h
 
@@ -134,6 +139,7 @@ check: deps all $(TESTBIN) check-man
 	$(MAKE) fuzz-short
 	$(MAKE) check-sanitize
 	$(BUILD)/policytest
+	$(BUILD)/holdtest
 	CC="$(CC)" tests/circles.sh
 	tests/engine-modes.py
 	BUILD=$(BUILD) tests/unit.sh
