@@ -302,7 +302,7 @@ customer_depths() {
 Try 'hprofstrip --help'."
 		[ ! -e "$T/x.hprof" ] || fail "$a left $T/x.hprof"
 	done
-	for a in bogus VALUES ""; do
+	for a in bogus "" " " name "values,names" "na mes"; do
 		run --separate-stderr "$STRIP" "--redact=$a" -o "$T/x.hprof" "$D/orig.hprof"
 		assert_failure 2
 		assert_equal "$(printf '%s\n' "$stderr" | head -n 1)" \
@@ -312,6 +312,29 @@ Try 'hprofstrip --help'."
 	run --separate-stderr "$RESTORE" --redact -o "$T/x.hprof" "$D/plain.hprof"
 	assert_failure 2
 	[ ! -e "$T/x.hprof" ]
+}
+
+@test "--redact=LEVEL: the level words in any case, blanks around them left out; yes/no words" {
+	local a
+	export HPROFSTRIP_NAMES_KEY=$KEY
+	"$STRIP" --redact=names -o "$T/names.hprof" "$D/orig.hprof"
+	for a in NAMES Names "names " "	nAmEs "; do
+		rm -f "$T/x.hprof" "$T/x.hprof.names"
+		run --separate-stderr "$STRIP" "--redact=$a" -o "$T/x.hprof" "$D/orig.hprof"
+		assert_success
+		cmp_dump "$T/x.hprof" "$T/names.hprof" || fail "'$a': not the names level"
+		cmp_dump "$T/x.hprof.names" "$T/names.hprof.names" || fail "'$a': not the map"
+	done
+	for a in VALUES " Values" 1 yes TRUE on; do
+		run --separate-stderr "$STRIP" "--redact=$a" -o "$T/x.hprof" "$D/orig.hprof"
+		assert_success
+		cmp_dump "$T/x.hprof" "$D/values.hprof" || fail "'$a': not the values level"
+	done
+	for a in 0 no False OFF; do
+		run --separate-stderr "$STRIP" --redact "--redact=$a" -o "$T/x.hprof" "$D/orig.hprof"
+		assert_success
+		cmp_dump "$T/x.hprof" "$D/plain.hprof" || fail "'$a': not a plain strip"
+	done
 }
 
 @test "from a file nothing is withheld; from a pipe, instances before their class dump are counted (ART, JDK 6)" {
@@ -489,20 +512,38 @@ Try 'hprofstrip --help'."
 	assert_stripped_dump "$T/jdk22.hprof"
 }
 
-@test "HPROFSTRIP_REDACT: values, no, a word it does not know (said once, values redacted), with HPROFSTRIP_KEEP=strings" {
-	local f=$D/orig.hprof
+@test "HPROFSTRIP_REDACT: values, no, level words in any case and blanks, a word it does not know (said once, the names level), with HPROFSTRIP_KEEP=strings" {
+	local f=$D/orig.hprof w
+	export HPROFSTRIP_NAMES_KEY=$KEY
 	"$STRIP" --redact -o "$T/want" "$f"
+	"$STRIP" --redact=names -o "$T/names" "$f"
 	run env HPROFSTRIP_REDACT=no LD_PRELOAD="$SHIM" "$REPLAY" random "$f" "$T/no.hprof" 3
 	assert_success
 	cmp_dump "$T/no.hprof" "$D/plain.hprof"
 	refute_output --partial redacted
 	assert_every_secret "$T/no.hprof"
+	# the names level, whatever the word's case and the blanks around it
+	for w in NAMES Names 'names ' '	names'; do
+		rm -f "$T/w.hprof" "$T/w.hprof.names"
+		run env HPROFSTRIP_REDACT="$w" LD_PRELOAD="$SHIM" "$REPLAY" random "$f" "$T/w.hprof" 3
+		assert_success
+		refute_output --partial 'not known'
+		cmp_dump "$T/w.hprof" "$T/names" || fail "'$w': not the names level"
+		assert_no_name "$T/w.hprof"
+	done
+	run env HPROFSTRIP_REDACT=' VALUES ' LD_PRELOAD="$SHIM" "$REPLAY" random "$f" "$T/v.hprof" 3
+	assert_success
+	cmp_dump "$T/v.hprof" "$T/want"
+	# a word it does not know: the strongest level, said once
 	run env HPROFSTRIP_REDACT=bogus LD_PRELOAD="$SHIM" "$REPLAY" random "$f" "$T/bogus.hprof" 3
 	assert_success
-	assert_line --index 0 "hprofstrip: HPROFSTRIP_REDACT: 'bogus' is not known (the levels: values, names); values are redacted"
+	assert_line --index 0 "hprofstrip: HPROFSTRIP_REDACT: 'bogus' is not known (the levels: values, names); the strongest is used: names"
 	run grep -c 'is not known' <<<"$output"
 	assert_output 1
-	cmp_dump "$T/bogus.hprof" "$T/want"
+	cmp_dump "$T/bogus.hprof" "$T/names"
+	assert_no_name "$T/bogus.hprof"
+	assert_no_secret "$T/bogus.hprof"
+	unset HPROFSTRIP_NAMES_KEY
 	# redaction wins over keeping Strings: nothing kept
 	run env HPROFSTRIP_REDACT=values HPROFSTRIP_KEEP=strings LD_PRELOAD="$SHIM" \
 		"$REPLAY" random "$f" "$T/keep.hprof" 3

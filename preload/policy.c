@@ -1,6 +1,7 @@
 /* The shim's policy: see policy.h. */
 #include "policy.h"
 #include "../strip/cli/compressors.h"
+#include "../strip/cli/levels.h"
 #include "../strip/engine/hprof.h"
 
 #include <errno.h>
@@ -26,20 +27,18 @@ static void parse_keep(struct policy *p, const char *v)
 	}
 }
 
-/* HPROFSTRIP_REDACT: values (the one level there is), a yes/no word, or
- * anything else, which asked for redaction of some kind: values are
- * redacted, and the value is noted to be said */
+/* HPROFSTRIP_REDACT: a level word (levels.h), or unset or empty for none.
+ * Any other value asked for redaction of some kind: the strongest level
+ * (names) is given, and the value is noted to be said. */
 static void parse_redact(struct policy *p, const char *v)
 {
-	int yes = policy_yes(v, 0);
+	int level = v && *v ? hs_redact_level(v) : HS_LEVEL_OFF;
 
-	if (v && !strcmp(v, "values"))
-		yes = 1;
-	else if (v && !strcmp(v, "names"))
-		yes = 2;
-	else if (yes < 0)
+	if (level == HS_LEVEL_UNKNOWN) {
 		snprintf(p->redact_bad, sizeof p->redact_bad, "%s", v);
-	p->redact = yes < 0 ? 1 : yes;
+		level = HS_LEVEL_NAMES;
+	}
+	p->redact = level;
 }
 
 /* HPROFSTRIP_COMPRESS: zstd[:1-19], gzip[:1-9], xz[:0-9] or lz4[:1-12] */

@@ -31,11 +31,11 @@ struct policy {
 	char compress[8];       /* HPROFSTRIP_COMPRESS: zstd, gzip, xz, lz4, or "" */
 	int level;              /* ... its level (default 1) */
 	char compress_bad[64];  /* an HPROFSTRIP_COMPRESS value not understood */
-	int redact;             /* HPROFSTRIP_REDACT: 1 values (or yes),
-	                           2 names */
+	int redact;             /* HPROFSTRIP_REDACT: 0 none, 1 values,
+	                           2 names (levels.h's words) */
 	char names_key[40];     /* HPROFSTRIP_NAMES_KEY, or "" */
-	char redact_bad[64];    /* ... a value not understood: values are
-	                           redacted all the same */
+	char redact_bad[64];    /* ... a value not understood: the names
+	                           level is given, the strongest */
 	char filter[1024];      /* HPROFSTRIP_FILTER: a command for sh -c */
 	int filter_long;        /* HPROFSTRIP_FILTER was too long: unused */
 };

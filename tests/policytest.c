@@ -95,6 +95,45 @@ static void compress_is(const char *v, const char *prog, int level)
 		      "compress %s refused: '%s'", v, p.compress_bad);
 }
 
+/* HPROFSTRIP_REDACT=v (NULL: unset) gives level want; bad: said */
+static void redact_is(const char *v, int want, int bad)
+{
+	const char *kv[] = { "HPROFSTRIP_REDACT", v, NULL };
+	struct policy p;
+
+	policy_parse(&p, lookup, kv);
+	CHECK(p.redact == want && !p.redact_bad[0] == !bad &&
+	      (!bad || !strcmp(p.redact_bad, v)),
+	      "redact '%s': level %d, want %d; not known '%s'", v ? v : "unset",
+	      p.redact, want, p.redact_bad);
+}
+
+/* the level words, whatever their case and the blanks around them; a
+ * word not known gives the strongest level, names */
+static void redact_levels(void)
+{
+	static const char *const values[] = { "values", "VALUES", "Values",
+		" values", "values\t", "1", "yes", "YES", "true", "On", "on " };
+	static const char *const names[] = { "names", "NAMES", "Names",
+		"names ", "\tnAmEs  " };
+	static const char *const off[] = { "0", "no", "No", "false", "OFF",
+		" off\t" };
+	static const char *const bad[] = { "bogus", "name", "values,names",
+		"na mes", " ", "2", "valuesx" };
+	size_t i;
+
+	redact_is(NULL, 0, 0);
+	redact_is("", 0, 0);
+	for (i = 0; i < sizeof values / sizeof values[0]; i++)
+		redact_is(values[i], 1, 0);
+	for (i = 0; i < sizeof names / sizeof names[0]; i++)
+		redact_is(names[i], 2, 0);
+	for (i = 0; i < sizeof off / sizeof off[0]; i++)
+		redact_is(off[i], 0, 0);
+	for (i = 0; i < sizeof bad / sizeof bad[0]; i++)
+		redact_is(bad[i], 2, 1);
+}
+
 int main(void)
 {
 	struct policy p;
@@ -118,6 +157,8 @@ int main(void)
 	CHECK(p.keep_strings && !strcmp(p.keep_bad, "bogus"), "keep: a bad word");
 	parse(&p, NULL, NULL, NULL, NULL, "string");
 	CHECK(!p.keep_strings && !strcmp(p.keep_bad, "string"), "keep=string");
+
+	redact_levels();
 
 	/* app-only: set and not "0", like HPROFSTRIP_QUIET */
 	app_only_is(NULL, 0);

@@ -6,6 +6,7 @@
 #include "cli.h"
 #include "decomp.h"
 #include "info.h"
+#include "levels.h"
 #include "keepset.h"
 #include "namesmap.h"
 #include "out.h"
@@ -429,6 +430,22 @@ static int info_mode(const struct cli_tool *tool, int argc, char **argv)
 	return 0;
 }
 
+/* --redact=WORD: the level it names (levels.h), the last given winning;
+ * -1 for a word that names none. */
+static int redact_level(struct args *a, const char *word)
+{
+	int level = hs_redact_level(word);
+
+	if (level == HS_LEVEL_UNKNOWN)
+		return -1;
+	a->flags &= ~(unsigned)(HS_REDACT | HS_REDACT_NAMES);
+	if (level >= HS_LEVEL_VALUES)
+		a->flags |= HS_REDACT;
+	if (level == HS_LEVEL_NAMES)
+		a->flags |= HS_REDACT_NAMES;
+	return 0;
+}
+
 /* The one argument parser: -1 to go on, else the exit code. */
 static int parse(struct run *r, struct args *a, int argc, char **argv)
 {
@@ -457,14 +474,13 @@ static int parse(struct run *r, struct args *a, int argc, char **argv)
 			return usage_error(r, "--info: unsupported option '%s'", s);
 		} else if (opts && !a->info && !strcmp(s, "--stream")) {
 			a->stream = 1;
-		} else if (opts && tool->redacts && (!strcmp(s, "--redact") ||
-		                                     !strcmp(s, "--redact=values"))) {
+		} else if (opts && tool->redacts && !strcmp(s, "--redact")) {
 			a->flags |= HS_REDACT;
-		} else if (opts && tool->redacts && !strcmp(s, "--redact=names")) {
-			a->flags |= HS_REDACT | HS_REDACT_NAMES;
 		} else if (opts && tool->redacts && !strncmp(s, "--redact=", 9)) {
-			return usage_error(r, "--redact: unknown level '%s' (the "
-			                   "levels: values, names)", s + 9);
+			if (redact_level(a, s + 9))
+				return usage_error(r, "--redact: unknown level '%s' "
+				                   "(the levels: values, names)",
+				                   s + 9);
 		} else if (opts && tool->redacts && !strcmp(s, "--names-map")) {
 			if (++i == argc)
 				return usage_error(r, "--names-map needs a file "
