@@ -83,12 +83,18 @@ REDACT_CHECK = ("redactcheck: every corpus dump, values and names", ["sh", "-c",
                 '"$BUILD/splitcheck" -R -F $o -p 16 -n 2 -s 1 "$f" >/dev/null; '
                 'r=$?; rm -f r.hprof n.hprof n.hprof.names; exit $r'])
 
+# the engine's hold-back clamp (tests/holdtest.c)
+HOLD = ("holdtest", ["sh", "-c", '"$BUILD/holdtest"'])
+
+# the shim's policy as plain C
+POLICY = ("policytest", ["sh", "-c", '"$BUILD/policytest"'])
+
 SHIM = ["shim", "dumps", "own-dumps", "shim-robust", "handover", "faults",
         "shim-compress"]
 TOOLS = ["output", "cli", "same-file", "badinput"]
 
 # the engine's tests, for each of its files
-ENGINE = [UNIT_ALL, UNIT_JDK8, KEEP_PIPE, STREAM_RESTORE, SALVAGE_SPLIT,
+ENGINE = [HOLD, UNIT_ALL, UNIT_JDK8, KEEP_PIPE, STREAM_RESTORE, SALVAGE_SPLIT,
           REDACT_CHECK, "strip", "stream", "strings", "salvage", "apponly",
           "restore-jvm", "shim", "dumps", "redact"]
 
@@ -117,7 +123,8 @@ AREAS = {
     "preload/session.c": SHIM + ["redact"],
     "preload/calls.c": SHIM,
     "preload/api.c": SHIM,
-    "preload/policy.c": SHIM,
+    "preload/policy.c": [POLICY] + SHIM,
+    "strip/cli/levels.h": [POLICY, "redact", "install"],
     "preload/say.c": SHIM,
     "preload/wrappers.c": SHIM,
     "preload/hprofstrip-run.c": ["install", "own-dumps"],
@@ -421,6 +428,21 @@ MUTANTS = [
     ("names: the shim's map follows a symlink", "preload/session.c",
      "O_WRONLY | O_CREAT | O_TRUNC | O_NOFOLLOW |",
      "O_WRONLY | O_CREAT | O_TRUNC |"),
+    # ---- issue 27: level words, messages, the tests that missed ----------
+    ("levels: a level word is read in one case only", "strip/cli/levels.h",
+     "\t\t    !strncasecmp(w, words[i].word, n))",
+     "\t\t    !strncmp(w, words[i].word, n))"),
+    ("levels: blanks after a level word are kept", "strip/cli/levels.h",
+     "\tfor (n = strlen(w); n && (w[n - 1] == ' ' || w[n - 1] == '\\t'); n--)",
+     "\tfor (n = strlen(w); 0 && n; n--)"),
+    ("shim: HPROFSTRIP_REDACT not known gives values, not names",
+     "preload/policy.c",
+     "\t\tlevel = HS_LEVEL_NAMES;\n",
+     "\t\tlevel = HS_LEVEL_VALUES;\n"),
+    ("engine: the hold-back is clamped only with redaction's tables",
+     "strip/engine/engine.c",
+     "\tif (st->ks.cfg.hold_size > HS_HOLD_LIMIT)",
+     "\telse if (st->ks.cfg.hold_size > HS_HOLD_LIMIT)"),
 ]
 
 
@@ -548,7 +570,7 @@ def run(todo, shared, work):
         "splitcheck", "oracle", "replay", "libreenter.so", "libfaultinject.so",
         "shimstress", "shimstress-lfs", "shimstress-fortify",
         "shimstress-fortify64", "strcheck", "redactcheck", "embedtest",
-        "policytest")]
+        "policytest", "holdtest")]
     r = sh(["make", "-s", "BUILD=" + build] + targets, cwd=tree, env=env)
     if r.returncode:
         print(r.stdout)
