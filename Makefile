@@ -22,7 +22,7 @@ ENGINE = strip/engine/rewrite.c strip/engine/engine.c strip/engine/keep.c \
 CLI = strip/cli/cli.c strip/cli/out.c strip/cli/outbuf.c strip/cli/namesmap.c strip/cli/info.c strip/cli/keepset.c \
 	strip/cli/standaside.c strip/cli/decomp.c
 HDRS = strip/engine/hprof.h strip/engine/internal.h strip/cli/cli.h strip/cli/out.h strip/cli/outbuf.h strip/cli/namesmap.h strip/cli/info.h \
-	strip/cli/keepset.h strip/cli/decomp.h strip/cli/compressors.h strip/cli/levels.h
+	strip/cli/keepset.h strip/cli/decomp.h strip/cli/compressors.h strip/cli/levels.h strip/cli/escape.h
 TOOLS = $(BUILD)/hprofstrip $(BUILD)/hprofrestore
 SHIM = $(BUILD)/libhprofstrip.so
 LAUNCHER = $(BUILD)/hprofstrip-run
@@ -48,7 +48,7 @@ SHIM_SRC = preload/wrappers.c preload/libc.c preload/policy.c preload/say.c \
 SHIM_HDRS = preload/libc.h preload/policy.h preload/say.h \
 	preload/fdtable.h preload/session.h preload/pipe.h strip/engine/hprof.h \
 	strip/engine/internal.h \
-	strip/cli/outbuf.h strip/cli/namesmap.h strip/cli/compressors.h strip/cli/levels.h preload/hprofstrip.h
+	strip/cli/outbuf.h strip/cli/namesmap.h strip/cli/compressors.h strip/cli/levels.h strip/cli/escape.h preload/hprofstrip.h
 
 # the hst_* API stays hidden in the shim (HPROFSTRIP_API empty): it
 # exports the wrappers only

@@ -15,6 +15,8 @@
 
 struct policy {
 	char pattern[1024];     /* colon-separated fnmatch globs */
+	char pattern_bad[64];   /* the first of them fnmatch cannot read
+	                           (it matches nothing), or "" */
 	int sniff;              /* HPROFSTRIP_SNIFF (yes/no, default yes) */
 	int quiet;              /* HPROFSTRIP_QUIET (yes/no, default no) */
 	int dirs;               /* a glob names a directory ('/') */
@@ -76,6 +78,9 @@ void policy_parse(struct policy *p,
 /* This process's policy, parsed from its environment once. */
 const struct policy *policy(void);
 
+/* Is the glob g (n bytes) one fnmatch cannot read (a '[' without its
+ * ']', a last '\\')? Such a glob matches nothing. */
+int policy_glob_bad(const char *g, size_t n);
 /* Does a glob match path or its basename? */
 int policy_matches(const struct policy *p, const char *path);
 /* "<base>.<digits>" (prefix "") or "<base>.p<digits>" (prefix "p"): the

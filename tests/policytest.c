@@ -134,6 +134,37 @@ static void redact_levels(void)
 		redact_is(bad[i], 2, 1);
 }
 
+/* globs fnmatch cannot read match nothing, and the first is noted */
+static void bad_globs(void)
+{
+	static const char *const good[] = { "*.hprof", "[ab]*.hprof", "[]]x",
+		"[!a]x", "[^a]x", "[[:alpha:]]*", "\\[x", "a\\*", "[a-z]" };
+	static const char *const bad[] = { "[", "a[b", "[!]", "x\\",
+		"[[:alpha:]", "*.hprof[", "[a-" };
+	struct policy p;
+	size_t i;
+
+	for (i = 0; i < sizeof good / sizeof good[0]; i++)
+		CHECK(!policy_glob_bad(good[i], strlen(good[i])), "glob %s: bad",
+		      good[i]);
+	for (i = 0; i < sizeof bad / sizeof bad[0]; i++)
+		CHECK(policy_glob_bad(bad[i], strlen(bad[i])), "glob %s: not bad",
+		      bad[i]);
+	parse(&p, "[", NULL, NULL, NULL, NULL);
+	CHECK(!strcmp(p.pattern_bad, "["), "pattern [: bad '%s'", p.pattern_bad);
+	kind_is(&p, "[", DUMP_NONE, "");
+	kind_is(&p, "x.hprof", DUMP_NONE, "");
+	parse(&p, "*.bin:a[b:[:*.hprof", NULL, NULL, NULL, NULL);
+	CHECK(!strcmp(p.pattern_bad, "a[b"), "pattern a[b: bad '%s'",
+	      p.pattern_bad);
+	kind_is(&p, "x.hprof", DUMP_MAIN, "x.hprof");
+	kind_is(&p, "x.bin", DUMP_MAIN, "x.bin");
+	kind_is(&p, "a[b", DUMP_NONE, "");
+	parse(&p, "[ab].hprof", NULL, NULL, NULL, NULL);
+	CHECK(!p.pattern_bad[0], "pattern [ab].hprof: bad '%s'", p.pattern_bad);
+	kind_is(&p, "a.hprof", DUMP_MAIN, "a.hprof");
+}
+
 int main(void)
 {
 	struct policy p;
@@ -159,6 +190,7 @@ int main(void)
 	CHECK(!p.keep_strings && !strcmp(p.keep_bad, "string"), "keep=string");
 
 	redact_levels();
+	bad_globs();
 
 	/* app-only: set and not "0", like HPROFSTRIP_QUIET */
 	app_only_is(NULL, 0);
