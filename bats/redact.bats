@@ -790,6 +790,20 @@ Try 'hprofstrip --help'."
 	unredact_fails "$T/cut" "hprofrestore: $T/cut: offset $off: record cut short"
 	head -c $((off + 4)) "$m" >"$T/cut"
 	unredact_fails "$T/cut" "hprofrestore: $T/cut: offset $off: cut inside a record header"
+	# the map of another dump (the same heap dumped again: the same names,
+	# another time stamp) gives nothing back
+	fresh_dump "$D/orig.hprof" "$T/again.hprof"
+	HPROFSTRIP_NAMES_KEY=$KEY "$STRIP" --redact=names -o "$T/again.red.hprof" "$T/again.hprof"
+	# (to a file: no output left; to stdout the bytes went before the
+	# map's stamp could be compared, and the exit status says so)
+	run --separate-stderr "$RESTORE" --unredact "$T/again.red.hprof.names" -o "$T/o/x.hprof" "$T/red.hprof"
+	assert_failure 1
+	assert_equal "$stderr" "hprofrestore: $T/again.red.hprof.names: the names map of another dump (its time stamp is not $T/red.hprof's)"
+	run ls -A "$T/o"
+	assert_output ""
+	run --separate-stderr bash -c '"$1" --unredact "$2" "$3" >/dev/null' _ "$RESTORE" "$T/again.red.hprof.names" "$T/red.hprof"
+	assert_failure 1
+	assert_equal "$stderr" "hprofrestore: $T/again.red.hprof.names: the names map of another dump (its time stamp is not $T/red.hprof's)"
 	# whole, it gives back
 	run --separate-stderr "$RESTORE" --unredact "$m" -o "$T/o/x.hprof" "$T/red.hprof"
 	assert_success
