@@ -46,7 +46,7 @@ clear_env() {
 setup_file() {
 	clear_env
 	# test drivers, not among make all's: built here (a suite run alone has them)
-	build_tests oracle replay
+	build_tests oracle replay splitcheck redactcheck
 	"$JUDGE" build >&2
 	local d=$BATS_FILE_TMPDIR
 	java -cp "$B/java" Secrets expect >"$d/expect"
@@ -965,6 +965,22 @@ Try 'hprofstrip --help'."
 	[[ $stderr == *"hprofstrip: $T/link.hprof: cannot create $T/link.hprof.names: "*"; names are tokenized all the same, with no map to give them back"* ]] ||
 		fail "stderr: $stderr"
 	[[ $stderr == *"hprofstrip: $T/link.hprof: "[0-9]*" names tokenized; no map of them"* ]] || fail "stderr: $stderr"
+}
+
+@test "shim: more than 1 MiB of dense value instances in one heap record, in JDK 8's 8 MiB writes: every value zeroed (redactcheck)" {
+	# the fast path gathers the record's instances in its 1 MiB buffer,
+	# and must flush before one would straddle its end
+	"$ROOT/tests/dense-dump" --jdk8 "$T/dense.hprof"
+	HPROFSTRIP_REDACT=values LD_PRELOAD=$SHIM timeout 60 \
+		"$REPLAY" jdk8 "$T/dense.hprof" "$T/d.hprof" 2>"$T/err" ||
+		fail "replay failed: $(cat "$T/err")"
+	run "$B/redactcheck" "$T/dense.hprof" "$T/d.hprof"
+	assert_success
+	assert_output --partial "700 instances (0 withheld)"
+	# and offline, the engine fed it in one piece
+	"$B/splitcheck" -R -w "$T/dense.hprof" "$T/w.hprof"
+	run "$B/redactcheck" "$T/dense.hprof" "$T/w.hprof"
+	assert_success
 }
 
 @test "tens of thousands of classes: a JVM that loaded every JDK class, redacted under the shim and offline, passes redactcheck at both levels" {
