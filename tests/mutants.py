@@ -465,7 +465,7 @@ MUTANTS = [
      "\t\t} else if (c == 0x7f) {"),
     ("shim: an HPROFSTRIP_LOG that cannot be opened is not said", "preload/say.c",
      "\tif (__atomic_exchange_n(&told, 1, __ATOMIC_RELAXED))\n\t\treturn 2;",
-     "\tif (1)\n\t\treturn 2;"),
+     "\tif (__atomic_exchange_n(&told, 1, __ATOMIC_RELAXED) || 1)\n\t\treturn 2;"),
     ("shim: a glob of HPROFSTRIP_PATTERN fnmatch cannot read is not said",
      "preload/fdtable.c",
      "\tif (p->pattern_bad[0] && !__atomic_load_n(&told, __ATOMIC_RELAXED) &&",
