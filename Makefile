@@ -22,13 +22,13 @@ ENGINE = strip/engine/rewrite.c strip/engine/engine.c strip/engine/keep.c \
 CLI = strip/cli/cli.c strip/cli/out.c strip/cli/outbuf.c strip/cli/namesmap.c strip/cli/info.c strip/cli/keepset.c \
 	strip/cli/standaside.c strip/cli/decomp.c
 HDRS = strip/engine/hprof.h strip/engine/internal.h strip/cli/cli.h strip/cli/out.h strip/cli/outbuf.h strip/cli/namesmap.h strip/cli/info.h \
-	strip/cli/keepset.h strip/cli/decomp.h strip/cli/compressors.h
+	strip/cli/keepset.h strip/cli/decomp.h strip/cli/compressors.h strip/cli/levels.h strip/cli/escape.h
 TOOLS = $(BUILD)/hprofstrip $(BUILD)/hprofrestore
 SHIM = $(BUILD)/libhprofstrip.so
 LAUNCHER = $(BUILD)/hprofstrip-run
 TESTBIN = $(BUILD)/splitcheck $(BUILD)/oracle $(BUILD)/replay \
 	$(BUILD)/libreenter.so $(BUILD)/policytest $(BUILD)/strcheck \
-	$(BUILD)/redactcheck $(BUILD)/embedtest
+	$(BUILD)/redactcheck $(BUILD)/embedtest $(BUILD)/holdtest
 ARCHIVE = $(BUILD)/libhprofstrip.a
 
 all: $(TOOLS) $(SHIM) $(LAUNCHER) $(ARCHIVE)
@@ -50,7 +50,7 @@ SHIM_HDRS = preload/libc.h preload/policy.h preload/say.h \
 	preload/fdtable.h preload/session.h preload/pipe.h preload/refuse.h \
 	strip/engine/hprof.h \
 	strip/engine/internal.h \
-	strip/cli/outbuf.h strip/cli/namesmap.h strip/cli/compressors.h preload/hprofstrip.h
+	strip/cli/outbuf.h strip/cli/namesmap.h strip/cli/compressors.h strip/cli/levels.h strip/cli/escape.h preload/hprofstrip.h
 
 # the hst_* API stays hidden in the shim (HPROFSTRIP_API empty): it
 # exports the wrappers only
@@ -93,12 +93,17 @@ $(BUILD)/embedtest: tests/embedtest.c examples/android/hook-example.c \
 		$(ARCHIVE) -ldl $(LDFLAGS)
 
 # sets LD_PRELOAD and the shim's variables, then execs a command
-$(LAUNCHER): preload/hprofstrip-run.c strip/engine/hprof.h strip/cli/compressors.h | $(BUILD)
+$(LAUNCHER): preload/hprofstrip-run.c strip/engine/hprof.h strip/cli/compressors.h strip/cli/levels.h | $(BUILD)
 	$(CC) $(ALL_CFLAGS) -o $@ preload/hprofstrip-run.c $(LDFLAGS)
 
 $(BUILD)/splitcheck: tests/splitcheck.c tests/cutrun.c tests/cutrun.h $(ENGINE) \
 		strip/engine/hprof.h strip/engine/internal.h | $(BUILD)
 	$(CC) $(ALL_CFLAGS) -o $@ tests/splitcheck.c tests/cutrun.c $(ENGINE) $(LDFLAGS)
+
+# the engine's hold-back clamp, through the public API
+$(BUILD)/holdtest: tests/holdtest.c $(ENGINE) strip/engine/hprof.h \
+		strip/engine/internal.h | $(BUILD)
+	$(CC) $(ALL_CFLAGS) -o $@ tests/holdtest.c $(ENGINE) $(LDFLAGS)
 
 # the test side's one HPROF walker (nothing from strip/)
 WALK = tests/walk.c tests/walk.h
@@ -127,7 +132,7 @@ $(BUILD)/replay: tests/replay.c $(WALK) $(STUBS) | $(BUILD)
 
 # the shim's policy as plain C, without LD_PRELOAD
 $(BUILD)/policytest: tests/policytest.c preload/policy.c preload/policy.h \
-		strip/cli/compressors.h | $(BUILD)
+		strip/cli/compressors.h strip/cli/levels.h | $(BUILD)
 	$(CC) $(ALL_CFLAGS) -o $@ tests/policytest.c preload/policy.c \
 		-ldl $(LDFLAGS)
 
@@ -143,6 +148,7 @@ check: deps all $(TESTBIN) check-man
 	$(MAKE) fuzz-short
 	$(MAKE) check-sanitize
 	$(BUILD)/policytest
+	$(BUILD)/holdtest
 	CC="$(CC)" tests/circles.sh
 	tests/engine-modes.py
 	BUILD=$(BUILD) tests/unit.sh

@@ -3,6 +3,8 @@
 
 load common
 
+bats_require_minimum_version 1.5.0
+
 @test "--help goes to stdout and exits 0; --version" {
 	for t in "$STRIP" "$RESTORE"; do
 		run "$t" --help
@@ -29,6 +31,30 @@ load common
 	[ "$status" -eq 2 ]
 	run "$STRIP" --jvm x
 	[ "$status" -eq 2 ]
+}
+
+@test "file names with control characters stay on their message's line, escaped as ls -b does" {
+	local d=$BATS_TEST_TMPDIR f=$CORPUS/hotspot/jdk11-string.hprof
+	local in=$d/$'in\nx\ty\\z\033.hprof' esc="$d/in\\nx\\ty\\\\z\\033.hprof"
+	cp "$f" "$in"
+	# the summary
+	run --separate-stderr "$STRIP" -v -o "$d/out.hprof" "$in"
+	assert_success
+	assert_equal "$(printf '%s\n' "$stderr" | wc -l)" 1
+	assert_equal "${stderr%%: [0-9]* -> *}" "hprofstrip: $esc"
+	# an input that cannot be opened
+	run --separate-stderr "$STRIP" -o "$d/out.hprof" "$in.none"
+	assert_failure
+	assert_equal "$stderr" "hprofstrip: $esc.none: No such file or directory"
+	# an output that cannot be written
+	run --separate-stderr "$RESTORE" -o "$d/"$'no\ndir'"/x.hprof" "$d/out.hprof"
+	assert_failure
+	assert_equal "$stderr" "hprofrestore: $d/no\\ndir/x.hprof: cannot create a temporary file in $d/no\\ndir: No such file or directory"
+	# a usage error
+	run --separate-stderr "$STRIP" $'--bo\ngus'
+	assert_failure 2
+	assert_equal "$stderr" "hprofstrip: unknown option '--bo\\ngus'
+Try 'hprofstrip --help'."
 }
 
 @test "refuses to write a dump to a terminal" {

@@ -303,6 +303,23 @@ tool_dumps() {
 # as a program named in HPROFSTRIP_PROGRAMS (as adb pulling a dump)
 # strips every dump it writes. (Unnamed, the shim never looks at them.)
 
+@test "HPROFSTRIP_PROGRAMS: a listed program started under another name (exec -a) is known by its executable's name" {
+	"$STRIP" -o "$T/want" "$J8"
+	# as_other LIST OUT: the replay, hosting no runtime, run as argv[0]
+	# "othername" with HPROFSTRIP_PROGRAMS=LIST, writes J8 to OUT
+	as_other() {
+		run -0 --separate-stderr env HPROFSTRIP_PROGRAMS="$1" REPLAY_RUNTIME=none \
+			LD_PRELOAD="$SHIM" bash -c 'exec -a othername "$1" random "$2" "$3" 3' \
+			_ "$REPLAY" "$J8" "$2"
+	}
+	as_other replay "$T/exe.hprof"
+	cmp_dump "$T/exe.hprof" "$T/want" || fail "listed by its executable: not stripped"
+	as_other 'x:othername' "$T/argv0.hprof"
+	cmp_dump "$T/argv0.hprof" "$T/want" || fail "listed by argv[0]: not stripped"
+	as_other bash "$T/none.hprof"
+	cmp_replayed "$J8" "$T/none.hprof"
+}
+
 @test "a file with content opened without O_TRUNC is left alone: a 4-byte patch at offset 23 lands" {
 	cp "$J8" "$T/old.hprof"
 	chmod u+w "$T/old.hprof"

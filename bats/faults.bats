@@ -221,6 +221,28 @@ jvm_same() {
 		fail "the JVM said something else with the shim"
 }
 
+@test "EDQUOT while compressing (HPROFSTRIP_COMPRESS): the compressor is given up as for ENOSPC; the dump goes on whole, or is cut and said" {
+	# the compressor is fed the streamed form: the dump goes on in it
+	local exp=$T/want
+	"$STRIP" --stream -o "$exp" "$MID"
+	# a quota the compressor's output filled: giving it up makes room
+	fi_run shim edquot-once:100000 env HPROFSTRIP_COMPRESS=zstd "$REPLAY" threads "$MID" "$T/x.hprof"
+	[ "$status" -eq 0 ] || fail "the runtime's write failed: $(cat "$T/err.shim")"
+	grep -qx edquot "$T/faultlog.shim" || fail "no EDQUOT injected"
+	cmp_dump "$T/x.hprof" "$exp"
+	[ ! -e "$T/x.hprof.zst" ] || fail "the compressor's output was left"
+	grep -qx "hprofstrip: $T/x.hprof: Disk quota exceeded while zstd -1 wrote too: it is given up, and its output removed to make room; the dump goes on, uncompressed, in $T/x.hprof" "$T/err.shim" ||
+		fail "not said: $(cat "$T/err.shim")"
+	# a quota still exceeded: the runtime's write fails, said, nothing left
+	rm -f "$T/x.hprof" "$T/faultlog.shim"
+	fi_run shim edquot:100000 env HPROFSTRIP_COMPRESS=zstd "$REPLAY" threads "$MID" "$T/x.hprof"
+	[ "$status" -ne 0 ] || fail "a cut dump succeeded"
+	grep -qx edquot "$T/faultlog.shim"
+	[ ! -e "$T/x.hprof.zst" ] || fail "the compressor's output was left"
+	grep -qx "hprofstrip: $T/x.hprof: Disk quota exceeded while zstd -1 wrote too: it is given up and its output removed, but the disk is still full: the dump is cut short" "$T/err.shim" ||
+		fail "not said: $(cat "$T/err.shim")"
+}
+
 @test "JVM MXBean dump on a full disk: same IOException, same status" {
 	need_java
 	jvm_same enospc:200000 -cp "$B/java" HeapBuilder mxbean "$T/dump.hprof" markers=1000

@@ -300,6 +300,38 @@ env_of() {
 	assert_failure 7
 }
 
+@test "hprofstrip-run --redact=LEVEL: level words in any case and blanks; an unknown level is named" {
+	local w
+	for w in bogus "" name "values,names"; do
+		run --separate-stderr "$RUN" "--redact=$w" true
+		assert_failure 2
+		assert_equal "$output" ""
+		assert_equal "$stderr" "hprofstrip-run: --redact: unknown level '$w' (the levels: values, names)
+Try 'hprofstrip-run --help'."
+	done
+	for w in NAMES Names "names " "	names"; do
+		run --separate-stderr "$RUN" "--redact=$w" env
+		assert_success
+		assert_equal "$(env_of HPROFSTRIP_REDACT)" names
+	done
+	for w in values VALUES " Values" 1 yes TRUE on; do
+		run --separate-stderr "$RUN" "--redact=$w" env
+		assert_success
+		assert_equal "$(env_of HPROFSTRIP_REDACT)" values
+	done
+	run --separate-stderr "$RUN" --redact env
+	assert_equal "$(env_of HPROFSTRIP_REDACT)" values
+	for w in 0 no False OFF; do
+		run --separate-stderr env HPROFSTRIP_REDACT=names "$RUN" --redact "--redact=$w" env
+		assert_success
+		assert_equal "$(env_of HPROFSTRIP_REDACT)" off
+	done
+	run --separate-stderr "$RUN" --redact=off --keep strings env
+	assert_success
+	run --separate-stderr "$RUN" --redact=NAMES --keep strings env
+	assert_failure 2
+}
+
 @test "hprofstrip-run --help and --version" {
 	run --separate-stderr "$RUN" --version
 	assert_success

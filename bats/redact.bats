@@ -46,7 +46,7 @@ clear_env() {
 setup_file() {
 	clear_env
 	# test drivers, not among make all's: built here (a suite run alone has them)
-	build_tests oracle replay redactcheck
+	build_tests oracle replay splitcheck redactcheck
 	"$JUDGE" build >&2
 	local d=$BATS_FILE_TMPDIR
 	java -cp "$B/java" Secrets expect >"$d/expect"
@@ -302,7 +302,7 @@ customer_depths() {
 Try 'hprofstrip --help'."
 		[ ! -e "$T/x.hprof" ] || fail "$a left $T/x.hprof"
 	done
-	for a in bogus VALUES ""; do
+	for a in bogus "" " " name "values,names" "na mes"; do
 		run --separate-stderr "$STRIP" "--redact=$a" -o "$T/x.hprof" "$D/orig.hprof"
 		assert_failure 2
 		assert_equal "$(printf '%s\n' "$stderr" | head -n 1)" \
@@ -312,6 +312,29 @@ Try 'hprofstrip --help'."
 	run --separate-stderr "$RESTORE" --redact -o "$T/x.hprof" "$D/plain.hprof"
 	assert_failure 2
 	[ ! -e "$T/x.hprof" ]
+}
+
+@test "--redact=LEVEL: the level words in any case, blanks around them left out; yes/no words" {
+	local a
+	export HPROFSTRIP_NAMES_KEY=$KEY
+	"$STRIP" --redact=names -o "$T/names.hprof" "$D/orig.hprof"
+	for a in NAMES Names "names " "	nAmEs "; do
+		rm -f "$T/x.hprof" "$T/x.hprof.names"
+		run --separate-stderr "$STRIP" "--redact=$a" -o "$T/x.hprof" "$D/orig.hprof"
+		assert_success
+		cmp_dump "$T/x.hprof" "$T/names.hprof" || fail "'$a': not the names level"
+		cmp_dump "$T/x.hprof.names" "$T/names.hprof.names" || fail "'$a': not the map"
+	done
+	for a in VALUES " Values" 1 yes TRUE on; do
+		run --separate-stderr "$STRIP" "--redact=$a" -o "$T/x.hprof" "$D/orig.hprof"
+		assert_success
+		cmp_dump "$T/x.hprof" "$D/values.hprof" || fail "'$a': not the values level"
+	done
+	for a in 0 no False OFF; do
+		run --separate-stderr "$STRIP" --redact "--redact=$a" -o "$T/x.hprof" "$D/orig.hprof"
+		assert_success
+		cmp_dump "$T/x.hprof" "$D/plain.hprof" || fail "'$a': not a plain strip"
+	done
 }
 
 @test "from a file nothing is withheld; from a pipe, instances before their class dump are counted (ART, JDK 6)" {
@@ -489,20 +512,38 @@ Try 'hprofstrip --help'."
 	assert_stripped_dump "$T/jdk22.hprof"
 }
 
-@test "HPROFSTRIP_REDACT: values, no, a word it does not know (said once, values redacted), with HPROFSTRIP_KEEP=strings" {
-	local f=$D/orig.hprof
+@test "HPROFSTRIP_REDACT: values, no, level words in any case and blanks, a word it does not know (said once, the names level), with HPROFSTRIP_KEEP=strings" {
+	local f=$D/orig.hprof w
+	export HPROFSTRIP_NAMES_KEY=$KEY
 	"$STRIP" --redact -o "$T/want" "$f"
+	"$STRIP" --redact=names -o "$T/names" "$f"
 	run env HPROFSTRIP_REDACT=no LD_PRELOAD="$SHIM" "$REPLAY" random "$f" "$T/no.hprof" 3
 	assert_success
 	cmp_dump "$T/no.hprof" "$D/plain.hprof"
 	refute_output --partial redacted
 	assert_every_secret "$T/no.hprof"
+	# the names level, whatever the word's case and the blanks around it
+	for w in NAMES Names 'names ' '	names'; do
+		rm -f "$T/w.hprof" "$T/w.hprof.names"
+		run env HPROFSTRIP_REDACT="$w" LD_PRELOAD="$SHIM" "$REPLAY" random "$f" "$T/w.hprof" 3
+		assert_success
+		refute_output --partial 'not known'
+		cmp_dump "$T/w.hprof" "$T/names" || fail "'$w': not the names level"
+		assert_no_name "$T/w.hprof"
+	done
+	run env HPROFSTRIP_REDACT=' VALUES ' LD_PRELOAD="$SHIM" "$REPLAY" random "$f" "$T/v.hprof" 3
+	assert_success
+	cmp_dump "$T/v.hprof" "$T/want"
+	# a word it does not know: the strongest level, said once
 	run env HPROFSTRIP_REDACT=bogus LD_PRELOAD="$SHIM" "$REPLAY" random "$f" "$T/bogus.hprof" 3
 	assert_success
-	assert_line --index 0 "hprofstrip: HPROFSTRIP_REDACT: 'bogus' is not known (the levels: values, names); values are redacted"
+	assert_line --index 0 "hprofstrip: HPROFSTRIP_REDACT: 'bogus' is not known (the levels: values, names); the strongest is used: names"
 	run grep -c 'is not known' <<<"$output"
 	assert_output 1
-	cmp_dump "$T/bogus.hprof" "$T/want"
+	cmp_dump "$T/bogus.hprof" "$T/names"
+	assert_no_name "$T/bogus.hprof"
+	assert_no_secret "$T/bogus.hprof"
+	unset HPROFSTRIP_NAMES_KEY
 	# redaction wins over keeping Strings: nothing kept
 	run env HPROFSTRIP_REDACT=values HPROFSTRIP_KEEP=strings LD_PRELOAD="$SHIM" \
 		"$REPLAY" random "$f" "$T/keep.hprof" 3
@@ -749,6 +790,20 @@ Try 'hprofstrip --help'."
 	unredact_fails "$T/cut" "hprofrestore: $T/cut: offset $off: record cut short"
 	head -c $((off + 4)) "$m" >"$T/cut"
 	unredact_fails "$T/cut" "hprofrestore: $T/cut: offset $off: cut inside a record header"
+	# the map of another dump (the same heap dumped again: the same names,
+	# another time stamp) gives nothing back
+	fresh_dump "$D/orig.hprof" "$T/again.hprof"
+	HPROFSTRIP_NAMES_KEY=$KEY "$STRIP" --redact=names -o "$T/again.red.hprof" "$T/again.hprof"
+	# (to a file: no output left; to stdout the bytes went before the
+	# map's stamp could be compared, and the exit status says so)
+	run --separate-stderr "$RESTORE" --unredact "$T/again.red.hprof.names" -o "$T/o/x.hprof" "$T/red.hprof"
+	assert_failure 1
+	assert_equal "$stderr" "hprofrestore: $T/again.red.hprof.names: the names map of another dump (its time stamp is not $T/red.hprof's)"
+	run ls -A "$T/o"
+	assert_output ""
+	run --separate-stderr bash -c '"$1" --unredact "$2" "$3" >/dev/null' _ "$RESTORE" "$T/again.red.hprof.names" "$T/red.hprof"
+	assert_failure 1
+	assert_equal "$stderr" "hprofrestore: $T/again.red.hprof.names: the names map of another dump (its time stamp is not $T/red.hprof's)"
 	# whole, it gives back
 	run --separate-stderr "$RESTORE" --unredact "$m" -o "$T/o/x.hprof" "$T/red.hprof"
 	assert_success
@@ -920,6 +975,22 @@ Try 'hprofstrip --help'."
 	[[ $stderr == *": "[0-9]*" names tokenized; no map of them"* ]] || fail "stderr: $stderr"
 	run ls "$T"
 	refute_output --partial "xxxxx.hprof.names"
+}
+
+@test "shim: more than 1 MiB of dense value instances in one heap record, in JDK 8's 8 MiB writes: every value zeroed (redactcheck)" {
+	# the fast path gathers the record's instances in its 1 MiB buffer,
+	# and must flush before one would straddle its end
+	"$ROOT/tests/dense-dump" --jdk8 "$T/dense.hprof"
+	HPROFSTRIP_REDACT=values LD_PRELOAD=$SHIM timeout 60 \
+		"$REPLAY" jdk8 "$T/dense.hprof" "$T/d.hprof" 2>"$T/err" ||
+		fail "replay failed: $(cat "$T/err")"
+	run "$B/redactcheck" "$T/dense.hprof" "$T/d.hprof"
+	assert_success
+	assert_output --partial "700 instances (0 withheld)"
+	# and offline, the engine fed it in one piece
+	"$B/splitcheck" -R -w "$T/dense.hprof" "$T/w.hprof"
+	run "$B/redactcheck" "$T/dense.hprof" "$T/w.hprof"
+	assert_success
 }
 
 @test "tens of thousands of classes: a JVM that loaded every JDK class, redacted under the shim and offline, passes redactcheck at both levels" {

@@ -4,6 +4,8 @@
 
 load common
 
+bats_require_minimum_version 1.5.0
+
 setup_file() {
 	# test drivers, not among make all's: built here (a suite run alone has them)
 	build_tests oracle replay
@@ -155,6 +157,66 @@ check_jvm_dump() {
 	assert_output "hprofstrip: $BATS_TEST_TMPDIR/b.hprof: 2223790 bytes in, 2074927 bytes out (93.3%), 2848 arrays stripped"
 	run env LD_PRELOAD="$SHIM" HPROFSTRIP_QUIET=1 "$REPLAY" random "$f" "$BATS_TEST_TMPDIR/c.hprof"
 	assert_output ""
+}
+
+@test "HPROFSTRIP_LOG that cannot be written: said once on stderr, the lines there" {
+	local f=$CORPUS/hotspot/jdk11-string.hprof d=$BATS_TEST_TMPDIR
+	run --separate-stderr env LD_PRELOAD="$SHIM" HPROFSTRIP_LOG="$d/no/such/log" \
+		HPROFSTRIP_REDACT=bogus "$REPLAY" random "$f" "$d/a.hprof"
+	assert_success
+	assert_equal "$(printf '%s\n' "$stderr" | sed -n 1p)" \
+		"hprofstrip: HPROFSTRIP_LOG: $d/no/such/log: No such file or directory; messages go to stderr"
+	run grep -c 'HPROFSTRIP_LOG' <<<"$stderr"
+	assert_output 1
+	# the lines that would have gone to the log, on stderr after it
+	run grep -c "^hprofstrip: HPROFSTRIP_REDACT: 'bogus' is not known" <<<"$stderr"
+	assert_output 1
+	run grep -c "^hprofstrip: $d/a.hprof: [0-9]* bytes in" <<<"$stderr"
+	assert_output 1
+	[ ! -e "$d/no" ]
+}
+
+@test "HPROFSTRIP_PATTERN with a glob fnmatch cannot read ('['): said once, it matches nothing; sniffing still finds the dump" {
+	local f=$CORPUS/hotspot/jdk11-string.hprof d=$BATS_TEST_TMPDIR
+	"$STRIP" -o "$d/want" "$f"
+	run --separate-stderr env LD_PRELOAD="$SHIM" HPROFSTRIP_PATTERN='[' \
+		"$REPLAY" random "$f" "$d/a.hprof"
+	assert_success
+	assert_equal "$(printf '%s\n' "$stderr" | grep -c HPROFSTRIP_PATTERN)" 1
+	assert_equal "$(printf '%s\n' "$stderr" | sed -n 1p)" \
+		"hprofstrip: HPROFSTRIP_PATTERN: '[' is not a glob fnmatch can read (a '[' without its ']'?); it matches no file: dumps are found by their first bytes alone"
+	cmp_dump "$d/a.hprof" "$d/want"
+	# sniffing off: nothing finds it; said so, the dump as it was written
+	run --separate-stderr env LD_PRELOAD="$SHIM" HPROFSTRIP_PATTERN='*.bin:[' \
+		HPROFSTRIP_SNIFF=0 "$REPLAY" random "$f" "$d/[.hprof"
+	assert_success
+	assert_equal "$stderr" \
+		"hprofstrip: HPROFSTRIP_PATTERN: '[' is not a glob fnmatch can read (a '[' without its ']'?); it matches no file, and with HPROFSTRIP_SNIFF off no dump is stripped"
+	cmp_replayed "$f" "$d/[.hprof"
+	# the globs it can read still match
+	run --separate-stderr env LD_PRELOAD="$SHIM" HPROFSTRIP_PATTERN='*.bin:[' \
+		HPROFSTRIP_SNIFF=0 "$REPLAY" random "$f" "$d/x.bin"
+	assert_success
+	cmp_dump "$d/x.bin" "$d/want"
+	# a process that strips nothing says nothing
+	run --separate-stderr env LD_PRELOAD="$SHIM" HPROFSTRIP_PATTERN='[' \
+		cp "$f" "$d/copy.hprof"
+	assert_success
+	assert_equal "$stderr" ""
+}
+
+@test "a dump's name with a newline, a tab, a backslash: the summary stays one line, escaped as ls -b does" {
+	local f=$CORPUS/hotspot/jdk11-string.hprof d=$BATS_TEST_TMPDIR
+	local name=$d/$'a\nb\tc\\d\001e.hprof'
+	run --separate-stderr env LD_PRELOAD="$SHIM" "$REPLAY" random "$f" "$name"
+	assert_success
+	assert_equal "$stderr" "hprofstrip: $d/a\\nb\\tc\\\\d\\001e.hprof: 2223790 bytes in, 2074927 bytes out (93.3%), 2848 arrays stripped"
+	# in HPROFSTRIP_LOG too
+	run --separate-stderr env LD_PRELOAD="$SHIM" HPROFSTRIP_LOG="$d/log" \
+		"$REPLAY" random "$f" "$name"
+	assert_success
+	run cat "$d/log"
+	assert_output "hprofstrip: $d/a\\nb\\tc\\\\d\\001e.hprof: 2223790 bytes in, 2074927 bytes out (93.3%), 2848 arrays stripped"
 }
 
 @test "unparseable bytes: the rest is written verbatim, one warning, lengths exact" {

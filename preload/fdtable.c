@@ -166,12 +166,23 @@ void table_refuse(struct session *s, int fd, const char *why,
 
 /* ---- opens ------------------------------------------------------------- */
 
-/* Which dump fd is, by its path: DUMP_MAIN, DUMP_SEGMENT or DUMP_NONE. */
+/* Which dump fd is, by its path: DUMP_MAIN, DUMP_SEGMENT or DUMP_NONE.
+ * A glob of HPROFSTRIP_PATTERN that cannot be read is said once, in a
+ * process that may strip (scope). */
 static int kind_of(int dirfd, const char *path, char *base, size_t size)
 {
+	static int told;
 	const struct policy *p = policy();
 	char full[PATH_MAX];
 	int kind = policy_kind(p, path, base, size);
+
+	if (p->pattern_bad[0] && !__atomic_load_n(&told, __ATOMIC_RELAXED) &&
+	    scope() >= 0 && !__atomic_exchange_n(&told, 1, __ATOMIC_RELAXED))
+		say("hprofstrip: HPROFSTRIP_PATTERN: '%s' is not a glob "
+		    "fnmatch can read (a '[' without its ']'?); it matches no "
+		    "file%s", p->pattern_bad, p->sniff ? ": dumps are found "
+		    "by their first bytes alone" : ", and with HPROFSTRIP_SNIFF "
+		    "off no dump is stripped");
 
 	if (kind == DUMP_NONE && path[0] != '/' && p->dirs &&
 	    policy_absolute(dirfd, path, full, sizeof full))

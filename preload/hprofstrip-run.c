@@ -9,6 +9,7 @@
  * installed layout), else DIR/libhprofstrip.so (the build directory).
  */
 #include "../strip/cli/compressors.h"
+#include "../strip/cli/levels.h"
 #include "../strip/engine/hprof.h"
 
 #include <errno.h>
@@ -42,7 +43,9 @@ static const char usage[] =
 "  --redact[=names] HPROFSTRIP_REDACT=values: also zero every primitive\n"
 "                   field value and the application's static values, so\n"
 "                   no user value reaches the disk (references stay);\n"
-"                   =names: names too, the originals in DUMP.names\n"
+"                   =names: names too, the originals in DUMP.names;\n"
+"                   =LEVEL in any case: values, names, 1, yes, true, on\n"
+"                   (values), 0, no, false, off (none)\n"
 "  --compress C     HPROFSTRIP_COMPRESS: write PATH.zst, .gz, .xz or .lz4\n"
 "                   through the compressor; C is zstd[:1-19], gzip[:1-9],\n"
 "                   xz[:0-9] or lz4[:1-12]\n"
@@ -252,7 +255,9 @@ int main(int argc, char **argv)
 	const char *pattern = NULL, *keep = NULL, *compress = NULL;
 	const char *filter = NULL, *programs = NULL, *v;
 	char lib[PATH_MAX];
-	int i, quiet = 0, app_only = 0, redact = 0, missing = 0;
+	/* redact: a level (levels.h), or HS_LEVEL_UNKNOWN: not asked */
+	int i, quiet = 0, app_only = 0, redact = HS_LEVEL_UNKNOWN, missing = 0;
+	static const char *const level_word[] = { "off", "values", "names" };
 
 	for (i = 1; i < argc; i++) {
 		const char *s = argv[i];
@@ -274,11 +279,13 @@ int main(int argc, char **argv)
 			quiet = 1;
 		} else if (!strcmp(s, "--app-only")) {
 			app_only = 1;
-		} else if (!strcmp(s, "--redact") ||
-		           !strcmp(s, "--redact=values")) {
-			redact = 1;
-		} else if (!strcmp(s, "--redact=names")) {
-			redact = 2;
+		} else if (!strcmp(s, "--redact")) {
+			redact = HS_LEVEL_VALUES;
+		} else if (!strncmp(s, "--redact=", 9)) {
+			if ((redact = hs_redact_level(s + 9)) == HS_LEVEL_UNKNOWN)
+				return usage_error("--redact: unknown level '%s' "
+				                   "(the levels: values, names)",
+				                   s + 9);
 		} else if ((v = value_of("--pattern", argc, argv, &i, &missing))) {
 			if (!*v)
 				return usage_error("--pattern: empty glob%s", "");
@@ -308,7 +315,7 @@ int main(int argc, char **argv)
 	}
 	if (i >= argc)
 		return usage_error("no command to run%s", "");
-	if (redact && keep)
+	if (redact > HS_LEVEL_OFF && keep)
 		return usage_error("--redact and --keep strings cannot be "
 		                   "combined%s", "");
 
@@ -329,8 +336,8 @@ int main(int argc, char **argv)
 	    (filter && setenv("HPROFSTRIP_FILTER", filter, 1)) ||
 	    (quiet && setenv("HPROFSTRIP_QUIET", "1", 1)) ||
 	    (app_only && setenv("HPROFSTRIP_APP_ONLY", "1", 1)) ||
-	    (redact && setenv("HPROFSTRIP_REDACT",
-	                      redact == 2 ? "names" : "values", 1))) {
+	    (redact != HS_LEVEL_UNKNOWN &&
+	     setenv("HPROFSTRIP_REDACT", level_word[redact], 1))) {
 		perror(PROG ": setenv");
 		return EXIT_NOLIB;
 	}

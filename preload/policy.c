@@ -1,6 +1,7 @@
 /* The shim's policy: see policy.h. */
 #include "policy.h"
 #include "../strip/cli/compressors.h"
+#include "../strip/cli/levels.h"
 #include "../strip/engine/hprof.h"
 
 #include <errno.h>
@@ -26,20 +27,18 @@ static void parse_keep(struct policy *p, const char *v)
 	}
 }
 
-/* HPROFSTRIP_REDACT: values (the one level there is), a yes/no word, or
- * anything else, which asked for redaction of some kind: values are
- * redacted, and the value is noted to be said */
+/* HPROFSTRIP_REDACT: a level word (levels.h), or unset or empty for none.
+ * Any other value asked for redaction of some kind: the strongest level
+ * (names) is given, and the value is noted to be said. */
 static void parse_redact(struct policy *p, const char *v)
 {
-	int yes = policy_yes(v, 0);
+	int level = v && *v ? hs_redact_level(v) : HS_LEVEL_OFF;
 
-	if (v && !strcmp(v, "values"))
-		yes = 1;
-	else if (v && !strcmp(v, "names"))
-		yes = 2;
-	else if (yes < 0)
+	if (level == HS_LEVEL_UNKNOWN) {
 		snprintf(p->redact_bad, sizeof p->redact_bad, "%s", v);
-	p->redact = yes < 0 ? 1 : yes;
+		level = HS_LEVEL_NAMES;
+	}
+	p->redact = level;
 }
 
 /* HPROFSTRIP_COMPRESS: zstd[:1-19], gzip[:1-9], xz[:0-9] or lz4[:1-12] */
@@ -98,6 +97,59 @@ static int yes_no(struct policy *p, const char *name, const char *v, int dflt)
 	return dflt;
 }
 
+/* Is the glob g (n bytes) one fnmatch cannot read: a '[' without its
+ * ']', or a last '\\' with nothing to escape? (A libc reads such a '['
+ * as itself, or fails; either way not what was meant.) */
+int policy_glob_bad(const char *g, size_t n)
+{
+	size_t i, j;
+
+	for (i = 0; i < n; i++) {
+		if (g[i] == '\\') {
+			if (++i == n)
+				return 1;
+			continue;
+		}
+		if (g[i] != '[')
+			continue;
+		j = i + 1;
+		if (j < n && (g[j] == '!' || g[j] == '^'))
+			j++;
+		if (j < n && g[j] == ']')  /* a ']' first is itself */
+			j++;
+		for (; j < n && g[j] != ']'; j++)
+			if (g[j] == '[' && j + 1 < n && g[j + 1] == ':') {
+				/* a class, [:alpha:], inside */
+				for (j += 2; j + 1 < n && (g[j] != ':' ||
+				                           g[j + 1] != ']'); j++)
+					;
+				if (j + 1 >= n)
+					return 1;
+				j++;
+			}
+		if (j >= n)
+			return 1;
+		i = j;
+	}
+	return 0;
+}
+
+/* The first glob of the colon-separated list that fnmatch cannot read,
+ * in bad (size bytes); "" if none. */
+static void first_bad_glob(const char *list, char *bad, size_t size)
+{
+	size_t n;
+
+	bad[0] = 0;
+	for (; *list; list += n + (list[n] == ':')) {
+		n = strcspn(list, ":");
+		if (policy_glob_bad(list, n)) {
+			snprintf(bad, size, "%.*s", (int)n, list);
+			return;
+		}
+	}
+}
+
 void policy_parse(struct policy *p,
                   const char *(*get)(void *ctx, const char *name), void *ctx)
 {
@@ -117,6 +169,7 @@ void policy_parse(struct policy *p,
 	p->app_only = yes_no(p, "HPROFSTRIP_APP_ONLY", app, 0);
 	snprintf(p->programs, sizeof p->programs, "%s", programs ? programs : "");
 	p->dirs = strchr(p->pattern, '/') != NULL;
+	first_bad_glob(p->pattern, p->pattern_bad, sizeof p->pattern_bad);
 	snprintf(p->log, sizeof p->log, "%s", log ? log : "");
 	parse_keep(p, get(ctx, "HPROFSTRIP_KEEP"));
 	parse_redact(p, get(ctx, "HPROFSTRIP_REDACT"));
@@ -148,7 +201,8 @@ const struct policy *policy(void)
 	return &p;
 }
 
-/* Does a glob of the colon-separated list match a or b (b may be NULL)? */
+/* Does a glob of the colon-separated list match a or b (b may be NULL)?
+ * A glob fnmatch cannot read matches nothing. */
 static int globs_match(const char *list, const char *a, const char *b)
 {
 	const char *g, *colon;
@@ -160,7 +214,7 @@ static int globs_match(const char *list, const char *a, const char *b)
 		if (!colon)
 			colon = g + strlen(g);
 		n = (size_t)(colon - g);
-		if (!n || n >= sizeof one)
+		if (!n || n >= sizeof one || policy_glob_bad(g, n))
 			continue;
 		memcpy(one, g, n);
 		one[n] = 0;

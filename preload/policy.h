@@ -15,6 +15,8 @@
 
 struct policy {
 	char pattern[1024];     /* colon-separated fnmatch globs */
+	char pattern_bad[64];   /* the first of them fnmatch cannot read
+	                           (it matches nothing), or "" */
 	int sniff;              /* HPROFSTRIP_SNIFF (yes/no, default yes) */
 	int quiet;              /* HPROFSTRIP_QUIET (yes/no, default no) */
 	int dirs;               /* a glob names a directory ('/') */
@@ -31,11 +33,11 @@ struct policy {
 	char compress[8];       /* HPROFSTRIP_COMPRESS: zstd, gzip, xz, lz4, or "" */
 	int level;              /* ... its level (default 1) */
 	char compress_bad[64];  /* an HPROFSTRIP_COMPRESS value not understood */
-	int redact;             /* HPROFSTRIP_REDACT: 1 values (or yes),
-	                           2 names */
+	int redact;             /* HPROFSTRIP_REDACT: 0 none, 1 values,
+	                           2 names (levels.h's words) */
 	char names_key[40];     /* HPROFSTRIP_NAMES_KEY, or "" */
-	char redact_bad[64];    /* ... a value not understood: values are
-	                           redacted all the same */
+	char redact_bad[64];    /* ... a value not understood: the names
+	                           level is given, the strongest */
 	char filter[1024];      /* HPROFSTRIP_FILTER: a command for sh -c */
 	int filter_long;        /* HPROFSTRIP_FILTER was too long: unused */
 };
@@ -76,6 +78,9 @@ void policy_parse(struct policy *p,
 /* This process's policy, parsed from its environment once. */
 const struct policy *policy(void);
 
+/* Is the glob g (n bytes) one fnmatch cannot read (a '[' without its
+ * ']', a last '\\')? Such a glob matches nothing. */
+int policy_glob_bad(const char *g, size_t n);
 /* Does a glob match path or its basename? */
 int policy_matches(const struct policy *p, const char *path);
 /* "<base>.<digits>" (prefix "") or "<base>.p<digits>" (prefix "p"): the

@@ -214,7 +214,7 @@ static int redact_tables(struct session *s, struct hs_redact *r)
 	if (p->redact_bad[0] &&
 	    !__atomic_exchange_n(&told_bad, 1, __ATOMIC_RELAXED))
 		say("hprofstrip: HPROFSTRIP_REDACT: '%s' is not known (the "
-		    "levels: values, names); values are redacted",
+		    "levels: values, names); the strongest is used: names",
 		    p->redact_bad);
 	if (!s->red && !(s->red = map_tables(sizeof *s->red, &told_mem, s->path,
 	                                     "no memory for HPROFSTRIP_REDACT's "

@@ -24,6 +24,11 @@
  *             (a length patched in place) succeed. Zero-length writes
  *             succeed.
  *   eio[:N]   the same with EIO (N defaults to 0: every write fails).
+ *   edquot:N  the same with EDQUOT, as a disk quota does.
+ *   edquot-once:N
+ *             the first write that would cross offset N fails with EDQUOT
+ *             and writes nothing; every later one succeeds, as when the
+ *             writer made room (removed another file) within its quota.
  *   eintr     every other call (the 1st, 3rd, ...) fails with EINTR and
  *             writes nothing.
  *   short     every call writes at most 1 byte.
@@ -33,7 +38,7 @@
  *   (unset or anything else: no faults)
  *
  * FAULT_LOG=FILE: the first injected fault of each kind in a process
- * appends a line "enospc", "eio", "eintr", "short" or "nomap" to FILE (for the
+ * appends a line "enospc", "eio", "edquot", "eintr", "short" or "nomap" to FILE (for the
  * tests to see that faults happened).
  *
  * Wrapped: write, pwrite, pwrite64, writev, pwritev, pwritev64, sendfile,
@@ -89,10 +94,12 @@ static struct {
 	cfr_fn copy_file_range;
 } real;
 
-enum { F_NONE, F_ENOSPC, F_EIO, F_EINTR, F_SHORT, F_NOMAP };
+enum { F_NONE, F_ENOSPC, F_EIO, F_EDQUOT, F_EINTR, F_SHORT, F_NOMAP };
 
 static int mode = F_NONE;
 static uint64_t limit;
+/* edquot-once: 1 until the fault is injected, then 2 (no more faults) */
+static int once;
 static char pattern[512] = "*.hprof";
 static char logpath[PATH_MAX];
 
@@ -129,6 +136,13 @@ __attribute__((constructor)) static void fi_init(void)
 	if (s && !strncmp(s, "enospc:", 7)) {
 		mode = F_ENOSPC;
 		limit = strtoull(s + 7, NULL, 0);
+	} else if (s && !strncmp(s, "edquot:", 7)) {
+		mode = F_EDQUOT;
+		limit = strtoull(s + 7, NULL, 0);
+	} else if (s && !strncmp(s, "edquot-once:", 12)) {
+		mode = F_EDQUOT;
+		once = 1;
+		limit = strtoull(s + 12, NULL, 0);
 	} else if (s && !strncmp(s, "eio", 3)) {
 		mode = F_EIO;
 		limit = s[3] == ':' ? strtoull(s + 4, NULL, 0) : 0;
@@ -217,15 +231,20 @@ static ssize_t allow(struct file *f, int fd, size_t len, int64_t off)
 	switch (mode) {
 	case F_ENOSPC:
 	case F_EIO:
-		if (!len)
-			return 0;
+	case F_EDQUOT:
+		if (!len || once > 1)
+			return (ssize_t)len;
 		if (off < 0)  /* raw: the shim above would answer virtually */
 			off = (int64_t)syscall(SYS_lseek, fd, 0L, SEEK_CUR);
 		if (off < 0)
 			return (ssize_t)len;  /* let the real call answer */
-		if ((uint64_t)off >= limit) {
-			note(mode == F_EIO ? "eio" : "enospc");
-			errno = mode == F_EIO ? EIO : ENOSPC;
+		if ((uint64_t)off >= limit ||
+		    (once && len > limit - (uint64_t)off)) {
+			note(mode == F_EIO ? "eio" : mode == F_EDQUOT ? "edquot"
+			                                           : "enospc");
+			errno = mode == F_EIO ? EIO : mode == F_EDQUOT ? EDQUOT
+			                                              : ENOSPC;
+			once += once;  /* once: the next calls all succeed */
 			return -1;
 		}
 		if (len > limit - (uint64_t)off)

@@ -83,12 +83,30 @@ REDACT_CHECK = ("redactcheck: every corpus dump, values and names", ["sh", "-c",
                 '"$BUILD/splitcheck" -R -F $o -p 16 -n 2 -s 1 "$f" >/dev/null; '
                 'r=$?; rm -f r.hprof n.hprof n.hprof.names; exit $r'])
 
+# the engine's hold-back clamp (tests/holdtest.c)
+HOLD = ("holdtest", ["sh", "-c", '"$BUILD/holdtest"'])
+
+# more than 1 MiB of dense value instances in one heap record
+# (tests/dense-dump), redacted in one piece: offline (splitcheck -w) and
+# under the shim in JDK 8's 8 MiB writes; redactcheck judges both
+DENSE = ("dense: redaction fed in one piece, offline and shim", ["sh", "-c",
+         'tests/dense-dump d.hprof && tests/dense-dump --jdk8 d8.hprof && '
+         '"$BUILD/splitcheck" -R -w d.hprof w.hprof && '
+         '"$BUILD/redactcheck" d.hprof w.hprof >/dev/null && rm -f s.hprof && '
+         'HPROFSTRIP_REDACT=values LD_PRELOAD="$BUILD/libhprofstrip.so" '
+         '"$BUILD/replay" jdk8 d8.hprof s.hprof 2>/dev/null && '
+         '"$BUILD/redactcheck" d8.hprof s.hprof >/dev/null; '
+         'r=$?; rm -f d.hprof d8.hprof w.hprof s.hprof; exit $r'])
+
+# the shim's policy as plain C
+POLICY = ("policytest", ["sh", "-c", '"$BUILD/policytest"'])
+
 SHIM = ["shim", "dumps", "own-dumps", "shim-robust", "handover", "faults",
         "shim-compress", "redact-closed"]
 TOOLS = ["output", "cli", "same-file", "badinput"]
 
 # the engine's tests, for each of its files
-ENGINE = [UNIT_ALL, UNIT_JDK8, KEEP_PIPE, STREAM_RESTORE, SALVAGE_SPLIT,
+ENGINE = [HOLD, DENSE, UNIT_ALL, UNIT_JDK8, KEEP_PIPE, STREAM_RESTORE, SALVAGE_SPLIT,
           REDACT_CHECK, "strip", "stream", "strings", "salvage", "apponly",
           "restore-jvm", "shim", "dumps", "redact"]
 
@@ -119,7 +137,9 @@ AREAS = {
     "preload/session.c": SHIM + ["redact"],
     "preload/calls.c": SHIM,
     "preload/api.c": SHIM,
-    "preload/policy.c": SHIM,
+    "preload/policy.c": [POLICY] + SHIM,
+    "strip/cli/levels.h": [POLICY, "redact", "install"],
+    "strip/cli/escape.h": ["cli", "shim"],
     "preload/say.c": SHIM,
     "preload/wrappers.c": SHIM,
     "preload/hprofstrip-run.c": ["install", "own-dumps"],
@@ -473,6 +493,53 @@ MUTANTS = [
     ("names map: the tools' map takes the input's mode", "strip/cli/cli.c",
      "out_open_buf(&n->mo, n->path, name, 0600,",
      "out_open_buf(&n->mo, n->path, name, 0644,", ["redact-closed"]),
+    # ---- issue 27: level words, messages, the tests that missed ----------
+    ("levels: a level word is read in one case only", "strip/cli/levels.h",
+     "\t\t    !strncasecmp(w, words[i].word, n))",
+     "\t\t    !strncmp(w, words[i].word, n))"),
+    ("levels: blanks after a level word are kept", "strip/cli/levels.h",
+     "\tfor (n = strlen(w); n && (w[n - 1] == ' ' || w[n - 1] == '\\t'); n--)",
+     "\tfor (n = strlen(w); 0 && n; n--)"),
+    ("shim: HPROFSTRIP_REDACT not known gives values, not names",
+     "preload/policy.c",
+     "\t\tlevel = HS_LEVEL_NAMES;\n",
+     "\t\tlevel = HS_LEVEL_VALUES;\n"),
+    ("engine: the hold-back is clamped only with redaction's tables",
+     "strip/engine/engine.c",
+     "\tif (st->ks.cfg.hold_size > HS_HOLD_LIMIT)",
+     "\telse if (st->ks.cfg.hold_size > HS_HOLD_LIMIT)"),
+    ("launcher: --redact=WORD not known is taken as no level", "preload/hprofstrip-run.c",
+     "\t\t\tif ((redact = hs_redact_level(s + 9)) == HS_LEVEL_UNKNOWN)",
+     "\t\t\tif ((redact = hs_redact_level(s + 9)) == HS_LEVEL_UNKNOWN && 0)"),
+    ("messages: a control character without a letter is written raw",
+     "strip/cli/escape.h",
+     "\t\t} else if (c < 0x20 || c == 0x7f) {",
+     "\t\t} else if (c == 0x7f) {"),
+    ("shim: an HPROFSTRIP_LOG that cannot be opened is not said", "preload/say.c",
+     "\tif (__atomic_exchange_n(&told, 1, __ATOMIC_RELAXED))\n\t\treturn 2;",
+     "\tif (__atomic_exchange_n(&told, 1, __ATOMIC_RELAXED) || 1)\n\t\treturn 2;"),
+    ("shim: a glob of HPROFSTRIP_PATTERN fnmatch cannot read is not said",
+     "preload/fdtable.c",
+     "\tif (p->pattern_bad[0] && !__atomic_load_n(&told, __ATOMIC_RELAXED) &&",
+     "\tif (0 && p->pattern_bad[0] && !__atomic_load_n(&told, __ATOMIC_RELAXED) &&"),
+    ("shim: a glob fnmatch cannot read is tried all the same", "preload/policy.c",
+     "\t\tif (!n || n >= sizeof one || policy_glob_bad(g, n))",
+     "\t\tif (!n || n >= sizeof one)"),
+    ("shim: a disk quota does not give the compressor up", "preload/session.c",
+     "\tif (n >= 0 || (e != ENOSPC && e != EDQUOT) ||",
+     "\tif (n >= 0 || (e != ENOSPC) ||"),
+    ("tools: --unredact takes another dump's names map", "strip/cli/cli.c",
+     "\tif (rc == 0 && nio.rd.foreign) {",
+     "\tif (rc == 0 && 0 && nio.rd.foreign) {",
+     ["redact"]),
+    ("shim: HPROFSTRIP_PROGRAMS is matched against argv[0] alone, not the executable",
+     "preload/policy.c",
+     "\t\tif (!yes && k > 0) {",
+     "\t\tif (0 && !yes && k > 0) {"),
+    ("redact: the fast path does not flush before an instance straddles the gather buffer",
+     "strip/engine/sweep.c",
+     "\t    at % st->rd.cfg.gather_size + u->n + u->len > st->rd.cfg.gather_size) {",
+     "\t    0) {"),
 ]
 
 
@@ -600,7 +667,7 @@ def run(todo, shared, work):
         "splitcheck", "oracle", "replay", "libreenter.so", "libfaultinject.so",
         "shimstress", "shimstress-lfs", "shimstress-fortify",
         "shimstress-fortify64", "strcheck", "redactcheck", "embedtest",
-        "policytest")]
+        "policytest", "holdtest")]
     r = sh(["make", "-s", "BUILD=" + build] + targets, cwd=tree, env=env)
     if r.returncode:
         print(r.stdout)

@@ -95,6 +95,76 @@ static void compress_is(const char *v, const char *prog, int level)
 		      "compress %s refused: '%s'", v, p.compress_bad);
 }
 
+/* HPROFSTRIP_REDACT=v (NULL: unset) gives level want; bad: said */
+static void redact_is(const char *v, int want, int bad)
+{
+	const char *kv[] = { "HPROFSTRIP_REDACT", v, NULL };
+	struct policy p;
+
+	policy_parse(&p, lookup, kv);
+	CHECK(p.redact == want && !p.redact_bad[0] == !bad &&
+	      (!bad || !strcmp(p.redact_bad, v)),
+	      "redact '%s': level %d, want %d; not known '%s'", v ? v : "unset",
+	      p.redact, want, p.redact_bad);
+}
+
+/* the level words, whatever their case and the blanks around them; a
+ * word not known gives the strongest level, names */
+static void redact_levels(void)
+{
+	static const char *const values[] = { "values", "VALUES", "Values",
+		" values", "values\t", "1", "yes", "YES", "true", "On", "on " };
+	static const char *const names[] = { "names", "NAMES", "Names",
+		"names ", "\tnAmEs  " };
+	static const char *const off[] = { "0", "no", "No", "false", "OFF",
+		" off\t" };
+	static const char *const bad[] = { "bogus", "name", "values,names",
+		"na mes", " ", "2", "valuesx" };
+	size_t i;
+
+	redact_is(NULL, 0, 0);
+	redact_is("", 0, 0);
+	for (i = 0; i < sizeof values / sizeof values[0]; i++)
+		redact_is(values[i], 1, 0);
+	for (i = 0; i < sizeof names / sizeof names[0]; i++)
+		redact_is(names[i], 2, 0);
+	for (i = 0; i < sizeof off / sizeof off[0]; i++)
+		redact_is(off[i], 0, 0);
+	for (i = 0; i < sizeof bad / sizeof bad[0]; i++)
+		redact_is(bad[i], 2, 1);
+}
+
+/* globs fnmatch cannot read match nothing, and the first is noted */
+static void bad_globs(void)
+{
+	static const char *const good[] = { "*.hprof", "[ab]*.hprof", "[]]x",
+		"[!a]x", "[^a]x", "[[:alpha:]]*", "\\[x", "a\\*", "[a-z]" };
+	static const char *const bad[] = { "[", "a[b", "[!]", "x\\",
+		"[[:alpha:]", "*.hprof[", "[a-" };
+	struct policy p;
+	size_t i;
+
+	for (i = 0; i < sizeof good / sizeof good[0]; i++)
+		CHECK(!policy_glob_bad(good[i], strlen(good[i])), "glob %s: bad",
+		      good[i]);
+	for (i = 0; i < sizeof bad / sizeof bad[0]; i++)
+		CHECK(policy_glob_bad(bad[i], strlen(bad[i])), "glob %s: not bad",
+		      bad[i]);
+	parse(&p, "[", NULL, NULL, NULL, NULL);
+	CHECK(!strcmp(p.pattern_bad, "["), "pattern [: bad '%s'", p.pattern_bad);
+	kind_is(&p, "[", DUMP_NONE, "");
+	kind_is(&p, "x.hprof", DUMP_NONE, "");
+	parse(&p, "*.bin:a[b:[:*.hprof", NULL, NULL, NULL, NULL);
+	CHECK(!strcmp(p.pattern_bad, "a[b"), "pattern a[b: bad '%s'",
+	      p.pattern_bad);
+	kind_is(&p, "x.hprof", DUMP_MAIN, "x.hprof");
+	kind_is(&p, "x.bin", DUMP_MAIN, "x.bin");
+	kind_is(&p, "a[b", DUMP_NONE, "");
+	parse(&p, "[ab].hprof", NULL, NULL, NULL, NULL);
+	CHECK(!p.pattern_bad[0], "pattern [ab].hprof: bad '%s'", p.pattern_bad);
+	kind_is(&p, "a.hprof", DUMP_MAIN, "a.hprof");
+}
+
 int main(void)
 {
 	struct policy p;
@@ -118,6 +188,9 @@ int main(void)
 	CHECK(p.keep_strings && !strcmp(p.keep_bad, "bogus"), "keep: a bad word");
 	parse(&p, NULL, NULL, NULL, NULL, "string");
 	CHECK(!p.keep_strings && !strcmp(p.keep_bad, "string"), "keep=string");
+
+	redact_levels();
+	bad_globs();
 
 	/* app-only: set and not "0", like HPROFSTRIP_QUIET */
 	app_only_is(NULL, 0);

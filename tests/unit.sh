@@ -4,7 +4,9 @@
 # and the fallback path; and that the results are right: a restore equals
 # the independent oracle's zeroed original, and on the Android dumps
 # --jvm and --app-only equal hprof-conv [-z] of that zeroed original (less
-# hprof-conv's empty heap segments). Keeping strings: split invariance of
+# hprof-conv's empty heap segments); on a generated dump of dense value
+# instances (tests/dense-dump), the redaction fed in one piece passes
+# redactcheck. Keeping strings: split invariance of
 # the streamed mode (also with JDK 8 open lengths and a fallback), and the
 # independent strcheck's count of String values kept: 100% from a file,
 # at least 85% streamed, nothing else kept. --stream: split invariance,
@@ -279,6 +281,18 @@ redact_held() {
 		rejects 'allows no more$' "$1" "$r"; }
 }
 
+# redact_whole F: the engine's redaction of F fed in one piece (splitcheck
+# -R -w: the fast path gathers as much as it can) passes redactcheck
+redact_whole() {
+	"$b/splitcheck" -R -w "$1" "$tmp/whole.r" &&
+		"$b/redactcheck" "$1" "$tmp/whole.r" >/dev/null
+}
+
+# redact_cuts F: the redaction of F does not depend on its cuts
+redact_cuts() {
+	timeout 900 "$b/splitcheck" -R -p "$prefix4" -n "$rounds2" -s "$seed" "$1"
+}
+
 # redact_cli F: hprofstrip --redact of F passes redactcheck from a file
 # (layouts from a second pass when instances came first: none withheld,
 # nothing said), after hprofrestore too, and through pipes with exactly
@@ -379,6 +393,10 @@ fi
 "$root/tests/java/judge.sh" build
 fresh=$b/fixtures/jdk17-unit.hprof
 mkdir -p "$b/fixtures"
+# more than 1 MiB of dense value instances in one heap record: the
+# redaction's fast path fills its gather buffer (redact_whole)
+dense=$b/fixtures/dense.hprof
+[ -s "$dense" ] || "$root/tests/dense-dump" "$dense"
 if [ ! -s "$fresh" ]; then
 	rm -f "$fresh.tmp.hprof"
 	java -cp "$b/java" HeapBuilder mxbean "$fresh.tmp.hprof" &&
@@ -511,6 +529,17 @@ for f in $files $fresh; do
 		*) check "$name" "$judge" "${o[@]}" "${ins[@]}" ;;
 		esac
 	done
+done
+
+# The dense fixture: more than 1 MiB of dense value instances in one heap
+# record, redacted whole (the fast path fills its gather buffer) and cut.
+for row in "redact_whole|redaction fed in one piece passes redactcheck" \
+	"redact_cuts|split invariance, redact"; do
+	IFS='|' read -r judge name <<<"$row"
+	name="$name: $(basename "$dense")"
+	[[ -z ${UNIT_ONLY:-} || $name =~ $UNIT_ONLY ]] || continue
+	[[ -z ${UNIT_SKIP:-} || ! $name =~ $UNIT_SKIP ]] || continue
+	check "$name" "$judge" "$dense"
 done
 echo "$pass passed, $fail failed"
 [ "$fail" -eq 0 ]

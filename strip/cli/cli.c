@@ -6,6 +6,7 @@
 #include "cli.h"
 #include "decomp.h"
 #include "info.h"
+#include "levels.h"
 #include "keepset.h"
 #include "namesmap.h"
 #include "out.h"
@@ -64,12 +65,13 @@ static void show_progress(struct run *r, uint64_t done, int final)
 static int usage_error(const struct run *r, const char *fmt, const char *a)
 {
 	const struct cli_tool *t = r->tool;
+	char msg[4096];
 
 	if (!r->verbosity)
 		return EXIT_USAGE;
-	fprintf(stderr, "%s: ", t->name);
-	fprintf(stderr, fmt, a);
-	fprintf(stderr, "\nTry '%s --help'.\n", t->name);
+	snprintf(msg, sizeof msg, fmt, a);
+	cli_say("%s: %s\n", t->name, msg);
+	fprintf(stderr, "Try '%s --help'.\n", t->name);
 	return EXIT_USAGE;
 }
 
@@ -114,7 +116,7 @@ static void progress_tick(void *user, uint64_t done)
 static void input_error(struct run *r, const char *what, const char *why)
 {
 	if (r->verbosity)
-		fprintf(stderr, "%s: %s: %s%s%s\n", r->tool->name, r->in_name,
+		cli_say("%s: %s: %s%s%s\n", r->tool->name, r->in_name,
 		        what, why ? ": " : "", why ? why : "");
 	r->said = 1;
 }
@@ -194,7 +196,7 @@ static int keep_pass(void *user, struct hs_state *st)
 static void engine_error(const struct run *r, const struct hs_state *st)
 {
 	if (r->verbosity)
-		fprintf(stderr, "%s: %s: offset %llu: %s%s%s%s%s\n", r->tool->name,
+		cli_say("%s: %s: offset %llu: %s%s%s%s%s\n", r->tool->name,
 		        r->in_name, (unsigned long long)st->err_off,
 		        hs_strerror(st->err),
 		        st->err == HS_E_TRUNCATED && !(st->flags & HS_SALVAGE)
@@ -212,7 +214,7 @@ static void salvage_note(const struct run *r, const struct hs_state *st)
 
 	if (!(st->salvaged || r->cut) || !r->verbosity)
 		return;
-	fprintf(stderr, "%s: %s: salvaged a dump cut at offset %llu%s%s%s: "
+	cli_say("%s: %s: salvaged a dump cut at offset %llu%s%s%s: "
 	        "dropped %llu bytes from offset %llu (%llu sub-record%s, %llu "
 	        "record%s), kept %llu objects\n", r->tool->name, r->in_name,
 	        (unsigned long long)st->in_off, r->cut ? " (the " : "",
@@ -336,7 +338,7 @@ static void redact_note(const struct run *r, const struct hs_state *st,
 	if (!(st->flags & HS_REDACT) || !r->verbosity)
 		return;
 	if (st->withheld || st->layouts_lost)
-		fprintf(stderr, "%s: %s: --redact: %llu instances written before "
+		cli_say("%s: %s: --redact: %llu instances written before "
 		        "their class's field list (or past the tables: %llu "
 		        "classes): every byte of their fields is zero, "
 		        "references too%s\n", name, in,
@@ -345,7 +347,7 @@ static void redact_note(const struct run *r, const struct hs_state *st,
 		        r->dc->seekable ? "" : "; from a file, a second pass "
 		        "knows every layout");
 	if (r->verbosity >= 2)
-		fprintf(stderr, "%s: %s: redacted the fields of %llu instances "
+		cli_say("%s: %s: redacted the fields of %llu instances "
 		        "and %llu static and constant values; %llu layouts in "
 		        "%u KiB, %d pass%s\n", name, in,
 		        (unsigned long long)st->redacted,
@@ -361,25 +363,24 @@ static void summary(const struct run *r, const struct hs_state *st,
 {
 	double pct = st->in_off ? 100.0 * (double)st->out_off / (double)st->in_off
 	                        : 100.0;
-	fprintf(stderr,
-	        "%s: %s: %llu -> %llu bytes (%.1f%%), %llu arrays %s, "
-	        "%llu element bytes\n",
-	        r->tool->name, r->in_name, (unsigned long long)st->in_off,
+	cli_say("%s: %s: %llu -> %llu bytes (%.1f%%), %llu arrays %s, "
+	        "%llu element bytes\n", r->tool->name, r->in_name,
+	        (unsigned long long)st->in_off,
 	        (unsigned long long)st->out_off, pct,
 	        (unsigned long long)st->arrays, r->tool->verb,
 	        (unsigned long long)st->elem_bytes);
 	if (!(st->flags & HS_KEEP_STRINGS))
 		return;
-	fprintf(stderr, "%s: %s: %llu arrays kept (%llu element bytes) for "
+	cli_say("%s: %s: %llu arrays kept (%llu element bytes) for "
 	        "%llu strings; ", r->tool->name, r->in_name,
 	        (unsigned long long)st->kept, (unsigned long long)st->kept_bytes,
 	        (unsigned long long)(ks->exact ? ks->strings : st->strings));
 	if (ks->exact)
-		fprintf(stderr, "exact: pass 1 held %llu value ids in %llu KiB\n",
+		cli_say("exact: pass 1 held %llu value ids in %llu KiB\n",
 		        (unsigned long long)ks->n,
 		        (unsigned long long)(keepset_bytes(ks) + 1023) / 1024);
 	else
-		fprintf(stderr, "streamed: %llu KiB of tables, %llu ids evicted\n",
+		cli_say("streamed: %llu KiB of tables, %llu ids evicted\n",
 		        (unsigned long long)(keepset_bytes(ks) + 1023) / 1024,
 		        (unsigned long long)st->evicted);
 }
@@ -429,6 +430,22 @@ static int info_mode(const struct cli_tool *tool, int argc, char **argv)
 	return 0;
 }
 
+/* --redact=WORD: the level it names (levels.h), the last given winning;
+ * -1 for a word that names none. */
+static int redact_level(struct args *a, const char *word)
+{
+	int level = hs_redact_level(word);
+
+	if (level == HS_LEVEL_UNKNOWN)
+		return -1;
+	a->flags &= ~(unsigned)(HS_REDACT | HS_REDACT_NAMES);
+	if (level >= HS_LEVEL_VALUES)
+		a->flags |= HS_REDACT;
+	if (level == HS_LEVEL_NAMES)
+		a->flags |= HS_REDACT_NAMES;
+	return 0;
+}
+
 /* The one argument parser: -1 to go on, else the exit code. */
 static int parse(struct run *r, struct args *a, int argc, char **argv)
 {
@@ -457,14 +474,13 @@ static int parse(struct run *r, struct args *a, int argc, char **argv)
 			return usage_error(r, "--info: unsupported option '%s'", s);
 		} else if (opts && !a->info && !strcmp(s, "--stream")) {
 			a->stream = 1;
-		} else if (opts && tool->redacts && (!strcmp(s, "--redact") ||
-		                                     !strcmp(s, "--redact=values"))) {
+		} else if (opts && tool->redacts && !strcmp(s, "--redact")) {
 			a->flags |= HS_REDACT;
-		} else if (opts && tool->redacts && !strcmp(s, "--redact=names")) {
-			a->flags |= HS_REDACT | HS_REDACT_NAMES;
 		} else if (opts && tool->redacts && !strncmp(s, "--redact=", 9)) {
-			return usage_error(r, "--redact: unknown level '%s' (the "
-			                   "levels: values, names)", s + 9);
+			if (redact_level(a, s + 9))
+				return usage_error(r, "--redact: unknown level '%s' "
+				                   "(the levels: values, names)",
+				                   s + 9);
 		} else if (opts && tool->redacts && !strcmp(s, "--names-map")) {
 			if (++i == argc)
 				return usage_error(r, "--names-map needs a file "
@@ -527,7 +543,7 @@ static int open_input(struct run *r, const char *path)
 	r->in_name = path;
 	fd = open(path, O_RDONLY | O_CLOEXEC);
 	if (fd < 0 && r->verbosity)
-		fprintf(stderr, "%s: %s: %s\n", r->tool->name, path,
+		cli_say("%s: %s: %s\n", r->tool->name, path,
 		        strerror(errno));
 	return fd;
 }
@@ -543,7 +559,7 @@ static int census(struct run *r, int json, unsigned flags)
 		return EXIT_BAD_INPUT;
 	if (info_print(&in)) {
 		if (r->verbosity)
-			fprintf(stderr, "%s: stdout: write: %s\n", prog,
+			cli_say("%s: stdout: write: %s\n", prog,
 			        strerror(errno ? errno : EIO));
 		return EXIT_BAD_INPUT;
 	}
@@ -573,7 +589,7 @@ static int same_file(const struct run *r, const char *out_path)
 		return 0;
 	name = strcmp(r->in_name, "stdin") || !out_path ? r->in_name : out_path;
 	if (r->verbosity)
-		fprintf(stderr, "%s: %s: input file is output file\n",
+		cli_say("%s: %s: input file is output file\n",
 		        r->tool->name, name);
 	return 1;
 }
@@ -618,7 +634,7 @@ static int names_start(struct run *r, const struct args *a,
 	if (a->flags & HS_UNREDACT) {
 		if (hs_map_load(&n->rd, a->unredact, err, sizeof err)) {
 			if (r->verbosity)
-				fprintf(stderr, "%s: %s: %s\n", name, a->unredact,
+				cli_say("%s: %s: %s\n", name, a->unredact,
 				        err);
 			hs_map_free(&n->rd);
 			return -1;
@@ -632,7 +648,7 @@ static int names_start(struct run *r, const struct args *a,
 		return 0;
 	if (hs_names_key(getenv("HPROFSTRIP_NAMES_KEY"), n->names.key) < 0) {
 		if (r->verbosity)
-			fprintf(stderr, "%s: HPROFSTRIP_NAMES_KEY: not 32 hex "
+			cli_say("%s: HPROFSTRIP_NAMES_KEY: not 32 hex "
 			        "digits\n", name);
 		return -2;
 	}
@@ -642,7 +658,7 @@ static int names_start(struct run *r, const struct args *a,
 	/* never over the dump read or written */
 	if (same_as(n->path, r->dc->in_fd, out_path)) {
 		if (r->verbosity)
-			fprintf(stderr, "%s: %s: the names map would be the input "
+			cli_say("%s: %s: the names map would be the input "
 			        "or the output file\n", name, n->path);
 		return -2;
 	}
@@ -711,7 +727,7 @@ static int transform(struct run *r, const struct args *a)
 		out_path = NULL;
 	if (!out_path && isatty(1)) {
 		if (r->verbosity)
-			fprintf(stderr, "%s: refusing to write a heap dump to a "
+			cli_say("%s: refusing to write a heap dump to a "
 			        "terminal; use -o FILE or a redirection\n",
 			        tool->name);
 		return EXIT_USAGE;
@@ -733,7 +749,7 @@ static int transform(struct run *r, const struct args *a)
 	memset(&lay, 0, sizeof lay);
 	if ((a->flags & HS_REDACT) && layouts_alloc(&lay)) {
 		if (r->verbosity)
-			fprintf(stderr, "%s: %s: --redact: %s\n", tool->name,
+			cli_say("%s: %s: --redact: %s\n", tool->name,
 			        r->in_name, strerror(errno));
 		return EXIT_BAD_INPUT;
 	}
@@ -745,7 +761,7 @@ static int transform(struct run *r, const struct args *a)
 		            ? keepset_exact(&ks, in_fd, a->flags, keep_pass, r)
 		            : keepset_stream(&ks)) {
 			if (r->verbosity && !r->said)
-				fprintf(stderr, "%s: %s: --keep-strings: %s\n",
+				cli_say("%s: %s: --keep-strings: %s\n",
 				        tool->name, r->in_name, strerror(errno));
 			layouts_free(&lay);
 			return EXIT_BAD_INPUT;
@@ -793,7 +809,7 @@ static int transform(struct run *r, const struct args *a)
 	/* --unredact: a map of another dump gives nothing back */
 	if (rc == 0 && nio.rd.foreign) {
 		if (r->verbosity)
-			fprintf(stderr, "%s: %s: the names map of another dump "
+			cli_say("%s: %s: the names map of another dump "
 			        "(its time stamp is not %s's)\n", tool->name,
 			        a->unredact, r->in_name);
 		rc = -1;
@@ -820,7 +836,7 @@ static int transform(struct run *r, const struct args *a)
 	if (!rc)
 		redact_note(r, &st, &lay);
 	if (!rc && r->verbosity >= 2 && (st.flags & (HS_REDACT_NAMES | HS_UNREDACT)))
-		fprintf(stderr, "%s: %s: %llu names %s%s%s\n", tool->name,
+		cli_say("%s: %s: %llu names %s%s%s\n", tool->name,
 		        r->in_name, (unsigned long long)st.names_tokenized,
 		        st.flags & HS_UNREDACT ? "given back from " : "tokenized; "
 		        "their originals in ", st.flags & HS_UNREDACT ? a->unredact

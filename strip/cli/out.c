@@ -1,9 +1,11 @@
 /* Output file handling for the offline tools: see out.h. */
 #include "out.h"
+#include "escape.h"
 #include "outbuf.h"
 
 #include <errno.h>
 #include <fcntl.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -44,11 +46,31 @@ static mode_t current_umask(void)
 	return um;
 }
 
+void cli_say(const char *fmt, ...)
+{
+	char line[8192], out[4 * sizeof line + 2];
+	va_list ap;
+	int n;
+	size_t k, nl;
+
+	va_start(ap, fmt);
+	n = vsnprintf(line, sizeof line, fmt, ap);
+	va_end(ap);
+	if (n < 0)
+		return;
+	k = (size_t)n < sizeof line ? (size_t)n : sizeof line - 1;
+	nl = k && line[k - 1] == '\n';
+	k = hs_escape(out, sizeof out - 1, line, k - nl);
+	if (nl)
+		out[k++] = '\n';
+	fwrite(out, 1, k, stderr);
+}
+
 /* "prog: name: reason" */
 static void say(const struct out *o, const char *op, int err)
 {
 	if (!o->quiet)
-		fprintf(stderr, "%s: %s: %s%s\n", o->prog, o->name, op,
+		cli_say("%s: %s: %s%s\n", o->prog, o->name, op,
 		        strerror(err));
 }
 
@@ -116,7 +138,7 @@ static int open_temp(struct out *o, const char *path)
 		 * directory (a symlink's target's): say so, and where */
 		int e = errno;
 		if (!o->quiet)
-			fprintf(stderr, "%s: %s: cannot create a temporary file "
+			cli_say("%s: %s: cannot create a temporary file "
 			        "in %.*s: %s\n", o->prog, o->name,
 			        dirlen > 1 ? dirlen - 1 : 1,
 			        dirlen ? t : ".", strerror(e));
@@ -324,7 +346,7 @@ static int finish(struct out *o)
 			return say(o, "", errno), -1;
 		if (rename(o->tmp, o->target)) {
 			if (!o->quiet)
-				fprintf(stderr, "%s: %s: cannot rename the "
+				cli_say("%s: %s: cannot rename the "
 				        "temporary file %s over %s: %s\n", o->prog,
 				        o->name, o->tmp, o->target,
 				        strerror(errno));

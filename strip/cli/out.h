@@ -67,4 +67,9 @@ void out_abort(struct out *o);
 /* The one message for a failed write (o->err), unless quiet. */
 void out_report(const struct out *o);
 
+/* A message to stderr, formatted as printf does, in one write: its control
+ * characters escaped as ls -b does (escape.h), but for a last newline,
+ * so that a file name cannot break a message's line. */
+void cli_say(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+
 #endif

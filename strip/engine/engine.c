@@ -830,7 +830,8 @@ void hs_init(struct hs_state *st, const struct hs_config *cfg,
 	    st->rd.cfg.fw_names_used >= st->rd.cfg.fw_slots ||
 	    st->rd.cfg.fw_classes_used >= st->rd.cfg.fw_slots)
 		st->rd.cfg.fw_slots = 0;
-	else if (st->ks.cfg.hold_size > HS_HOLD_LIMIT)
+	/* a held array and its String fit in a segment (hprof.h) */
+	if (st->ks.cfg.hold_size > HS_HOLD_LIMIT)
 		st->ks.cfg.hold_size = HS_HOLD_LIMIT;
 	/* a placeholder that was never patched: the writer was cut */
 	if (flags & HS_SALVAGE)

@@ -1,0 +1,40 @@
+/*
+ * The redaction level words, read once for every front end: the tools'
+ * --redact=WORD (strip/cli/cli.c), the launcher's (preload/hprofstrip-run.c)
+ * and the shim's HPROFSTRIP_REDACT (preload/policy.c). A word is read
+ * whatever its case, spaces and tabs around it left out:
+ *   values, 1, yes, true, on    the values level
+ *   names                       the names level
+ *   0, no, false, off           no redaction
+ */
+#ifndef HPROFSTRIP_LEVELS_H
+#define HPROFSTRIP_LEVELS_H
+
+#include <string.h>
+#include <strings.h>
+
+enum { HS_LEVEL_UNKNOWN = -1, HS_LEVEL_OFF, HS_LEVEL_VALUES, HS_LEVEL_NAMES };
+
+/* The level word w names, or HS_LEVEL_UNKNOWN. */
+static inline int hs_redact_level(const char *w)
+{
+	static const struct { const char *word; int level; } words[] = {
+		{ "values", HS_LEVEL_VALUES }, { "names", HS_LEVEL_NAMES },
+		{ "1", HS_LEVEL_VALUES }, { "yes", HS_LEVEL_VALUES },
+		{ "true", HS_LEVEL_VALUES }, { "on", HS_LEVEL_VALUES },
+		{ "0", HS_LEVEL_OFF }, { "no", HS_LEVEL_OFF },
+		{ "false", HS_LEVEL_OFF }, { "off", HS_LEVEL_OFF },
+	};
+	size_t i, n;
+
+	w += strspn(w, " \t");
+	for (n = strlen(w); n && (w[n - 1] == ' ' || w[n - 1] == '\t'); n--)
+		;
+	for (i = 0; i < sizeof words / sizeof words[0]; i++)
+		if (strlen(words[i].word) == n &&
+		    !strncasecmp(w, words[i].word, n))
+			return words[i].level;
+	return HS_LEVEL_UNKNOWN;
+}
+
+#endif

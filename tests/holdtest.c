@@ -1,0 +1,235 @@
+/*
+ * holdtest: the engine's hold-back is at most HS_HOLD_LIMIT bytes
+ * whatever buffer the caller gives (hprof.h: struct hs_keep), seen
+ * through the public API alone. Keeping Strings, streamed (no found, no
+ * has), with a hold buffer of 8 MiB, a dump of one String whose byte[]
+ * value comes right before it:
+ *   - a value of HS_HOLD_LIMIT bytes is held back and kept;
+ *   - one of HS_HOLD_LIMIT + 1 bytes is stripped, as any array larger
+ *     than the hold-back;
+ *   - with HS_STREAM too, one of 3 MiB is stripped and the dump ends
+ *     without an error (a held array must fit a segment).
+ * (The clamp once applied only when redaction's tables of runtime
+ * names were valid, never while keeping Strings.) Prints one line per
+ * failed check and 'hold: N passed, N failed'.
+ */
+#include "../strip/engine/hprof.h"
+
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+static int pass, fail;
+
+#define CHECK(cond, ...)                                        \
+	do {                                                    \
+		if (cond) {                                     \
+			pass++;                                 \
+		} else {                                        \
+			fail++;                                 \
+			printf("FAIL line %d: ", __LINE__);     \
+			printf(__VA_ARGS__);                    \
+			printf("\n");                           \
+		}                                               \
+	} while (0)
+
+/* ---- a dump, built in memory (ids of 4 bytes) ---------------------------- */
+
+struct buf {
+	unsigned char *p;
+	size_t len, cap;
+};
+
+static void put(struct buf *b, const void *p, size_t n)
+{
+	if (b->len + n > b->cap) {
+		b->cap = (b->len + n) * 2;
+		if (!(b->p = realloc(b->p, b->cap))) {
+			perror("holdtest");
+			exit(2);
+		}
+	}
+	memcpy(b->p + b->len, p, n);
+	b->len += n;
+}
+
+static void u1(struct buf *b, unsigned v)
+{
+	unsigned char c = (unsigned char)v;
+	put(b, &c, 1);
+}
+
+static void u2(struct buf *b, unsigned v)
+{
+	u1(b, v >> 8);
+	u1(b, v);
+}
+
+static void u4(struct buf *b, uint32_t v)
+{
+	unsigned char c[4];
+	hs_put_be32(c, v);
+	put(b, c, 4);
+}
+
+/* a top-level record's header, its body len bytes */
+static void rec(struct buf *b, unsigned tag, uint32_t len)
+{
+	u1(b, tag);
+	u4(b, 0);
+	u4(b, len);
+}
+
+static void string(struct buf *b, uint32_t id, const char *s)
+{
+	rec(b, 0x01, 4 + (uint32_t)strlen(s));
+	u4(b, id);
+	put(b, s, strlen(s));
+}
+
+enum { NAME_STRING = 1, NAME_VALUE, CLASS_STRING = 100, OBJECT = 101,
+       ARRAY = 200, INSTANCE = 300 };
+
+/* java/lang/String (one field, value), a byte[] of n bytes, then the
+ * String that points at it, in one heap record */
+static void dump(struct buf *b, uint32_t n)
+{
+	uint32_t cls = 1 + 4 + 4 + 6 * 4 + 4 + 2 + 2 + 2 + 4 + 1;
+	uint32_t arr = 1 + 4 + 4 + 4 + 1 + n, inst = 1 + 4 + 4 + 4 + 4 + 4;
+	uint32_t i;
+
+	b->len = 0;
+	put(b, "JAVA PROFILE 1.0.2", 19);
+	u4(b, 4);
+	u4(b, 0);
+	u4(b, 0);
+	string(b, NAME_STRING, "java/lang/String");
+	string(b, NAME_VALUE, "value");
+	rec(b, 0x02, 16);  /* LOAD_CLASS */
+	u4(b, 1);
+	u4(b, CLASS_STRING);
+	u4(b, 0);
+	u4(b, NAME_STRING);
+	rec(b, 0x0C, cls + arr + inst);
+	u1(b, 0x20);  /* CLASS_DUMP */
+	u4(b, CLASS_STRING);
+	u4(b, 0);
+	u4(b, OBJECT);  /* super */
+	for (i = 0; i < 5; i++)
+		u4(b, 0);
+	u4(b, 4);  /* instance size */
+	u2(b, 0);  /* constant pool */
+	u2(b, 0);  /* statics */
+	u2(b, 1);  /* instance fields: value, an object */
+	u4(b, NAME_VALUE);
+	u1(b, 2);
+	u1(b, 0x23);  /* PRIMITIVE_ARRAY_DUMP: byte[n] */
+	u4(b, ARRAY);
+	u4(b, 0);
+	u4(b, n);
+	u1(b, 8);
+	for (i = 0; i < n; i++)
+		u1(b, 'a' + i % 26);
+	u1(b, 0x21);  /* INSTANCE_DUMP: the String */
+	u4(b, INSTANCE);
+	u4(b, 0);
+	u4(b, CLASS_STRING);
+	u4(b, 4);
+	u4(b, ARRAY);
+	rec(b, 0x2C, 0);  /* HEAP_DUMP_END */
+}
+
+/* ---- the engine over it --------------------------------------------------- */
+
+static int sink_write(void *user, const void *p, size_t n)
+{
+	*(uint64_t *)user += n;
+	(void)p;
+	return 0;
+}
+
+static int sink_patch(void *user, uint64_t off, const void *p, size_t n)
+{
+	(void)user;
+	(void)off;
+	(void)p;
+	(void)n;
+	return 0;
+}
+
+struct result {
+	enum hs_err err;
+	uint64_t kept, kept_bytes, arrays, out;
+};
+
+/* the dump in b, fed in one piece: keeping Strings, streamed, with a
+ * hold buffer of hold_size bytes; flags added */
+static struct result run(const struct buf *b, size_t hold_size,
+                         unsigned flags)
+{
+	static uint64_t pending[1024];
+	static unsigned char seg[HS_STREAM_BUF];
+	static struct hs_state st;
+	unsigned char *hold = malloc(hold_size);
+	struct hs_keep keep = { .pending = pending, .pending_slots = 1024,
+	                        .hold = hold, .hold_size = hold_size };
+	struct hs_config cfg = { .flags = HS_KEEP_STRINGS | flags,
+	                         .keep = &keep, .seg_buf = seg };
+	struct result r = { 0 };
+	struct hs_sink sink = { sink_write, sink_patch, &r.out, NULL };
+
+	if (!hold) {
+		perror("holdtest");
+		exit(2);
+	}
+	memset(pending, 0, sizeof pending);
+	hs_init(&st, &cfg, &sink);
+	r.err = hs_feed(&st, b->p, b->len);
+	if (!r.err)
+		r.err = hs_finish(&st);
+	r.kept = st.kept;
+	r.kept_bytes = st.kept_bytes;
+	r.arrays = st.arrays;
+	free(hold);
+	return r;
+}
+
+int main(void)
+{
+	const size_t big = 8u << 20;
+	struct buf b = { 0 };
+	struct result r;
+
+	/* a hold buffer of the limit's size keeps the limit's array */
+	dump(&b, HS_HOLD_LIMIT);
+	r = run(&b, HS_HOLD_LIMIT, 0);
+	CHECK(!r.err && r.kept == 1 && r.kept_bytes == HS_HOLD_LIMIT,
+	      "hold %u, array %u: %s, kept %llu (%llu bytes)", HS_HOLD_LIMIT,
+	      HS_HOLD_LIMIT, hs_strerror(r.err), (unsigned long long)r.kept,
+	      (unsigned long long)r.kept_bytes);
+	/* 8 MiB of hold buffer: still the limit's array kept */
+	r = run(&b, big, 0);
+	CHECK(!r.err && r.kept == 1 && r.kept_bytes == HS_HOLD_LIMIT,
+	      "hold 8 MiB, array %u: %s, kept %llu", HS_HOLD_LIMIT,
+	      hs_strerror(r.err), (unsigned long long)r.kept);
+	/* ... and one byte more is stripped: the hold is clamped */
+	dump(&b, HS_HOLD_LIMIT + 1);
+	r = run(&b, big, 0);
+	CHECK(!r.err && r.kept == 0 && r.arrays == 1,
+	      "hold 8 MiB, array %u: %s, kept %llu, stripped %llu (the "
+	      "hold-back is not clamped to %u)", HS_HOLD_LIMIT + 1,
+	      hs_strerror(r.err), (unsigned long long)r.kept,
+	      (unsigned long long)r.arrays, HS_HOLD_LIMIT);
+	/* streamed into segments: a held array must fit one */
+	dump(&b, 3u << 20);
+	r = run(&b, big, HS_STREAM);
+	CHECK(!r.err && r.kept == 0 && r.arrays == 1 && r.out < (1u << 20),
+	      "HS_STREAM, hold 8 MiB, array of 3 MiB: %s, kept %llu, "
+	      "stripped %llu, %llu bytes out", hs_strerror(r.err),
+	      (unsigned long long)r.kept, (unsigned long long)r.arrays,
+	      (unsigned long long)r.out);
+	free(b.p);
+	printf("hold: %d passed, %d failed\n", pass, fail);
+	return fail != 0;
+}
