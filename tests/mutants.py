@@ -498,7 +498,7 @@ MUTANTS = [
      "\t\t    !strncasecmp(w, words[i].word, n))",
      "\t\t    !strncmp(w, words[i].word, n))"),
     ("levels: blanks after a level word are kept", "strip/cli/levels.h",
-     "\tfor (n = strlen(w); n && (w[n - 1] == ' ' || w[n - 1] == '\\t'); n--)",
+     "\tfor (n = strlen(w); n && strchr(blank, w[n - 1]); n--)",
      "\tfor (n = strlen(w); 0 && n; n--)"),
     ("shim: HPROFSTRIP_REDACT not known gives values, not names",
      "preload/policy.c",

@@ -113,13 +113,14 @@ static void redact_is(const char *v, int want, int bad)
 static void redact_levels(void)
 {
 	static const char *const values[] = { "values", "VALUES", "Values",
-		" values", "values\t", "1", "yes", "YES", "true", "On", "on " };
+		" values", "values\t", "values\r", "1", "yes", "YES", "true", "On",
+		"on " };
 	static const char *const names[] = { "names", "NAMES", "Names",
-		"names ", "\tnAmEs  " };
+		"names ", "\tnAmEs  ", "names\r\n", "\n names\v\f" };
 	static const char *const off[] = { "0", "no", "No", "false", "OFF",
 		" off\t" };
 	static const char *const bad[] = { "bogus", "name", "values,names",
-		"na mes", " ", "2", "valuesx" };
+		"na mes", " ", "\r\n", "2", "valuesx", "v\ralues" };
 	size_t i;
 
 	redact_is(NULL, 0, 0);

@@ -2,7 +2,8 @@
  * The redaction level words, read once for every front end: the tools'
  * --redact=WORD (strip/cli/cli.c), the launcher's (preload/hprofstrip-run.c)
  * and the shim's HPROFSTRIP_REDACT (preload/policy.c). A word is read
- * whatever its case, spaces and tabs around it left out:
+ * whatever its case, white space around it (spaces, tabs, line ends: an
+ * environment file written on Windows ends its words in \r) left out:
  *   values, 1, yes, true, on    the values level
  *   names                       the names level
  *   0, no, false, off           no redaction
@@ -25,10 +26,11 @@ static inline int hs_redact_level(const char *w)
 		{ "0", HS_LEVEL_OFF }, { "no", HS_LEVEL_OFF },
 		{ "false", HS_LEVEL_OFF }, { "off", HS_LEVEL_OFF },
 	};
+	static const char blank[] = " \t\r\n\v\f";
 	size_t i, n;
 
-	w += strspn(w, " \t");
-	for (n = strlen(w); n && (w[n - 1] == ' ' || w[n - 1] == '\t'); n--)
+	w += strspn(w, blank);
+	for (n = strlen(w); n && strchr(blank, w[n - 1]); n--)
 		;
 	for (i = 0; i < sizeof words / sizeof words[0]; i++)
 		if (strlen(words[i].word) == n &&
