@@ -48,7 +48,7 @@ clear_env() {
 setup_file() {
 	clear_env
 	# test drivers, not among make all's: built here (a suite run alone has them)
-	build_tests oracle replay redactcheck
+	build_tests oracle replay redactcheck namerule
 	"$JUDGE" build >&2
 	local d=$BATS_FILE_TMPDIR
 	java -cp "$B/java" Secrets expect >"$d/expect"
@@ -594,6 +594,17 @@ Try 'hprofstrip --help'."
 	assert_success
 	assert_equal "$stderr" ""
 	[ -s "$T/quiet.hprof.names" ]
+}
+
+@test "the names rule over a table of texts (tests/namerule.c): the runtime's names kept, texts shaped like them tokens; hprofstrip --redact=names of the table passes redactcheck --names, whose rule is its own copy" {
+	run "$B/namerule"
+	assert_success
+	assert_output --regexp "^namerule: [1-9][0-9]* passed, 0 failed$"
+	"$B/namerule" -w "$T/rule.hprof"
+	HPROFSTRIP_NAMES_KEY=$KEY "$STRIP" --redact=names -o "$T/red.hprof" "$T/rule.hprof"
+	run "$B/redactcheck" --names "$T/red.hprof.names" "$T/rule.hprof" "$T/red.hprof"
+	assert_success
+	assert_output --regexp ", [1-9][0-9]* names tokenized, [1-9][0-9]* kept$"
 }
 
 @test "--redact=names: literals that start or look like the runtime's names (markup, '=', ':', ';', spaces, tabs, newlines, an application class in a descriptor, past 256 bytes) are tokenized whole; redactcheck --names fails on a prefix rule's output" {
