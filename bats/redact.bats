@@ -596,6 +596,21 @@ Try 'hprofstrip --help'."
 	[ -s "$T/quiet.hprof.names" ]
 }
 
+# rule_words FILE: the names level's rule as FILE says it (the README's
+# list, names.c's comment), its words on one line
+rule_words() {
+	sed -n '/A text stays readable only when the whole text/,/seen whole\./p' "$1" |
+		sed -e 's/^ *\* \{0,1\}//' -e 's/^ *//' | tr -s ' \n' '  '
+}
+
+@test "README: the names level's rule is names.c's, word for word" {
+	local readme code
+	readme=$(rule_words "$ROOT/README.md")
+	code=$(rule_words "$ROOT/strip/engine/names.c")
+	[[ $readme == *"seen whole."* ]] || fail "no rule in README.md: $readme"
+	assert_equal "$code" "$readme"
+}
+
 @test "the names rule over a table of texts (tests/namerule.c): the runtime's names kept, texts shaped like them tokens; hprofstrip --redact=names of the table passes redactcheck --names, whose rule is its own copy" {
 	run "$B/namerule"
 	assert_success

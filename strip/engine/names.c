@@ -17,9 +17,10 @@
 
 /* The bytes of text read before the rule decides. The rule needs a text
  * whole: a longer one is tokenized whole (fail closed). Every name a
- * dump's records use (classes, fields, statics, frames) is at most 119
+ * dump's records use (classes, fields, statics, frames) is at most 166
  * bytes in the corpus and in JDK 17 dumps; the longer texts the runtime
- * makes are method descriptors (README: "The two levels"). */
+ * makes are method descriptors no record uses (README: "The two
+ * levels"). */
 #define HEAD 256u
 _Static_assert(sizeof ((struct hs_state *)0)->scratch >= 8 + HEAD,
                "a STRING record's id and head fit in scratch");
@@ -190,6 +191,39 @@ static int art_name(const char *s, size_t n)
 	return e < n && class_name(s, e, '.');
 }
 
+/*
+ * The rule (the README says it in these words, "The two levels"):
+ *
+ * A text stays readable only when the whole text is the runtime's,
+ * decided from the grammar of JVM names and descriptors (JVMS 4.2-4.3),
+ * not from how it starts:
+ * - a runtime class's name: identifiers (ASCII letters, digits, `_`, `$`)
+ *   joined by `/` (HotSpot's `java/lang/String`) or by `.` (ART's
+ *   `java.lang.String`), one of the two throughout, its package one of
+ *   the runtime's (the prefixes of the values level,
+ *   `hs_framework_name`); then maybe HotSpot's hidden-class suffix (`+0x`
+ *   and hex digits: `java/lang/invoke/LambdaForm$MH+0x0000000800c01000`)
+ *   or ART's `-IA`;
+ * - a field or method descriptor whose every class is a runtime class:
+ *   `I`, `[B`, `[[I`, `Ljava/lang/String;`, `[Ljava/lang/Object;`,
+ *   `(Ljava/lang/String;I)V` (an application class in a descriptor is a
+ *   name to hide: the whole descriptor becomes a token);
+ * - ART's primitive and array class names: `int`, `void`, `byte[]`,
+ *   `java.lang.String[]`;
+ * - a fixed list (`kept[]` in `names.c`): about a hundred member and heap
+ *   names the viewers read (`value`, `count`, `table`, `next`, `name`,
+ *   `referent`, VisualVM's `props` and `Unsafe` offsets...) and the names
+ *   the dumpers make: HotSpot's `<init>`, `<clinit>`,
+ *   `<resolved_references>`, `<init_lock>`; ART's `shadow$_klass_`,
+ *   `shadow$_monitor_`, `$classOverhead`, `$classOverhead2`,
+ *   `runtimeInternalObjects`, `<ILLEGAL>`; Dalvik's `$staticOverhead`.
+ *
+ * Anything else becomes a token: a text with `=`, a space, a tab, a
+ * newline, `:`, a `;` outside a descriptor or markup is no name, so
+ * `javax.net.ssl.keyStorePassword=S3cr3tPW` and `<apiKey>...</apiKey>`
+ * go whole. So does every text longer than 256 bytes: the engine decides
+ * on a text's first 256 bytes and never keeps one it has not seen whole.
+ */
 int hs_name_kept(const char *s, size_t n, int whole)
 {
 	if (!whole || !n)
