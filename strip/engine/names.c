@@ -165,7 +165,7 @@ static int method_desc(const char *s, size_t n)
 	return (i + 1 == n && s[i] == 'V') || field_desc(s + i, n - i) == n - i;
 }
 
-/* A primitive type's name (ART's int, its arrays int[]). */
+/* A primitive type's name, as ART spells it. */
 static int prim_name(const char *s, size_t n)
 {
 	static const char *const prim[] = { "boolean", "byte", "char", "short",
@@ -178,8 +178,9 @@ static int prim_name(const char *s, size_t n)
 	return 0;
 }
 
-/* ART's class names: a primitive type's (or void) or a runtime class's
- * binary name, then "[]" for each dimension (int[], java.lang.String[]). */
+/* ART's class names: a primitive type's name (int), alone or with "[]"
+ * for each dimension (int[][]); void alone; a runtime class's binary name
+ * with "[]" for each dimension (java.lang.String[]). */
 static int art_name(const char *s, size_t n)
 {
 	size_t e = n;
