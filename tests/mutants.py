@@ -418,7 +418,7 @@ MUTANTS = [
     ("names: a text longer than the head is decided on its head",
      "strip/engine/names.c",
      "\tif (!whole || !n)\n\t\treturn 0;",
-     "\tif (!n)\n\t\treturn 0;"),
+     "\tif ((!whole && !n) || !n)\n\t\treturn 0;"),
     ("names: a descriptor's classes need not be the runtime's",
      "strip/engine/names.c",
      "\treturn class_name(s + d + 1, (size_t)(semi - s) - d - 1, '/')",
