@@ -148,8 +148,20 @@ static int check(void)
 	 * on its head, is a token (fail closed) */
 	long_name(at_head, sizeof at_head);
 	long_name(past_head, sizeof past_head);
-	kept(at_head, sizeof at_head) ? pass++ : fail++;
-	!kept(past_head, sizeof past_head) ? pass++ : fail++;
+	if (kept(at_head, sizeof at_head)) {
+		pass++;
+	} else {
+		fail++;
+		printf("FAIL: a runtime class name of %d bytes tokenized, "
+		       "want kept\n", HEAD);
+	}
+	if (!kept(past_head, sizeof past_head)) {
+		pass++;
+	} else {
+		fail++;
+		printf("FAIL: a runtime class name of %d bytes kept, want "
+		       "tokenized: it was decided on its head\n", HEAD + 1);
+	}
 	printf("namerule: %u passed, %u failed\n", pass, fail);
 	return fail != 0;
 }
