@@ -28,7 +28,7 @@ SHIM = $(BUILD)/libhprofstrip.so
 LAUNCHER = $(BUILD)/hprofstrip-run
 TESTBIN = $(BUILD)/splitcheck $(BUILD)/oracle $(BUILD)/replay \
 	$(BUILD)/libreenter.so $(BUILD)/policytest $(BUILD)/strcheck \
-	$(BUILD)/redactcheck $(BUILD)/embedtest $(BUILD)/holdtest
+	$(BUILD)/redactcheck $(BUILD)/embedtest $(BUILD)/holdtest $(BUILD)/namerule
 ARCHIVE = $(BUILD)/libhprofstrip.a
 
 all: $(TOOLS) $(SHIM) $(LAUNCHER) $(ARCHIVE)
@@ -119,6 +119,10 @@ $(BUILD)/strcheck: tests/strcheck.c $(WALK) | $(BUILD)
 $(BUILD)/redactcheck: tests/redactcheck.c $(WALK) | $(BUILD)
 	$(CC) $(ALL_CFLAGS) -o $@ tests/redactcheck.c tests/walk.c $(LDFLAGS)
 
+# the names level's rule over a table of texts, through the engine's API
+$(BUILD)/namerule: tests/namerule.c $(ENGINE) $(HDRS) | $(BUILD)
+	$(CC) $(ALL_CFLAGS) -o $@ tests/namerule.c $(ENGINE) $(LDFLAGS)
+
 # the replay driver loads the stub of the runtime it replays
 STUBS = $(BUILD)/stub/libjvm.so $(BUILD)/stub/libart.so
 
@@ -149,6 +153,7 @@ check: deps all $(TESTBIN) check-man
 	$(MAKE) check-sanitize
 	$(BUILD)/policytest
 	$(BUILD)/holdtest
+	$(BUILD)/namerule
 	CC="$(CC)" tests/circles.sh
 	tests/engine-modes.py
 	BUILD=$(BUILD) tests/unit.sh

@@ -15,8 +15,10 @@
 # the originals in a names map (OUT.names, --names-map, DUMP.names beside a
 # shim's dump) that hprofrestore --unredact puts back. "Secrets names"
 # prints the application's names a dump holds (Customer's class name, its
-# fields, the literals of a thread's name); tests/pair-names checks a
-# names-level dump against the values level's and the map.
+# fields, the literals of a thread's name); "Secrets literals" the secret
+# parts of literals shaped like the runtime's names, which the names level
+# tokenizes whole; tests/pair-names checks a names-level dump against the
+# values level's and the map.
 
 load common
 
@@ -46,12 +48,13 @@ clear_env() {
 setup_file() {
 	clear_env
 	# test drivers, not among make all's: built here (a suite run alone has them)
-	build_tests oracle replay splitcheck redactcheck
+	build_tests oracle replay splitcheck redactcheck namerule
 	"$JUDGE" build >&2
 	local d=$BATS_FILE_TMPDIR
 	java -cp "$B/java" Secrets expect >"$d/expect"
 	java -cp "$B/java" Secrets fields >"$d/fields"
 	java -cp "$B/java" Secrets names >"$d/names"
+	java -cp "$B/java" Secrets literals >"$d/literals"
 	timeout "$TMO" java -cp "$B/java" Secrets dump "$d/orig.hprof" >&2
 	"$STRIP" -o "$d/plain.hprof" "$d/orig.hprof"
 	"$RESTORE" -o "$d/plain.r.hprof" "$d/plain.hprof"
@@ -68,6 +71,9 @@ setup() {
 	mapfile -t PATS < <(cut -d' ' -f2 "$D/expect")
 	# the names to scan for, from Secrets names ("NAME HEX" lines)
 	mapfile -t NAMES < <(cut -d' ' -f2 "$D/names")
+	# the secret parts of literals shaped like the runtime's names, from
+	# Secrets literals ("PART HEX" lines)
+	mapfile -t LITS < <(cut -d' ' -f2 "$D/literals")
 }
 
 # assert_no_secret DUMP: find-bytes finds none of Secrets' patterns in DUMP
@@ -111,6 +117,22 @@ assert_every_name() {
 		n=$(printf '%s\n' "$output" | sed -n "s/^$hex //p")
 		[ "${n:-0}" -ge 1 ] || fail "$1: no $name ($hex): $output"
 	done <"$D/names"
+}
+
+# assert_literals HOW FILE: find-bytes finds each of the literals' secret
+# parts in FILE (HOW "each") or none of them (HOW "none")
+assert_literals() {
+	local part hex n
+	run "$FIND" "$2" "${LITS[@]}"
+	if [ "$1" = none ]; then
+		[ "$status" -eq 0 ] || fail "$2 holds the literals' secrets: $output"
+		return
+	fi
+	[ "$status" -eq 1 ] || fail "find-bytes: status $status on $2: $output"
+	while read -r part hex; do
+		n=$(printf '%s\n' "$output" | sed -n "s/^$hex //p")
+		[ "${n:-0}" -ge 1 ] || fail "$2: no $part ($hex): $output"
+	done <"$D/literals"
 }
 
 # map_names MAP: the records of MAP, a names map, framed to its end
@@ -613,6 +635,75 @@ Try 'hprofstrip --help'."
 	assert_success
 	assert_equal "$stderr" ""
 	[ -s "$T/quiet.hprof.names" ]
+}
+
+# rule_words FILE: the names level's rule as FILE says it (the README's
+# list, names.c's comment), its words on one line
+rule_words() {
+	sed -n '/A text stays readable only when the whole text/,/seen whole\./p' "$1" |
+		sed -e 's/^ *\* \{0,1\}//' -e 's/^ *//' | tr -s ' \n' '  '
+}
+
+@test "README: the names level's rule is names.c's, word for word" {
+	local readme code
+	readme=$(rule_words "$ROOT/README.md")
+	code=$(rule_words "$ROOT/strip/engine/names.c")
+	[[ $readme == *"seen whole."* ]] || fail "no rule in README.md: $readme"
+	assert_equal "$code" "$readme"
+}
+
+@test "the names rule over a table of texts (tests/namerule.c): the runtime's names kept, texts shaped like them tokens; hprofstrip --redact=names of the table passes redactcheck --names, whose rule is its own copy" {
+	run "$B/namerule"
+	assert_success
+	assert_output --regexp "^namerule: [1-9][0-9]* passed, 0 failed$"
+	"$B/namerule" -w "$T/rule.hprof"
+	HPROFSTRIP_NAMES_KEY=$KEY "$STRIP" --redact=names -o "$T/red.hprof" "$T/rule.hprof"
+	run "$B/redactcheck" --names "$T/red.hprof.names" "$T/rule.hprof" "$T/red.hprof"
+	assert_success
+	assert_output --regexp ", [1-9][0-9]* names tokenized, [1-9][0-9]* kept$"
+}
+
+@test "--redact=names: literals that start or look like the runtime's names (markup, '=', ':', ';', spaces, tabs, newlines, an application class in a descriptor, past 256 bytes) are tokenized whole; redactcheck --names fails on a prefix rule's output" {
+	# each secret part is in the JVM's dump, and stays at the values level
+	# (it keeps every symbol the runtime made)
+	assert_literals each "$D/orig.hprof"
+	assert_literals each "$D/values.hprof"
+	HPROFSTRIP_NAMES_KEY=$KEY "$STRIP" --redact=names -o "$T/red.hprof" "$D/orig.hprof"
+	assert_literals none "$T/red.hprof"
+	assert_literals each "$T/red.hprof.names"
+	run "$B/redactcheck" --names "$T/red.hprof.names" "$D/orig.hprof" "$T/red.hprof"
+	assert_success
+	# the runtime's names stay: classes, descriptors, <init>
+	run "$PAIR" "$D/values.hprof" "$T/red.hprof" "$T/red.hprof.names" \
+		java/lang/Thread "Ljava/lang/String;" "(Ljava/lang/String;)V" "[[I" \
+		"<clinit>" "<resolved_references>"
+	assert_success
+	assert_line --index 2 "java/lang/Thread kept"
+	assert_line --index 3 "Ljava/lang/String; kept"
+	assert_line --index 4 "(Ljava/lang/String;)V kept"
+	assert_line --index 5 "[[I kept"
+	assert_line --index 6 "<clinit> kept"
+	assert_line --index 7 "<resolved_references> kept"
+	# a writer that keeps what starts like a runtime name: a literal such
+	# as java.security.cert.Certificate: back; the checker says where
+	run "$ROOT/tests/names-fixture" prefixed "$D/orig.hprof" "$T/red.hprof" \
+		"$T/red.hprof.names" "$T/prefixed.hprof"
+	assert_success
+	[ "$output" -ge 0 ] || fail "names-fixture found no such literal"
+	local off=$output
+	run "$B/redactcheck" --names "$T/red.hprof.names" "$D/orig.hprof" "$T/prefixed.hprof"
+	assert_failure 1
+	assert_output --regexp "^redactcheck: $T/prefixed.hprof: offset $off: STRING 0x[0-9a-f]+ .*: not tokenized: the original text"
+}
+
+@test "shim: HPROFSTRIP_REDACT=names under a real JVM: literals shaped like the runtime's names leave no secret in the dump, each in the map" {
+	HPROFSTRIP_REDACT=names HPROFSTRIP_SNIFF=no HPROFSTRIP_PATTERN='*.red.hprof' \
+		LD_PRELOAD=$SHIM timeout "$TMO" java -cp "$B/java" Secrets dump \
+		"$T/x.plain.hprof" "$T/x.red.hprof" 2>"$T/err"
+	assert_literals each "$T/x.plain.hprof"
+	assert_literals none "$T/x.red.hprof"
+	assert_literals each "$T/x.red.hprof.names"
+	assert_stripped_dump "$T/x.red.hprof"
 }
 
 @test "--redact=names, restored: with --unredact the values level's dump byte for byte, VisualVM's plain histogram; without it, the same histogram under tokens" {

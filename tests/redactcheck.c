@@ -79,20 +79,28 @@
  *     ORIGINAL's id size, REDACTED's time stamp, then STRING records only, one for
  *     each tokenized text, in REDACTED's order, with its id and
  *     ORIGINAL's text byte for byte; none for a kept text, none more.
- * The rule, what stays readable: a text that
- *   - starts as a name of the runtime's classes does (the prefixes above,
- *     then '/' or '.'), also after a run of '[' and an 'L' (HotSpot's
- *     array classes: [Ljava/lang/String;);
- *   - is a HotSpot array of a primitive type: a run of '[' then one of
- *     ZBCSIJFD ("[B", "[[I");
- *   - is ART's: a primitive type's name then one "[]" or more ("byte[]",
- *     "int[][]");
- *   - is "<" ... ">" whole, of at most 64 bytes (<init>, <clinit>,
- *     <resolved_references>: a writer decides from a text's first 64);
- *   - starts "shadow$" (ART's shadow$_klass_);
- *   - is one of the member and heap names the viewers read (the list in
- *     kept_words below: value, count, next, table ...);
- *   - is empty (nothing to tokenize).
+ * The rule, what stays readable: a text of at most 256 bytes (a writer
+ * decides on a text's first 256 bytes: a longer one is tokenized) that is
+ * whole
+ *   - a name of the runtime's classes: pieces of [A-Za-z0-9_$], two or
+ *     more, joined by '/' (HotSpot) or by '.' (ART), one of the two
+ *     throughout, that starts as the prefixes above say; then maybe
+ *     "+0x" and lower-case hex digits (HotSpot's hidden classes:
+ *     java/lang/invoke/LambdaForm$MH+0x0000000800c01000) or "-IA" (ART's
+ *     java.lang.String-IA);
+ *   - a field descriptor: a run of '[' (none too), then one of ZBCSIJFD
+ *     or 'L', a runtime class's name joined by '/', ';' ("I", "[[I",
+ *     "[Ljava/lang/String;");
+ *   - a method descriptor: '(', field descriptors as above, ')', 'V' or a
+ *     field descriptor ("()V", "(Ljava/lang/String;I)Z");
+ *   - ART's: a primitive type's name, or a runtime class's name joined
+ *     by '.', then one "[]" or more ("byte[]", "java.lang.Object[][]"),
+ *     or a primitive type's name or "void" alone;
+ *   - one of the member and heap names the viewers read and the names the
+ *     runtimes' dumpers make (the list in kept_words below: value, count,
+ *     next, table ..., <init>, <clinit>, <resolved_references>,
+ *     shadow$_klass_ ...);
+ *   - empty (nothing to tokenize).
  *
  * --withheld N: a one-pass writer cannot know an instance's layout when a
  * class dump of its chain comes after it (ART, the JDK 6 hprof agent), so
@@ -892,6 +900,11 @@ static const char *const kept_words[] = {
 	"HI_BYTE_SHIFT", "LO_BYTE_SHIFT", "annotationDataOffset",
 	"annotationTypeOffset", "defaults", "map", "properties", "props",
 	"runnerOffset", "systemProperties", "val", "waitersOffset",
+	/* the names the dumpers make: HotSpot's methods and statics */
+	"<init>", "<clinit>", "<resolved_references>", "<init_lock>",
+	/* ART's statics, fields and heap names; Dalvik's static */
+	"$classOverhead", "$classOverhead2", "runtimeInternalObjects",
+	"shadow$_klass_", "shadow$_monitor_", "<ILLEGAL>", "$staticOverhead",
 };
 
 /* Is s (n bytes) exactly the C string w? */
@@ -920,30 +933,113 @@ static int primitive_name(const unsigned char *s, uint64_t n)
 	return 0;
 }
 
+/* A byte of a piece of a class name. */
+static int piece_byte(unsigned c)
+{
+	return c == '_' || c == '$' || (c >= '0' && c <= '9') ||
+	       (c >= 'A' && c <= 'Z') || (c >= 'a' && c <= 'z');
+}
+
+/* s (n bytes) less a suffix the runtimes give class names: "-IA", or
+   "+0x" and lower-case hex digits; its length without it. */
+static uint64_t unsuffixed(const unsigned char *s, uint64_t n)
+{
+	uint64_t i;
+
+	if (n >= 3 && s[n - 3] == '-' && s[n - 2] == 'I' && s[n - 1] == 'A')
+		return n - 3;
+	for (i = n; i > 0; i--)
+		if (!((s[i - 1] >= '0' && s[i - 1] <= '9') ||
+		      (s[i - 1] >= 'a' && s[i - 1] <= 'f')))
+			break;
+	if (i < n && i >= 3 && s[i - 3] == '+' && s[i - 2] == '0' &&
+	    s[i - 1] == 'x')
+		return i - 3;
+	return n;
+}
+
+/* Is s (n bytes) a runtime class's name, its pieces joined by sep? */
+static int class_of_runtime(const unsigned char *s, uint64_t n, unsigned sep)
+{
+	uint64_t m = unsuffixed(s, n), i, start = 0, pieces = 0;
+
+	for (i = 0; i <= m; i++) {
+		if (i < m && s[i] != sep) {
+			if (!piece_byte(s[i]))
+				return 0;
+			continue;
+		}
+		if (i == start)  /* an empty piece */
+			return 0;
+		pieces++;
+		start = i + 1;
+	}
+	return pieces >= 2 && runtime_name(s, m);
+}
+
+/* The field descriptor at s + *at (within n bytes): 1, *at past it; 0
+   when there is none there. */
+static int field_type(const unsigned char *s, uint64_t n, uint64_t *at)
+{
+	uint64_t i = *at, j;
+
+	while (i < n && s[i] == '[')
+		i++;
+	if (i == n)
+		return 0;
+	if (memchr("ZBCSIJFD", s[i], 8)) {
+		*at = i + 1;
+		return 1;
+	}
+	if (s[i] != 'L')
+		return 0;
+	for (j = i + 1; j < n && s[j] != ';'; j++)
+		;
+	if (j == n || !class_of_runtime(s + i + 1, j - i - 1, '/'))
+		return 0;
+	*at = j + 1;
+	return 1;
+}
+
+static int method_type(const unsigned char *s, uint64_t n)
+{
+	uint64_t at = 1;
+
+	if (n < 3 || s[0] != '(')
+		return 0;
+	while (at < n && s[at] != ')')
+		if (!field_type(s, n, &at))
+			return 0;
+	if (at + 2 == n && s[at + 1] == 'V')
+		return 1;
+	at++;
+	return at < n && field_type(s, n, &at) && at == n;
+}
+
+/* ART's class names: int, void, byte[], java.lang.Object[][] */
+static int art_class(const unsigned char *s, uint64_t n)
+{
+	uint64_t e = n;
+
+	while (e >= 2 && s[e - 2] == '[' && s[e - 1] == ']')
+		e -= 2;
+	if (e == n)
+		return primitive_name(s, n) || is(s, n, "void");
+	return primitive_name(s, e) || class_of_runtime(s, e, '.');
+}
+
 /* Does the rule keep the text s (n bytes)? */
 static int name_kept(const unsigned char *s, uint64_t n)
 {
-	uint64_t d = 0, e = n;
+	uint64_t at = 0;
 
 	if (n == 0)
 		return 1;
-	while (d < n && s[d] == '[')
-		d++;
-	if (d) /* HotSpot arrays: [Ljava/lang/String; or [[I */
-		return (d + 1 < n && s[d] == 'L' &&
-		        runtime_name(s + d + 1, n - d - 1)) ||
-		       (d + 1 == n && memchr("ZBCSIJFD", s[d], 8));
-	if (runtime_name(s, n))
-		return 1;
-	if (n >= 7 && !memcmp(s, "shadow$", 7))
-		return 1;
-	if (n >= 2 && n <= 64 && s[0] == '<' && s[n - 1] == '>')
-		return 1;
-	while (e >= 2 && s[e - 2] == '[' && s[e - 1] == ']')
-		e -= 2;
-	if (e < n) /* ART arrays: byte[], int[][] */
-		return primitive_name(s, e);
-	return kept_word(s, n);
+	if (n > 256)
+		return 0;
+	return class_of_runtime(s, n, '/') || class_of_runtime(s, n, '.') ||
+	       (field_type(s, n, &at) && at == n) || method_type(s, n) ||
+	       art_class(s, n) || kept_word(s, n);
 }
 
 static int word_byte(unsigned c)

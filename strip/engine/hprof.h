@@ -353,12 +353,17 @@ int hs_framework_name(const char *s, size_t n);
 /* HS_REDACT_NAMES: names go too. The text of every STRING record (the
  * names of classes, packages, fields, methods, source files and threads,
  * and in HotSpot dumps the string literals of loaded classes) goes out as
- * a token of the same length, unless hs_name_kept says it is the
- * runtime's: its class names (the prefixes of the rule above, also as
- * array classes), primitive array classes ([B, byte[]), the runtime's
- * internal names (<init>, <resolved_references> and the like, up to 64
- * bytes; ART's shadow$...) and the member and heap names the viewers read (a
- * list in names.c: value, count, table, next...). A token keeps the
+ * a token of the same length, unless hs_name_kept says the whole text
+ * is the runtime's: a runtime class's name (identifiers joined by '/' or
+ * by '.', its package one of the prefixes of the rule above; HotSpot's
+ * hidden classes' +0x... and ART's -IA after it), a field or method
+ * descriptor whose every class is a runtime class ([B, [[I,
+ * Ljava/lang/String;, (Ljava/lang/String;I)V), ART's primitive and
+ * array class names (int, byte[], java.lang.String[]), or one of a list
+ * in names.c (the member and heap names the viewers read: value, count,
+ * table, next...; the names the dumpers make: <init>, <clinit>,
+ * <resolved_references>, shadow$_klass_...). A text of more than 256
+ * bytes is not decided on: it becomes a token. A token keeps the
  * shape of a name: separators and punctuation stay, each letter or digit
  * becomes one of its kind from a keyed hash of its word up to it, so a
  * word has the same token wherever it appears in the dump (packages group
@@ -379,8 +384,8 @@ struct hs_names {
 	void *user;
 };
 
-/* Does the text (n bytes at s, the start of it unless whole) name what
- * HS_REDACT_NAMES keeps? */
+/* Does the text (n bytes at s) name what HS_REDACT_NAMES keeps? Only a
+ * whole text can: 0 unless whole (n is the start of a longer text). */
 int hs_name_kept(const char *s, size_t n, int whole);
 
 /* Where output goes; every output byte leaves through it. write()
@@ -648,9 +653,12 @@ struct hs_state {
 		unsigned char in_segments;/* the input's segments lack their
 		                             END */
 		unsigned char need_end;   /* segments went out: an END is due */
-		unsigned char scratch[72];/* the longest unit gathered: a class
-		                             dump's fixed part, 67 bytes with
-		                             8-byte ids */
+		unsigned char scratch[264];/* the longest unit gathered: a
+		                             STRING record's id and the head
+		                             of its text the names rule
+		                             decides on, 8 + 256 bytes
+		                             (names.c); a class dump's fixed
+		                             part is 67 bytes with 8-byte ids */
 		unsigned char rec_hdr[9];
 		unsigned char info[16];   /* HS_APP_ONLY strip: the
 		                             HEAP_DUMP_INFO waiting (1 + id +

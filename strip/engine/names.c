@@ -2,10 +2,11 @@
  * HS_REDACT_NAMES and HS_UNREDACT (see hprof.h): the text of STRING
  * records, tokenized or given back.
  *
- * A STRING record's id and the start of its text are read (PH_NAME); the
- * rule (hs_name_kept) decides from them whether the name stays. A text
- * that does not goes out as a token of the same length, byte for byte as
- * it comes (PH_NAME_TEXT), while its original goes to the caller's map;
+ * A STRING record's id and its text, up to HEAD bytes of it, are read
+ * (PH_NAME); the rule (hs_name_kept) decides from the whole text whether
+ * it stays, and a longer text does not. A text that does not goes out as
+ * a token of the same length, byte for byte as it comes (PH_NAME_TEXT),
+ * while its original goes to the caller's map;
  * unredacting, a text the caller's map names goes out as the map has it.
  * Record lengths never change. Every hook does nothing unless names are
  * on.
@@ -14,20 +15,31 @@
 
 #include <stdlib.h>
 
-/* The bytes of text read before the rule decides: enough for every name
- * the list holds and every prefix the rule looks at. */
-#define HEAD 64u
+/* The bytes of text read before the rule decides. The rule needs a text
+ * whole: a longer one is tokenized whole (fail closed). Every name a
+ * dump's records use (classes, fields, statics, frames) is at most 166
+ * bytes in the corpus and in JDK 17 dumps; the longer texts the runtime
+ * makes are method descriptors no record uses (README: "The two
+ * levels"). */
+#define HEAD 256u
+_Static_assert(sizeof ((struct hs_state *)0)->scratch >= 8 + HEAD,
+               "a STRING record's id and head fit in scratch");
 
 /* ---- the rule ---------------------------------------------------------- */
 
-/* Member and heap names the viewers read, kept readable (in strcmp
- * order, for bsearch: a name out of order would not be found): the
- * fields of the runtime's classes that
+/* The runtime's fixed names (in strcmp order, for bsearch: a name out of
+ * order would not be found): the fields of the runtime's classes that
  * Eclipse MAT, VisualVM and Android Studio decode (String, Thread,
  * collections, references, boxes), the statics VisualVM sizes objects
  * by (Class$Atomic's and FutureTask's Unsafe offsets, System.props and
- * the keys it reads there), and ART's heap names. */
+ * the keys it reads there); the names HotSpot's dumper writes (<init>,
+ * <clinit>, the statics <resolved_references> and <init_lock>); ART's
+ * (its heap names, the statics $classOverhead and $classOverhead2, the
+ * fields runtimeInternalObjects, shadow$_klass_ and shadow$_monitor_,
+ * <ILLEGAL>); Dalvik's static $staticOverhead. */
 static const char *const kept[] = {
+	"$classOverhead", "$classOverhead2", "$staticOverhead", "<ILLEGAL>",
+	"<clinit>", "<init>", "<init_lock>", "<resolved_references>",
 	"HI_BYTE_SHIFT", "LO_BYTE_SHIFT", "accessOrder", "after",
 	"annotationDataOffset", "annotationTypeOffset", "app", "baseCount",
 	"before", "c", "call", "capacityIncrement", "cause", "classLoader",
@@ -43,7 +55,8 @@ static const char *const kept[] = {
 	"nextTable", "nthreads", "offset", "ordinal", "packageName",
 	"packages", "parent", "path", "precision", "prev", "priority",
 	"properties", "props", "queue", "referent", "right", "root", "run",
-	"runnerOffset", "s", "scale", "signum", "size", "sizeCtl",
+	"runnerOffset", "runtimeInternalObjects", "s", "scale",
+	"shadow$_klass_", "shadow$_monitor_", "signum", "size", "sizeCtl",
 	"stackSize", "stackTrace", "suppressedExceptions",
 	"systemProperties", "table", "tail", "target", "threadLocals",
 	"threadStatus", "threads", "threshold", "tid", "toString",
@@ -61,7 +74,7 @@ static int in_list(const char *s, size_t n)
 	char buf[32];
 	const char *p = buf;
 
-	if (n >= sizeof buf)
+	if (n >= sizeof buf || memchr(s, 0, n))
 		return 0;
 	memcpy(buf, s, n);
 	buf[n] = 0;
@@ -69,13 +82,90 @@ static int in_list(const char *s, size_t n)
 	               cmp_name) != NULL;
 }
 
-/* A primitive type's descriptor letter (HotSpot's [I). */
-static int prim_letter(const char *s, size_t n)
+/* A byte of a Java identifier, ASCII only: a letter, a digit, '_', '$'. */
+static int ident_byte(unsigned char c)
 {
-	return n == 1 && s[0] && strchr("ZBCSIJFD", s[0]) != NULL;
+	return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') ||
+	       (c >= '0' && c <= '9') || c == '_' || c == '$';
 }
 
-/* A primitive type's name (ART's int[]). */
+/* The length of a class name's suffix the runtime adds: HotSpot's hidden
+ * classes' "+0x" and hex digits (java/lang/invoke/LambdaForm$MH+0x...),
+ * the "-IA" of ART's synthetic classes (java.lang.String-IA); else 0. */
+static size_t class_suffix(const char *s, size_t n)
+{
+	size_t i = n;
+
+	if (n >= 3 && !memcmp(s + n - 3, "-IA", 3))
+		return 3;
+	while (i && strchr("0123456789abcdef", s[i - 1]) && s[i - 1])
+		i--;
+	return i < n && i >= 3 && !memcmp(s + i - 3, "+0x", 3) ? n - i + 3
+	                                                       : 0;
+}
+
+/* A runtime class's name, whole: two identifiers or more joined by sep
+ * ('/': HotSpot's internal form; '.': ART's binary name), its package
+ * one of hs_framework_name's, and maybe a suffix above. */
+static int class_name(const char *s, size_t n, char sep)
+{
+	size_t i, seg = 0, seps = 0;
+
+	n -= class_suffix(s, n);
+	for (i = 0; i < n; i++) {
+		if (s[i] == sep) {
+			if (!seg)
+				return 0;
+			seg = 0;
+			seps++;
+		} else if (ident_byte((unsigned char)s[i])) {
+			seg++;
+		} else {
+			return 0;
+		}
+	}
+	return seg && seps && hs_framework_name(s, n);
+}
+
+/* The length of the field descriptor (JVMS 4.3.2) that s starts with: a
+ * run of '[', then a base type letter or L, a runtime class's internal
+ * name and ';'; else 0. */
+static size_t field_desc(const char *s, size_t n)
+{
+	const char *semi;
+	size_t d = 0;
+
+	while (d < n && s[d] == '[')
+		d++;
+	if (d == n)
+		return 0;
+	if (s[d] && strchr("BCDFIJSZ", s[d]))
+		return d + 1;
+	if (s[d] != 'L' || !(semi = memchr(s + d, ';', n - d)))
+		return 0;
+	return class_name(s + d + 1, (size_t)(semi - s) - d - 1, '/')
+	       ? (size_t)(semi - s) + 1 : 0;
+}
+
+/* A method descriptor (JVMS 4.3.3), whole, each class in it the
+ * runtime's: (Ljava/lang/String;I)V */
+static int method_desc(const char *s, size_t n)
+{
+	size_t i = 1, k;
+
+	if (n < 3 || s[0] != '(')
+		return 0;
+	while (i < n && s[i] != ')') {
+		if (!(k = field_desc(s + i, n - i)))
+			return 0;
+		i += k;
+	}
+	if (++i >= n)
+		return 0;
+	return (i + 1 == n && s[i] == 'V') || field_desc(s + i, n - i) == n - i;
+}
+
+/* A primitive type's name, as ART spells it. */
 static int prim_name(const char *s, size_t n)
 {
 	static const char *const prim[] = { "boolean", "byte", "char", "short",
@@ -88,33 +178,60 @@ static int prim_name(const char *s, size_t n)
 	return 0;
 }
 
-int hs_name_kept(const char *s, size_t n, int whole)
+/* ART's class names: a primitive type's name (int), alone or with "[]"
+ * for each dimension (int[][]); void alone; a runtime class's binary name
+ * with "[]" for each dimension (java.lang.String[]). */
+static int art_name(const char *s, size_t n)
 {
-	size_t d = 0, e = n;
+	size_t e = n;
 
-	/* HotSpot's array classes: [[I, [Ljava/lang/String; */
-	while (d < n && s[d] == '[')
-		d++;
-	if (d && d < n && s[d] == 'L')
-		return hs_framework_name(s + d + 1, n - d - 1);
-	if (d)
-		return whole && prim_letter(s + d, n - d);
-	if (hs_framework_name(s, n))
-		return 1;
-	/* the runtime's internal names: <init>, <resolved_references>,
-	 * ART's shadow$_klass_ */
-	if (n >= 7 && !memcmp(s, "shadow$", 7))
-		return 1;
-	if (!whole)
-		return 0;
-	if (n >= 2 && s[0] == '<' && s[n - 1] == '>')
-		return 1;
-	/* ART's array classes: int[], byte[][] */
 	while (e >= 2 && s[e - 2] == '[' && s[e - 1] == ']')
 		e -= 2;
-	if (e < n)
-		return prim_name(s, e);
-	return in_list(s, n);
+	if (prim_name(s, e) || (e == n && n == 4 && !memcmp(s, "void", 4)))
+		return 1;
+	return e < n && class_name(s, e, '.');
+}
+
+/*
+ * The rule (the README says it in these words, "The two levels"):
+ *
+ * A text stays readable only when the whole text is the runtime's,
+ * decided from the grammar of JVM names and descriptors (JVMS 4.2-4.3),
+ * not from how it starts:
+ * - a runtime class's name: identifiers (ASCII letters, digits, `_`, `$`)
+ *   joined by `/` (HotSpot's `java/lang/String`) or by `.` (ART's
+ *   `java.lang.String`), one of the two throughout, its package one of
+ *   the runtime's (the prefixes of the values level,
+ *   `hs_framework_name`); then maybe HotSpot's hidden-class suffix (`+0x`
+ *   and hex digits: `java/lang/invoke/LambdaForm$MH+0x0000000800c01000`)
+ *   or ART's `-IA`;
+ * - a field or method descriptor whose every class is a runtime class:
+ *   `I`, `[B`, `[[I`, `Ljava/lang/String;`, `[Ljava/lang/Object;`,
+ *   `(Ljava/lang/String;I)V` (an application class in a descriptor is a
+ *   name to hide: the whole descriptor becomes a token);
+ * - ART's primitive and array class names: `int`, `void`, `byte[]`,
+ *   `java.lang.String[]`;
+ * - a fixed list (`kept[]` in `names.c`): about a hundred member and heap
+ *   names the viewers read (`value`, `count`, `table`, `next`, `name`,
+ *   `referent`, VisualVM's `props` and `Unsafe` offsets...) and the names
+ *   the dumpers make: HotSpot's `<init>`, `<clinit>`,
+ *   `<resolved_references>`, `<init_lock>`; ART's `shadow$_klass_`,
+ *   `shadow$_monitor_`, `$classOverhead`, `$classOverhead2`,
+ *   `runtimeInternalObjects`, `<ILLEGAL>`; Dalvik's `$staticOverhead`.
+ *
+ * Anything else becomes a token: a text with `=`, a space, a tab, a
+ * newline, `:`, a `;` outside a descriptor or markup is no name, so
+ * `javax.net.ssl.keyStorePassword=S3cr3tPW` and `<apiKey>...</apiKey>`
+ * go whole. So does every text longer than 256 bytes: the engine decides
+ * on a text's first 256 bytes and never keeps one it has not seen whole.
+ */
+int hs_name_kept(const char *s, size_t n, int whole)
+{
+	if (!whole || !n)
+		return 0;
+	return class_name(s, n, '/') || class_name(s, n, '.') ||
+	       field_desc(s, n) == n || method_desc(s, n) || art_name(s, n) ||
+	       in_list(s, n);
 }
 
 /* ---- tokens ------------------------------------------------------------ */

@@ -15,6 +15,9 @@
  *                                          that a dump of this heap holds
  *                                          and the names level must hide
  *                                          (below); exit 0
+ *   java -cp DIR Secrets literals          print the secret parts of the
+ *                                          literals the names level must
+ *                                          tokenize (below); exit 0
  *   java -cp DIR Secrets dump FILE...      build, then dump via
  *                                          HotSpotDiagnosticMXBean
  *                                          (live=true) to each FILE in turn,
@@ -30,6 +33,13 @@
  *   - WORKER: a started daemon thread named "payments-worker", parked until
  *     the program ends. Its name is joined at run time from THREAD_WORDS,
  *     so that no String literal in the heap holds it whole.
+ *   - LITERALS: String literals (symbols in a HotSpot dump) that start as
+ *     the runtime's names do, or are shaped like them, and hold a secret
+ *     part: markup, '=' and ':' after a runtime class name, a descriptor
+ *     with a space or of an application class, tabs and newlines, a
+ *     runtime class name longer than the 256 bytes a writer decides on.
+ *     javac folds each "..." + CONSTANT into one literal, as it would a
+ *     password constant joined to a property name.
  *
  * The expected output is read from the classes by reflection (or from the
  * constants the heap is built with), never written twice: the tests scan
@@ -69,6 +79,10 @@
  * the held files take its dump slots, so FILE is a dump it cannot
  * strip.
  *
+ * Output of "literals": one "PART HEX" line per secret part of LITERALS
+ * (SECRET_PARTS), in that order, as "names" prints names: none may be
+ * left in a names-level dump, each is in its names map.
+ *
  * Standard output carries only the documented lines; errors go to stderr
  * with exit status 1 (2 for usage errors). The MXBean (JDK 17) refuses a
  * FILE that exists or does not end in ".hprof".
@@ -98,7 +112,39 @@ public final class Secrets {
     /** The shortest field name or word "names" prints (see above). */
     static final int NAME_MIN = 8;
 
-    static final String USAGE = "Secrets expect | fields | names | dump FILE... | hold N DIR FILE";
+    /** The secret parts of LITERALS, one a literal (a word of 8 letters
+     * and digits or more: no part of a name the runtime keeps). */
+    static final String S_XML = "XmlSecretJ0", S_PW = "S3cr3tPW",
+        S_JAAS = "LongSecretM3xxxxxxxx", S_EQ = "SecretEq4wd",
+        S_TAG = "SecretTag5x", S_SHADOW = "secretpw6Q", S_SPACE = "SecretSp7",
+        S_SIG = "SecretSig8", S_SEMI = "SecretSemi9", S_COLON = "SecretColonA1",
+        S_TAB = "SecretTabB2", S_NL = "SecretNlC3", S_ARRAY = "SecretArrF6",
+        S_ART = "SecretArtG7", S_ANGLE = "SecretAngleH8", S_HEAD = "SecretHeadE5";
+    static final String[] SECRET_PARTS = { S_XML, S_PW, S_JAAS, S_EQ, S_TAG,
+        S_SHADOW, S_SPACE, S_SIG, S_SEMI, S_COLON, S_TAB, S_NL, S_ARRAY, S_ART,
+        S_ANGLE, S_HEAD };
+    /** 50 letters: six make a runtime class name longer than 256 bytes. */
+    static final String X50 = "abcdefghijklmnopqrstuvwxyzabcdefghijklmnopqrstuvwx";
+    static final Object[] LITERALS = {
+        "<apiKey>" + S_XML + "</apiKey>",
+        "javax.net.ssl.keyStorePassword=" + S_PW,
+        "java.security.auth.login.config=/etc/x.conf;user=admin;password=" + S_JAAS,
+        "java.lang.String=" + S_EQ,
+        "<a>" + S_TAG + "</a>",
+        "shadow$" + S_SHADOW,
+        "Ljava/lang/" + S_SPACE + " PW;",
+        "(Lcom/acme/" + S_SIG + ";)V",
+        "java/util/Map;password=" + S_SEMI,
+        "sun.misc.Secret: " + S_COLON,
+        "java.lang.Object\t" + S_TAB,
+        "java.lang.Object\n" + S_NL,
+        "[Ljava/lang/String;" + S_ARRAY,
+        "java.lang.String[]" + S_ART,
+        "<" + S_ANGLE + ">",
+        "java/lang/" + X50 + X50 + X50 + X50 + X50 + X50 + S_HEAD,
+    };
+
+    static final String USAGE = "Secrets expect | fields | names | literals | dump FILE... | hold N DIR FILE";
 
     public static void main(String[] argv) {
         List<String> args = Arrays.asList(argv);
@@ -119,6 +165,10 @@ public final class Secrets {
             case "names":
                 HeapBuilder.Cli.expectArgs(USAGE, args, 1, 1);
                 System.out.print(names());
+                break;
+            case "literals":
+                HeapBuilder.Cli.expectArgs(USAGE, args, 1, 1);
+                System.out.print(literals());
                 break;
             case "dump":
                 HeapBuilder.Cli.expectArgs(USAGE, args, 2, Integer.MAX_VALUE);
@@ -263,6 +313,28 @@ public final class Secrets {
         return out.toString();
     }
 
+    /** The "literals" lines; each part in its literal, once. */
+    static String literals() {
+        StringBuilder out = new StringBuilder();
+        for (int i = 0; i < SECRET_PARTS.length; i++) {
+            String p = SECRET_PARTS[i], l = (String) LITERALS[i];
+            if (p.length() < NAME_MIN || l.indexOf(p) < 0 || l.indexOf(p) != l.lastIndexOf(p)) {
+                throw new IllegalStateException("literal " + i + " does not hold " + p + " once");
+            }
+            out.append(p).append(' ').append(hexOf(p)).append('\n');
+        }
+        return out.toString();
+    }
+
+    /** s's bytes (UTF-8) in lower-case hex, as tests/find-bytes takes them. */
+    static String hexOf(String s) {
+        StringBuilder out = new StringBuilder();
+        for (byte b : s.getBytes(java.nio.charset.StandardCharsets.UTF_8)) {
+            out.append(String.format("%02x", b & 0xff));
+        }
+        return out.toString();
+    }
+
     /** The "names" lines. */
     static String names() {
         List<String> names = new ArrayList<>();
@@ -285,11 +357,7 @@ public final class Secrets {
         }
         StringBuilder out = new StringBuilder();
         for (String n : names) {
-            out.append(n).append(' ');
-            for (byte b : n.getBytes(java.nio.charset.StandardCharsets.UTF_8)) {
-                out.append(String.format("%02x", b & 0xff));
-            }
-            out.append('\n');
+            out.append(n).append(' ').append(hexOf(n)).append('\n');
         }
         return out.toString();
     }
