@@ -64,6 +64,9 @@ static const struct row rows[] = {
 	{ 1, "shadow$_klass_", 0 },
 	{ 1, "$classOverhead", 0 },
 	{ 1, "value", 0 },
+	{ 1, "capacity", 0 },
+	{ 1, "mWidth", 0 },
+	{ 1, "mHeight", 0 },
 	/* literals that start as the runtime's names do */
 	{ 0, "<apiKey>XmlSecretJ0</apiKey>", 0 },
 	{ 0, "javax.net.ssl.keyStorePassword=S3cr3tPW", 0 },

@@ -900,6 +900,8 @@ static const char *const kept_words[] = {
 	"HI_BYTE_SHIFT", "LO_BYTE_SHIFT", "annotationDataOffset",
 	"annotationTypeOffset", "defaults", "map", "properties", "props",
 	"runnerOffset", "systemProperties", "val", "waitersOffset",
+	/* the sizes the values level keeps, for viewers to find by name */
+	"capacity", "mHeight", "mWidth",
 	/* the names the dumpers make: HotSpot's methods and statics */
 	"<init>", "<clinit>", "<resolved_references>", "<init_lock>",
 	/* ART's statics, fields and heap names; Dalvik's static */

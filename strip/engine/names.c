@@ -32,17 +32,19 @@ _Static_assert(sizeof ((struct hs_state *)0)->scratch >= 8 + HEAD,
  * Eclipse MAT, VisualVM and Android Studio decode (String, Thread,
  * collections, references, boxes), the statics VisualVM sizes objects
  * by (Class$Atomic's and FutureTask's Unsafe offsets, System.props and
- * the keys it reads there); the names HotSpot's dumper writes (<init>,
- * <clinit>, the statics <resolved_references> and <init_lock>); ART's
- * (its heap names, the statics $classOverhead and $classOverhead2, the
- * fields runtimeInternalObjects, shadow$_klass_ and shadow$_monitor_,
+ * the keys it reads there), the sizes the values level keeps (redact.c:
+ * capacity, mWidth, mHeight; the counts are among the above); the names
+ * HotSpot's dumper writes (<init>, <clinit>, the statics
+ * <resolved_references> and <init_lock>); ART's (its heap names, the
+ * statics $classOverhead and $classOverhead2, the fields
+ * runtimeInternalObjects, shadow$_klass_ and shadow$_monitor_,
  * <ILLEGAL>); Dalvik's static $staticOverhead. */
 static const char *const kept[] = {
 	"$classOverhead", "$classOverhead2", "$staticOverhead", "<ILLEGAL>",
 	"<clinit>", "<init>", "<init_lock>", "<resolved_references>",
 	"HI_BYTE_SHIFT", "LO_BYTE_SHIFT", "accessOrder", "after",
 	"annotationDataOffset", "annotationTypeOffset", "app", "baseCount",
-	"before", "c", "call", "capacityIncrement", "cause", "classLoader",
+	"before", "c", "call", "capacity", "capacityIncrement", "cause", "classLoader",
 	"classes", "coder", "color", "comparator", "componentType",
 	"contextClassLoader", "count", "counterCells", "daemon",
 	"declaringClass", "default", "defaults", "detailMessage",
@@ -50,7 +52,7 @@ static const char *const kept[] = {
 	"entrySet", "equals", "fileName", "first", "group", "groups", "hash",
 	"hashCode", "hashIsZero", "head", "holder", "image", "intCompact",
 	"intVal", "item", "jit", "key", "keySet", "last", "left",
-	"lineNumber", "list", "loadFactor", "m", "mag", "main", "map",
+	"lineNumber", "list", "loadFactor", "m", "mHeight", "mWidth", "mag", "main", "map",
 	"methodName", "modCount", "module", "name", "nativePeer", "next",
 	"nextTable", "nthreads", "offset", "ordinal", "packageName",
 	"packages", "parent", "path", "precision", "prev", "priority",
@@ -213,7 +215,8 @@ static int art_name(const char *s, size_t n)
  *   `java.lang.String[]`;
  * - a fixed list (`kept[]` in `names.c`): about a hundred member and heap
  *   names the viewers read (`value`, `count`, `table`, `next`, `name`,
- *   `referent`, VisualVM's `props` and `Unsafe` offsets...) and the names
+ *   `referent`, VisualVM's `props` and `Unsafe` offsets, the sizes the
+ *   values level keeps: `capacity`, `mWidth`, `mHeight`...) and the names
  *   the dumpers make: HotSpot's `<init>`, `<clinit>`,
  *   `<resolved_references>`, `<init_lock>`; ART's `shadow$_klass_`,
  *   `shadow$_monitor_`, `$classOverhead`, `$classOverhead2`,
