@@ -200,8 +200,11 @@ static void track(int fd, int dirfd, const char *path, int flags, int force)
 	for (i = 0; kind == DUMP_SEGMENT && i < MAX_SESSIONS; i++)
 		if (pool[i].kind == S_MAIN && !strcmp(pool[i].base, base)) {
 			main = &pool[i];
+			/* its writer sets it, under its lock */
+			pthread_mutex_lock(&main->lock);
 			if (main->st.idsize)
 				idsize = main->st.idsize;
+			pthread_mutex_unlock(&main->lock);
 		}
 	if (kind == DUMP_SEGMENT) {
 		/* a segment of no dump being stripped is written as it
@@ -306,7 +309,7 @@ struct session *table_sniff(int fd, const void *buf, size_t len, int64_t at)
 	struct session *s = NULL;
 	char path[PATH_MAX], link[64];
 	unsigned char was = fd_state(fd);
-	int fl, vet, saved;
+	int fl, vet, saved = errno;
 	ssize_t k;
 
 	if (was == FD_SEEN || fd < 0 || fd >= MAX_FD)
@@ -315,8 +318,7 @@ struct session *table_sniff(int fd, const void *buf, size_t len, int64_t at)
 		return NULL;
 	if (!policy()->sniff || !buf || len < HS_MAGIC_LEN ||
 	    memcmp(buf, HS_MAGIC, HS_MAGIC_LEN) || (vet = scope()) < 0)
-		return NULL;
-	saved = errno;
+		goto out;
 	if (fstat(fd, &sb) || !S_ISREG(sb.st_mode) ||
 	    (was == FD_FRESH && sb.st_size > 0))
 		goto out;

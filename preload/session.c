@@ -533,10 +533,14 @@ void session_finish(struct session *s, int fd)
 	}
 	map_close(s, 1);
 	if (s->kind == S_SEGMENT && s->main && s->main->kind == S_MAIN) {
+		/* the main's counts are the main's lock's (lock order: a
+		 * segment, then its main) */
+		pthread_mutex_lock(&s->main->lock);
 		s->main->seg_in += s->st.in_off;
 		s->main->seg_out += s->st.out_off;
 		s->main->seg_arrays += s->st.arrays;
 		s->main->seg_withheld += s->st.withheld;
+		pthread_mutex_unlock(&s->main->lock);
 	} else if (s->kind == S_MAIN) {
 		summary(s);
 	}
