@@ -133,6 +133,7 @@ deps:
 check: deps all $(TESTBIN) check-man
 	$(MAKE) fuzz-short
 	$(MAKE) check-sanitize
+	$(MAKE) check-tsan
 	$(BUILD)/policytest
 	CC="$(CC)" tests/circles.sh
 	tests/engine-modes.py
