@@ -142,12 +142,9 @@ static __thread int parsing __attribute__((tls_model("initial-exec")));
 
 static void parse_once(void)
 {
-	int saved = errno;
-
 	parsing = 1;
 	policy_parse(&the_policy, env, NULL);
 	parsing = 0;
-	errno = saved;
 }
 
 /* Parsed once: the first caller parses, the others wait for it, then

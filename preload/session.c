@@ -321,11 +321,15 @@ void session_start(struct session *s, int kind, const char *path,
 	if (kind == S_MAIN && policy()->app_only)
 		cfg.flags |= HS_APP_ONLY;
 	sink.user = &s->ob;
-	s->kind = kind;
+	/* (kind and base are read under the table's lock, which a restart
+	 * does not hold: it leaves them as they are) */
+	if (s->kind != kind)
+		s->kind = kind;
 	s->refs = 1;
 	s->pid = getpid();
 	snprintf(s->path, sizeof s->path, "%s", path);
-	snprintf(s->base, sizeof s->base, "%s", base);
+	if (strcmp(s->base, base))
+		snprintf(s->base, sizeof s->base, "%s", base);
 	s->voff = s->ext = 0;
 	s->warned = s->trunc_at_end = 0;
 	s->seg_in = s->seg_out = s->seg_arrays = 0;

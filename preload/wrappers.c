@@ -121,16 +121,8 @@ static int own_ftruncate(int fd, int64_t len)
 }
 
 /* GUARDED for a call that writes to fd: refused() when nested. */
-#define GUARDED_W(type, check, direct, shimmed)   \
-	do {                                      \
-		type r_;                          \
-		if (passthrough())                \
-			return check ? -1 : direct; \
-		busy = 1;                         \
-		r_ = shimmed;                     \
-		busy = 0;                         \
-		return r_;                        \
-	} while (0)
+#define GUARDED_W(type, check, direct, shimmed) \
+	GUARDED(type, (check) ? -1 : (direct), shimmed)
 
 /* Called by the project's own tools before main (strip/cli/standaside.c). */
 EXPORT void hprofstrip_preload_standaside(void)

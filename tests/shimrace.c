@@ -27,8 +27,9 @@
  *             exercised with every call, then closing it.
  *   segments  a JDK 22 parallel dump: a thread writes the main file's
  *             header while two others open its .p0 and .p1 files and write
- *             the heap records there; the main file then takes them with
- *             sendfile, as HotSpot merges them. Checked against EXP when
+ *             the heap records there; while they close them, the main file
+ *             starts over (ftruncate to 0, its header again); then it takes
+ *             them with sendfile, as HotSpot merges them. Checked against EXP when
  *             SHIMRACE_SEGMENTS_EXACT=1 (a redacted .pN file withholds
  *             its instances' fields: not the offline output).
  *   signal    a thread writes dump D in small pieces while another sends
@@ -675,15 +676,22 @@ static void *seg_main(void *arg)
 	fd = open(sg.seg[i], O_WRONLY | O_CREAT | O_TRUNC, 0600);
 	CHECK(fd >= 0 && errno == KEEP, "open %s", sg.seg[i]);
 	shimrace_put_all(fd, W_WRITE, in_d + from, 0, to - from, -1, 17 + i);
+	pthread_barrier_wait(&sg.bar);  /* closed while the main restarts */
 	CHECK(close(fd) == 0 && errno == KEEP, "close %s", sg.seg[i]);
 	return NULL;
 }
 
+/* the main file's header, then, while the segments close, the main
+ * started over (ftruncate to 0) and its header written again */
 static void *seg_header(void *arg)
 {
 	(void)arg;
 	pthread_barrier_wait(&sg.bar);
 	shimrace_put_all(sg.fd, W_WRITE, in_d, 0, heap_at, -1, 5);
+	pthread_barrier_wait(&sg.bar);
+	CHECK(ftruncate(sg.fd, 0) == 0 && lseek(sg.fd, 0, SEEK_SET) == 0,
+	      "ftruncate, lseek");
+	shimrace_put_all(sg.fd, W_WRITE, in_d, 0, heap_at, -1, 6);
 	return NULL;
 }
 
