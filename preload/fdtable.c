@@ -242,7 +242,7 @@ static void fresh_fd(int fd)
 		set_fd_state(fd, 0);
 		return;
 	}
-	if (s->pid != getpid())
+	if (__atomic_load_n(&s->pid, __ATOMIC_RELAXED) != getpid())
 		return;
 	pthread_mutex_lock(&table_lock);
 	if (table_session(fd) == s) {
@@ -359,7 +359,7 @@ static int release_fd(int fd)
 	int e = 0;
 
 	/* a vfork child shares our memory but not our fds: hands off */
-	if (!s || s->pid != getpid())
+	if (!s || __atomic_load_n(&s->pid, __ATOMIC_RELAXED) != getpid())
 		return 0;
 	pthread_mutex_lock(&table_lock);
 	if (table_session(fd) == s) {

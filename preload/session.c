@@ -326,7 +326,8 @@ void session_start(struct session *s, int kind, const char *path,
 	if (s->kind != kind)
 		s->kind = kind;
 	s->refs = 1;
-	s->pid = getpid();
+	/* (read before any lock is taken: atomic) */
+	__atomic_store_n(&s->pid, getpid(), __ATOMIC_RELAXED);
 	snprintf(s->path, sizeof s->path, "%s", path);
 	if (strcmp(s->base, base))
 		snprintf(s->base, sizeof s->base, "%s", base);
@@ -336,7 +337,7 @@ void session_start(struct session *s, int kind, const char *path,
 	s->seg_withheld = 0;
 	s->main = NULL;
 	s->vet = kind == S_MAIN && vet != VET_NONE;
-	s->segments = 0;
+	__atomic_store_n(&s->segments, 0, __ATOMIC_RELAXED);
 	s->vet_stamp = vet == VET_STAMP;
 	s->hdr_len = 0;
 	s->fifo = fifo;

@@ -125,6 +125,7 @@ AREAS = {
     "preload/policy.c": SHIM,
     "preload/say.c": SHIM,
     "preload/wrappers.c": SHIM,
+    "preload/libc.c": SHIM,
     "preload/hprofstrip-run.c": ["install", "own-dumps"],
 }
 
