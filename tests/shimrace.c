@@ -18,7 +18,9 @@
  *             thread per wrapper the shim exports, and each thread's first
  *             call, all at the same instant through a barrier, is its
  *             wrapper, while the shim's constructor runs in the main
- *             thread. Then each writes a dump (the open and write calls:
+ *             thread. The library's clock_gettime and getenv make the
+ *             shim's setup and its policy's parse pause (see there), so
+ *             the other threads come while they are under way. Then each writes a dump (the open and write calls:
  *             15 threads) or a plain file (the others) to the end, errno
  *             set before each call and checked after each success.
  *   mixed     ROUNDS (default 6) rounds of 10 threads, each opening at the
@@ -45,6 +47,7 @@
 #endif
 #undef _FORTIFY_SOURCE
 
+#include <dlfcn.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <pthread.h>
@@ -274,7 +277,7 @@ static int open_first(enum first k, const char *path, const char *name)
 	default: fd = creat64(path, 0600); break;
 	}
 	if (dfd >= 0)
-		syscall(SYS_close, dfd);
+		close(dfd);
 	return fd;
 }
 
@@ -339,7 +342,7 @@ static void *early_main(void *arg)
 		  : e->k == F_FCNTL ? fcntl(fd, F_DUPFD_CLOEXEC, 700)
 		                    : fcntl64(fd, F_DUPFD_CLOEXEC, 700);
 		CHECK(x >= 0 && errno == KEEP, "dup %d: errno %d", (int)e->k, errno);
-		syscall(SYS_close, fd);
+		close(fd);  /* (seen by the sanitizer: the number is reused) */
 		fd = x;
 		break;
 	default:
@@ -355,7 +358,7 @@ static void *early_main(void *arg)
 	CHECK(close(fd) == 0 && errno == KEEP, "close %d: errno %d", (int)e->k,
 	      errno);
 	if (e->src >= 0)
-		syscall(SYS_close, e->src);
+		close(e->src);
 	e->ok = 1;
 	return NULL;
 }
@@ -387,6 +390,43 @@ static int early_prepare(struct early *e)
 	return e->fd < 0 ? -1 : 0;
 }
 
+/* The shim's two set-up steps that other threads must wait for, made
+ * slow while the early threads start: dump tracking's setup reads the
+ * clock once (hst_setup), and the policy's parse reads
+ * HPROFSTRIP_PATTERN first. This library comes after the shim in symbol
+ * lookup (and after the sanitizer's interceptors), so the shim's calls
+ * reach these; the first of each pauses 100 ms, and a thread that did
+ * not wait for it meets a half-set state (a report, or a crash). */
+static void pause_once(int *done)
+{
+	struct timespec d = { 0, 100 * 1000 * 1000 };
+
+	if (__atomic_load_n(&early_started, __ATOMIC_RELAXED) &&
+	    !__atomic_exchange_n(done, 1, __ATOMIC_RELAXED))
+		nanosleep(&d, NULL);
+}
+
+int clock_gettime(clockid_t clk, struct timespec *ts)
+{
+	static int paused;
+
+	pause_once(&paused);
+	return (int)syscall(SYS_clock_gettime, clk, ts);
+}
+
+char *getenv(const char *name)
+{
+	static char *(*next)(const char *);
+	static int paused;
+
+	if (!__atomic_load_n(&next, __ATOMIC_ACQUIRE))
+		__atomic_store_n(&next, (char *(*)(const char *))
+		                 dlsym(RTLD_NEXT, "getenv"), __ATOMIC_RELEASE);
+	if (!strcmp(name, "HPROFSTRIP_PATTERN"))
+		pause_once(&paused);
+	return __atomic_load_n(&next, __ATOMIC_ACQUIRE)(name);
+}
+
 /* Before the shim's constructor: the early threads, released at once. */
 __attribute__((constructor)) static void shimrace_early(void)
 {
@@ -408,7 +448,7 @@ __attribute__((constructor)) static void shimrace_early(void)
 		                            &early[k])))
 			die("pthread_create");
 	}
-	early_started = 1;
+	__atomic_store_n(&early_started, 1, __ATOMIC_RELAXED);
 	pthread_barrier_wait(&early_bar);
 }
 
@@ -419,7 +459,7 @@ int shimrace_early_join(void)
 {
 	int k, ok = 0;
 
-	if (!early_started)
+	if (!__atomic_load_n(&early_started, __ATOMIC_RELAXED))
 		return -1;
 	for (k = 0; k < F_FIRSTS; k++) {
 		pthread_join(early[k].t, NULL);

@@ -43,6 +43,15 @@ run() {
 	HPROFSTRIP_NAMES_KEY=$key "$STRIP" -q --redact=names \
 		-o "$t/names.hprof" "$IN" || exit 1
 
+# the libc layer: a call while another thread resolves
+if env TSAN_OPTIONS="$TSAN_OPTIONS" "$TSAN_BUILD/libcrace" >"$t/out" 2>&1; then
+	echo "ok: libcrace"
+else
+	echo "FAILED (status $?): libcrace"
+	sed 's/^/    /' "$t/out"
+	fail=1
+fi
+
 # a process the shim leaves alone: every dump comes out as IN
 run "a process that strips nothing" "$IN" SHIMRACE_SEGMENTS_EXACT=1
 shimenv="HPROFSTRIP_PROGRAMS=shimrace HPROFSTRIP_QUIET=1"

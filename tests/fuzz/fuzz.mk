@@ -189,11 +189,17 @@ $(TSAN_BUILD)/shimrace: tests/shimrace.c $(TSAN_BUILD)/libshimrace.so \
 		-L$(TSAN_BUILD) -Wl,--no-as-needed -lhprofstrip -lshimrace \
 		-Wl,-rpath,$(abspath $(TSAN_BUILD))
 
+# the libc layer alone while one thread resolves and another calls
+$(TSAN_BUILD)/libcrace: tests/libcrace.c preload/libc.c preload/libc.h
+	@mkdir -p $(@D)
+	$(TSAN_CC) $(WARN) $(TSAN_CFLAGS) -pthread -Ddlsym=libcrace_dlsym \
+		-o $@ tests/libcrace.c preload/libc.c
+
 # (the shim by the Makefile's own rule, in TSAN_BUILD)
 check-tsan: $(BUILD)/hprofstrip
 	$(MAKE) --no-print-directory BUILD=$(TSAN_BUILD) CC=$(TSAN_CC) \
 		CFLAGS="$(TSAN_CFLAGS)" LDFLAGS= $(TSAN_BUILD)/libhprofstrip.so \
-		$(TSAN_BUILD)/shimrace
+		$(TSAN_BUILD)/shimrace $(TSAN_BUILD)/libcrace
 	TSAN_BUILD=$(TSAN_BUILD) STRIP=$(BUILD)/hprofstrip IN=$(TSAN_IN) \
 		ROUNDS=$(TSAN_ROUNDS) $(TSAN_ENV) tests/tsan.sh
 
