@@ -29,8 +29,8 @@
  *             exercised with every call, then closing it.
  *   segments  a JDK 22 parallel dump: a thread writes the main file's
  *             header while two others open its .p0 and .p1 files and write
- *             the heap records there; while they close them, the main file
- *             starts over (ftruncate to 0, its header again); then it takes
+ *             the heap records there; they close them just after the main
+ *             file starts over (ftruncate to 0, its header again); then it takes
  *             them with sendfile, as HotSpot merges them. Checked against EXP when
  *             SHIMRACE_SEGMENTS_EXACT=1 (a redacted .pN file withholds
  *             its instances' fields: not the offline output).
@@ -51,6 +51,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <pthread.h>
+#include <sched.h>
 #include <signal.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -395,11 +396,12 @@ static int early_prepare(struct early *e)
  * clock once (hst_setup), and the policy's parse reads
  * HPROFSTRIP_PATTERN first. This library comes after the shim in symbol
  * lookup (and after the sanitizer's interceptors), so the shim's calls
- * reach these; the first of each pauses 100 ms, and a thread that did
- * not wait for it meets a half-set state (a report, or a crash). */
-static void pause_once(int *done)
+ * reach these; the first of each pauses (the setup 300 ms, the parse,
+ * which comes after it, 100 ms), and a thread that did not wait for it
+ * meets a half-set state (a report, or a crash). */
+static void pause_once(int *done, long ms)
 {
-	struct timespec d = { 0, 100 * 1000 * 1000 };
+	struct timespec d = { 0, ms * 1000 * 1000 };
 
 	if (__atomic_load_n(&early_started, __ATOMIC_RELAXED) &&
 	    !__atomic_exchange_n(done, 1, __ATOMIC_RELAXED))
@@ -410,7 +412,7 @@ int clock_gettime(clockid_t clk, struct timespec *ts)
 {
 	static int paused;
 
-	pause_once(&paused);
+	pause_once(&paused, 300);
 	return (int)syscall(SYS_clock_gettime, clk, ts);
 }
 
@@ -423,7 +425,7 @@ char *getenv(const char *name)
 		__atomic_store_n(&next, (char *(*)(const char *))
 		                 dlsym(RTLD_NEXT, "getenv"), __ATOMIC_RELEASE);
 	if (!strcmp(name, "HPROFSTRIP_PATTERN"))
-		pause_once(&paused);
+		pause_once(&paused, 100);
 	return __atomic_load_n(&next, __ATOMIC_ACQUIRE)(name);
 }
 
@@ -703,6 +705,7 @@ static int frame(void)
 static struct {
 	char *main, *seg[2];
 	int fd;
+	int restarted;  /* the main file started over (relaxed) */
 	pthread_barrier_t bar;
 } sg;
 
@@ -716,7 +719,11 @@ static void *seg_main(void *arg)
 	fd = open(sg.seg[i], O_WRONLY | O_CREAT | O_TRUNC, 0600);
 	CHECK(fd >= 0 && errno == KEEP, "open %s", sg.seg[i]);
 	shimrace_put_all(fd, W_WRITE, in_d + from, 0, to - from, -1, 17 + i);
-	pthread_barrier_wait(&sg.bar);  /* closed while the main restarts */
+	/* closed once the main has started over, with nothing between
+	 * the two threads that orders them but a relaxed flag */
+	pthread_barrier_wait(&sg.bar);
+	while (!__atomic_load_n(&sg.restarted, __ATOMIC_RELAXED))
+		sched_yield();
 	CHECK(close(fd) == 0 && errno == KEEP, "close %s", sg.seg[i]);
 	return NULL;
 }
@@ -731,6 +738,7 @@ static void *seg_header(void *arg)
 	pthread_barrier_wait(&sg.bar);
 	CHECK(ftruncate(sg.fd, 0) == 0 && lseek(sg.fd, 0, SEEK_SET) == 0,
 	      "ftruncate, lseek");
+	__atomic_store_n(&sg.restarted, 1, __ATOMIC_RELAXED);
 	shimrace_put_all(sg.fd, W_WRITE, in_d, 0, heap_at, -1, 6);
 	return NULL;
 }
