@@ -151,6 +151,7 @@ deps:
 check: deps all $(TESTBIN) check-man
 	$(MAKE) fuzz-short
 	$(MAKE) check-sanitize
+	$(MAKE) check-tsan
 	$(BUILD)/policytest
 	$(BUILD)/holdtest
 	$(BUILD)/namerule

@@ -162,6 +162,16 @@ shimstress: concurrent: ok"
 	done
 }
 
+@test "errno: a sniffed dump's first write, the process's first decision, keeps it" {
+	# a level out of range: the policy, parsed at that first write, sets
+	# errno while reading the number (and says the value is not known)
+	export HPROFSTRIP_COMPRESS=zstd:99
+	local b
+	for b in $BUILDS; do
+		stress "$b" keeperrno raw
+	done
+}
+
 @test "lseek answers the offsets of the dump the program writes" {
 	local b
 	for b in $BUILDS; do

@@ -69,8 +69,12 @@ static int write_iov(int fd, const struct iovec *iov, int cnt, int64_t at,
 	s = table_session(fd);
 	if (!s && i < cnt)
 		s = table_sniff(fd, iov[i].iov_base, iov[i].iov_len, at);
-	if (!(s = table_locked(fd, s)))
-		return refused(fd) ? refuse_call(ret) : 0;
+	if (!(s = table_locked(fd, s))) {
+		if (refused(fd))
+			return refuse_call(ret);
+		errno = saved;
+		return 0;
+	}
 	switch (session_write(s, fd, iov, cnt, at, ret, &why)) {
 	case CALL_DONE:
 		return 1;
@@ -80,6 +84,7 @@ static int write_iov(int fd, const struct iovec *iov, int cnt, int64_t at,
 			errno = saved;
 		return r;
 	default:
+		errno = saved;
 		return 0;
 	}
 }

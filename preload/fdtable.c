@@ -258,8 +258,11 @@ static void track(int fd, int dirfd, const char *path, int flags, int force)
 	for (i = 0; kind == DUMP_SEGMENT && i < MAX_SESSIONS; i++)
 		if (pool[i].kind == S_MAIN && !strcmp(pool[i].base, base)) {
 			main = &pool[i];
+			/* its writer sets it, under its lock */
+			pthread_mutex_lock(&main->lock);
 			if (main->st.idsize)
 				idsize = main->st.idsize;
+			pthread_mutex_unlock(&main->lock);
 		}
 	if (kind == DUMP_SEGMENT) {
 		/* a segment of no dump being stripped is written as it
@@ -303,7 +306,7 @@ static void fresh_fd(int fd)
 		set_fd_state(fd, 0);
 		return;
 	}
-	if (s->pid != getpid())
+	if (__atomic_load_n(&s->pid, __ATOMIC_RELAXED) != getpid())
 		return;
 	pthread_mutex_lock(&table_lock);
 	if (table_session(fd) == s) {
@@ -370,7 +373,7 @@ struct session *table_sniff(int fd, const void *buf, size_t len, int64_t at)
 	struct session *s = NULL;
 	char path[PATH_MAX], link[64];
 	unsigned char was = fd_state(fd);
-	int fl, vet, saved, full = 0;
+	int fl, vet, saved = errno, full = 0;
 	ssize_t k;
 
 	/* (past the table a dump can only be refused: HPROFSTRIP_REDACT) */
@@ -380,8 +383,7 @@ struct session *table_sniff(int fd, const void *buf, size_t len, int64_t at)
 		return NULL;
 	if (!policy()->sniff || !buf || len < HS_MAGIC_LEN ||
 	    memcmp(buf, HS_MAGIC, HS_MAGIC_LEN) || (vet = scope()) < 0)
-		return NULL;
-	saved = errno;
+		goto out;
 	if (fstat(fd, &sb) || !S_ISREG(sb.st_mode) ||
 	    (was == FD_FRESH && sb.st_size > 0))
 		goto out;
@@ -433,7 +435,7 @@ static int release_fd(int fd)
 	int e = 0;
 
 	/* a vfork child shares our memory but not our fds: hands off */
-	if (!s || s->pid != getpid())
+	if (!s || __atomic_load_n(&s->pid, __ATOMIC_RELAXED) != getpid())
 		return 0;
 	pthread_mutex_lock(&table_lock);
 	if (table_session(fd) == s) {

@@ -33,8 +33,14 @@
  * (HPROFSTRIP_QUIET=1: none). Memory: a fixed pool of 16 dumps open at
  * once and an fd table for fds below 65536, no allocation; with
  * HPROFSTRIP_REDACT, a dump past those (or one that cannot be redacted,
- * as a gzip stream) fails closed: see README.md, "What fails closed". Thread-safe,
- * except hst_setup. Example: examples/android/hook-example.c.
+ * as a gzip stream) fails closed: see README.md, "What fails closed".
+ * Thread-safe, except hst_setup. Not async-signal-safe: a call made by a
+ * signal handler that interrupted its thread inside one of these calls
+ * would wait for a lock that very thread holds. A hook that can be
+ * entered so keeps a per-thread flag around its hst_* calls, as
+ * libhprofstrip.so does: a write to a dump made while the flag is set
+ * fails (EDEADLK) without a byte written, any other call goes to the real
+ * function. Example: examples/android/hook-example.c.
  */
 #ifndef HPROFSTRIP_H
 #define HPROFSTRIP_H

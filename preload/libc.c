@@ -128,7 +128,9 @@ static ssize_t raw_copy_file_range(int in, off_t *in_off, int out,
 #endif
 }
 
-struct libc real = {
+/* The raw table, then the resolved one: readers load the pointer (real,
+ * libc.h) and never see a table half set. */
+static const struct libc raw = {
 	.open = raw_open, .openat = raw_openat, .creat = raw_creat,
 	.write = raw_write, .writev = raw_writev, .pwrite = raw_pwrite,
 	.pwritev = raw_pwritev, .lseek = raw_lseek, .close = raw_close,
@@ -137,27 +139,33 @@ struct libc real = {
 	.copy_file_range = raw_copy_file_range,
 };
 
+static struct libc resolved_table;
+const struct libc *libc_table = &raw;
+
 struct hst_io hst;
 
 
-static int resolved, resolving;
+static int resolving;
 
 /* Replaces a pointer only with a symbol that exists. */
 #define RESOLVE(field, name)                                        \
 	do {                                                        \
 		void *p_ = dlsym(RTLD_NEXT, name);                  \
 		if (p_)                                             \
-			real.field = (__typeof__(real.field))p_;    \
+			t->field = (__typeof__(t->field))p_;        \
 	} while (0)
 
+/* One thread fills resolved_table, then publishes it: re-entry from
+ * dlsym, and other threads meanwhile, use the raw table, whole, and
+ * never wait (a waiter could hold a lock dlsym needs). */
 void libc_resolve(void)
 {
-	if (__atomic_load_n(&resolved, __ATOMIC_ACQUIRE))
+	struct libc *t = &resolved_table;
+
+	if (__atomic_load_n(&libc_table, __ATOMIC_ACQUIRE) == t ||
+	    __atomic_exchange_n(&resolving, 1, __ATOMIC_ACQ_REL))
 		return;
-	/* re-entry from dlsym, or another thread while one resolves: the
-	 * raw fallbacks serve meanwhile */
-	if (__atomic_exchange_n(&resolving, 1, __ATOMIC_ACQ_REL))
-		return;
+	*t = raw;
 	RESOLVE(open, "open");
 	RESOLVE(openat, "openat");
 	RESOLVE(creat, "creat");
@@ -190,7 +198,7 @@ void libc_resolve(void)
 	RESOLVE(fcntl64, "fcntl64");
 	RESOLVE(ftruncate64, "ftruncate64");
 	RESOLVE(sendfile64, "sendfile64");
-	__atomic_store_n(&resolved, 1, __ATOMIC_RELEASE);
+	__atomic_store_n(&libc_table, t, __ATOMIC_RELEASE);
 }
 
 int libc_open64(const char *path, int flags, int mode)

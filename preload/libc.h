@@ -95,8 +95,11 @@ int io_create(const char *path, int mode);
 int io_create_free(char *path, size_t size, int mode);
 
 /* The real functions; base names are never NULL. Call libc_resolve()
- * first (the libc_* helpers do). */
-extern struct libc real;
+ * first (the libc_* helpers do). Raw system calls until one thread has
+ * resolved them all, then the resolved table: `real` reads the table's
+ * pointer once per use, so a reader sees one table whole. */
+extern const struct libc *libc_table;
+#define real (*__atomic_load_n(&libc_table, __ATOMIC_ACQUIRE))
 
 void libc_resolve(void);
 

@@ -8,6 +8,7 @@
 #include <fcntl.h>
 #include <fnmatch.h>
 #include <link.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -189,16 +190,33 @@ static const char *env(void *ctx, const char *name)
 	return getenv(name);
 }
 
+static struct policy the_policy;
+static __thread int parsing __attribute__((tls_model("initial-exec")));
+
+static void parse_once(void)
+{
+	parsing = 1;
+	policy_parse(&the_policy, env, NULL);
+	parsing = 0;
+}
+
+/* Parsed once: the first caller parses, the others wait for it, then
+ * all read the struct, never written again. A call from inside the parse
+ * in this same thread (a signal handler) must not wait for itself: it
+ * gets a policy under which nothing is a dump. */
 const struct policy *policy(void)
 {
-	static struct policy p;
+	static const struct policy none = { .quiet = 1 };
+	static pthread_once_t once = PTHREAD_ONCE_INIT;
 	static int loaded;
 
-	if (!__atomic_load_n(&loaded, __ATOMIC_ACQUIRE)) {
-		policy_parse(&p, env, NULL);
-		__atomic_store_n(&loaded, 1, __ATOMIC_RELEASE);
-	}
-	return &p;
+	if (__atomic_load_n(&loaded, __ATOMIC_ACQUIRE))
+		return &the_policy;
+	if (parsing)
+		return &none;
+	pthread_once(&once, parse_once);
+	__atomic_store_n(&loaded, 1, __ATOMIC_RELEASE);
+	return &the_policy;
 }
 
 /* Does a glob of the colon-separated list match a or b (b may be NULL)?

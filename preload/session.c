@@ -334,18 +334,23 @@ void session_start(struct session *s, int kind, const char *path,
 	if (kind == S_MAIN && policy()->app_only)
 		cfg.flags |= HS_APP_ONLY;
 	sink.user = &s->ob;
-	s->kind = kind;
+	/* (kind and base are read under the table's lock, which a restart
+	 * does not hold: it leaves them as they are) */
+	if (s->kind != kind)
+		s->kind = kind;
 	s->refs = 1;
-	s->pid = getpid();
+	/* (read before any lock is taken: atomic) */
+	__atomic_store_n(&s->pid, getpid(), __ATOMIC_RELAXED);
 	snprintf(s->path, sizeof s->path, "%s", path);
-	snprintf(s->base, sizeof s->base, "%s", base);
+	if (strcmp(s->base, base))
+		snprintf(s->base, sizeof s->base, "%s", base);
 	s->voff = s->ext = 0;
 	s->warned = s->trunc_at_end = 0;
 	s->seg_in = s->seg_out = s->seg_arrays = 0;
 	s->seg_withheld = 0;
 	s->main = NULL;
 	s->vet = kind == S_MAIN && vet != VET_NONE;
-	s->segments = 0;
+	__atomic_store_n(&s->segments, 0, __ATOMIC_RELAXED);
 	s->vet_stamp = vet == VET_STAMP;
 	s->hdr_len = 0;
 	s->fifo = fifo;
@@ -546,10 +551,14 @@ void session_finish(struct session *s, int fd)
 	}
 	map_close(s, MAP_DONE);
 	if (s->kind == S_SEGMENT && s->main && s->main->kind == S_MAIN) {
+		/* the main's counts are the main's lock's (lock order: a
+		 * segment, then its main) */
+		pthread_mutex_lock(&s->main->lock);
 		s->main->seg_in += s->st.in_off;
 		s->main->seg_out += s->st.out_off;
 		s->main->seg_arrays += s->st.arrays;
 		s->main->seg_withheld += s->st.withheld;
+		pthread_mutex_unlock(&s->main->lock);
 	} else if (s->kind == S_MAIN) {
 		summary(s);
 	}

@@ -10,6 +10,7 @@
  * it would see without the shim.
  */
 #undef _FORTIFY_SOURCE
+#include "fdtable.h"
 #include "libc.h"
 #include "hprofstrip.h"
 
@@ -31,12 +32,13 @@
 static int standaside;
 static __thread int busy __attribute__((tls_model("initial-exec")));
 
-static void setup(void);
+static int setup(void);
 
+/* (also while dump tracking is being set up in this very thread: a
+ * signal handler's call) */
 static int passthrough(void)
 {
-	setup();
-	return busy || __atomic_load_n(&standaside, __ATOMIC_RELAXED);
+	return !setup() || busy || __atomic_load_n(&standaside, __ATOMIC_RELAXED);
 }
 
 /* The body of every wrapper: the real call when passing through, else the
@@ -51,6 +53,76 @@ static int passthrough(void)
 		busy = 0;                         \
 		return r_;                        \
 	} while (0)
+
+/* The shim's own real call that writes to a dump (its output, through
+ * hst): fd + 1 (0: none) and the bytes. A library below the shim that
+ * makes that call with another one (its pwrite64 calling pwrite) comes
+ * back into a wrapper with these very bytes. */
+static __thread struct own {
+	int fd1;
+	const void *buf;
+	size_t len;
+} own __attribute__((tls_model("initial-exec")));
+
+/* A call that writes to fd (buf: its first bytes, or NULL), made while
+ * this thread is inside the shim: 1 (errno EDEADLK) if it is refused.
+ * The shim's own write coming back from below goes straight on. Any
+ * other write to a dump, such as a signal handler's that interrupted
+ * this thread inside the shim (maybe holding that dump's lock), can be
+ * neither fed to the dump (it would wait for this very thread) nor
+ * written as it comes (unstripped, unredacted bytes at the wrong
+ * offset): it fails and writes nothing. Writes to other files go on. */
+static int refused(int fd, const void *buf)
+{
+	uintptr_t b = (uintptr_t)buf, o = (uintptr_t)own.buf;
+
+	if (!busy || !table_session(fd))
+		return 0;
+	if (own.fd1 == fd + 1 && (buf ? b >= o && b - o < own.len : !own.buf))
+		return 0;
+	errno = EDEADLK;
+	return 1;
+}
+
+/* (a vector's first bytes are looked at only when the shim's own write
+ * to fd is under way: a library below it that made it a vector) */
+static int refused_v(int fd, const struct iovec *iov, int cnt)
+{
+	if (!busy)
+		return 0;
+	return refused(fd, own.fd1 == fd + 1 && own.buf && iov && cnt > 0
+	                   ? iov[0].iov_base : NULL);
+}
+
+/* The shim's own writes to its dumps (hst.pwrite, hst.ftruncate). */
+static ssize_t own_pwrite(int fd, const void *buf, size_t len, int64_t off)
+{
+	struct own was = own;
+	ssize_t r;
+
+	own.fd1 = fd + 1;
+	own.buf = buf;
+	own.len = len;
+	r = libc_pwrite(fd, buf, len, off);
+	own = was;
+	return r;
+}
+
+static int own_ftruncate(int fd, int64_t len)
+{
+	struct own was = own;
+	int r;
+
+	own.fd1 = fd + 1;
+	own.buf = NULL;
+	r = libc_ftruncate(fd, len);
+	own = was;
+	return r;
+}
+
+/* GUARDED for a call that writes to fd: refused() when nested. */
+#define GUARDED_W(type, check, direct, shimmed) \
+	GUARDED(type, (check) ? -1 : (direct), shimmed)
 
 /* Called by the project's own tools before main (strip/cli/standaside.c). */
 EXPORT void hprofstrip_preload_standaside(void)
@@ -95,36 +167,38 @@ static ssize_t do_pwritev(int fd, const struct iovec *iov, int cnt,
 
 EXPORT ssize_t write(int fd, const void *buf, size_t len)
 {
-	GUARDED(ssize_t, real.write(fd, buf, len), do_write(fd, buf, len));
+	GUARDED_W(ssize_t, refused(fd, buf), real.write(fd, buf, len),
+	          do_write(fd, buf, len));
 }
 
 EXPORT ssize_t pwrite(int fd, const void *buf, size_t len, off_t off)
 {
-	GUARDED(ssize_t, real.pwrite(fd, buf, len, off),
-	        do_pwrite(fd, buf, len, (int64_t)off));
+	GUARDED_W(ssize_t, refused(fd, buf), real.pwrite(fd, buf, len, off),
+	          do_pwrite(fd, buf, len, (int64_t)off));
 }
 
 EXPORT ssize_t pwrite64(int fd, const void *buf, size_t len, int64_t off)
 {
-	GUARDED(ssize_t, libc_pwrite(fd, buf, len, off),
-	        do_pwrite(fd, buf, len, off));
+	GUARDED_W(ssize_t, refused(fd, buf), libc_pwrite(fd, buf, len, off),
+	          do_pwrite(fd, buf, len, off));
 }
 
 EXPORT ssize_t writev(int fd, const struct iovec *iov, int cnt)
 {
-	GUARDED(ssize_t, real.writev(fd, iov, cnt), do_writev(fd, iov, cnt));
+	GUARDED_W(ssize_t, refused_v(fd, iov, cnt), real.writev(fd, iov, cnt),
+	          do_writev(fd, iov, cnt));
 }
 
 EXPORT ssize_t pwritev(int fd, const struct iovec *iov, int cnt, off_t off)
 {
-	GUARDED(ssize_t, real.pwritev(fd, iov, cnt, off),
-	        do_pwritev(fd, iov, cnt, (int64_t)off));
+	GUARDED_W(ssize_t, refused_v(fd, iov, cnt), real.pwritev(fd, iov, cnt, off),
+	          do_pwritev(fd, iov, cnt, (int64_t)off));
 }
 
 EXPORT ssize_t pwritev64(int fd, const struct iovec *iov, int cnt, int64_t off)
 {
-	GUARDED(ssize_t, libc_pwritev(fd, iov, cnt, off),
-	        do_pwritev(fd, iov, cnt, off));
+	GUARDED_W(ssize_t, refused_v(fd, iov, cnt), libc_pwritev(fd, iov, cnt, off),
+	          do_pwritev(fd, iov, cnt, off));
 }
 
 /* ---- offsets and sizes -------------------------------------------------- */
@@ -167,12 +241,14 @@ EXPORT int64_t lseek64(int fd, int64_t off, int whence)
 
 EXPORT int ftruncate(int fd, off_t len)
 {
-	GUARDED(int, real.ftruncate(fd, len), do_ftruncate(fd, (int64_t)len));
+	GUARDED_W(int, refused(fd, NULL), real.ftruncate(fd, len),
+	          do_ftruncate(fd, (int64_t)len));
 }
 
 EXPORT int ftruncate64(int fd, int64_t len)
 {
-	GUARDED(int, libc_ftruncate(fd, len), do_ftruncate(fd, len));
+	GUARDED_W(int, refused(fd, NULL), libc_ftruncate(fd, len),
+	          do_ftruncate(fd, len));
 }
 
 /* ---- copies into a file ------------------------------------------------- */
@@ -216,21 +292,22 @@ static ssize_t do_copy_file_range(int in, off_t *in_off, int out,
 
 EXPORT ssize_t sendfile(int out, int in, off_t *off, size_t n)
 {
-	GUARDED(ssize_t, real.sendfile(out, in, off, n),
-	        do_sendfile32(out, in, off, n));
+	GUARDED_W(ssize_t, refused(out, NULL), real.sendfile(out, in, off, n),
+	          do_sendfile32(out, in, off, n));
 }
 
 EXPORT ssize_t sendfile64(int out, int in, int64_t *off, size_t n)
 {
-	GUARDED(ssize_t, libc_sendfile(out, in, off, n),
-	        do_sendfile(out, in, off, n));
+	GUARDED_W(ssize_t, refused(out, NULL), libc_sendfile(out, in, off, n),
+	          do_sendfile(out, in, off, n));
 }
 
 EXPORT ssize_t copy_file_range(int in, off_t *in_off, int out, off_t *out_off,
                                size_t n, unsigned flags)
 {
-	GUARDED(ssize_t, real.copy_file_range(in, in_off, out, out_off, n, flags),
-	        do_copy_file_range(in, in_off, out, out_off, n, flags));
+	GUARDED_W(ssize_t, refused(out, NULL),
+	          real.copy_file_range(in, in_off, out, out_off, n, flags),
+	          do_copy_file_range(in, in_off, out, out_off, n, flags));
 }
 
 /* ---- fd lifetime -------------------------------------------------------- */
@@ -425,29 +502,50 @@ static ssize_t libc_pread(int fd, void *buf, size_t len, int64_t off)
 	return pread(fd, buf, len, (off_t)off);
 }
 
-/* Once, from the constructor or from the first wrapper called before it
- * (by another library's constructor). */
-static void setup(void)
+/* this thread runs setup_once */
+static __thread int setting_up_here __attribute__((tls_model("initial-exec")));
+
+static void setup_once(void)
 {
 	static const struct hst_io io = {
-		libc_pwrite, libc_pread, read, libc_lseek, libc_ftruncate,
+		own_pwrite, libc_pread, read, libc_lseek, own_ftruncate,
 		libc_fcntl, libc_open64, libc_close,
 	};
-	static int done, doing;
 
-	libc_resolve();
-	if (__atomic_load_n(&done, __ATOMIC_ACQUIRE) ||
-	    __atomic_exchange_n(&doing, 1, __ATOMIC_ACQ_REL))
-		return;
+	setting_up_here = 1;
 	hst_setup(&io);
-	pthread_atfork(hst_fork_prepare, hst_fork_parent, hst_fork_child);
-	__atomic_store_n(&done, 1, __ATOMIC_RELEASE);
+	setting_up_here = 0;
 }
 
+/* Dump tracking set up once, from the constructor or from the first
+ * wrapper called before it (by another library's constructor); a thread
+ * that comes meanwhile waits for it (it takes no lock and calls nothing
+ * wrapped). Returns 0 only to a call from inside the setup in this same
+ * thread (a signal handler), which must not wait for itself. The real
+ * functions are resolved first, outside: dlsym may need a lock a waiter
+ * holds. */
+static int setup(void)
+{
+	static pthread_once_t once = PTHREAD_ONCE_INIT;
+	static int done;
+
+	libc_resolve();
+	if (__atomic_load_n(&done, __ATOMIC_ACQUIRE))
+		return 1;
+	if (setting_up_here)
+		return 0;
+	pthread_once(&once, setup_once);
+	__atomic_store_n(&done, 1, __ATOMIC_RELEASE);
+	return 1;
+}
+
+/* The fork handlers are registered here, once, not in setup: a thread
+ * in fork() holds the handlers' lock while they run. */
 __attribute__((constructor)) static void shim_init(void)
 {
 	int saved = errno;
 
 	setup();
+	pthread_atfork(hst_fork_prepare, hst_fork_parent, hst_fork_child);
 	errno = saved;
 }

@@ -101,6 +101,11 @@ DENSE = ("dense: redaction fed in one piece, offline and shim", ["sh", "-c",
 # the shim's policy as plain C
 POLICY = ("policytest", ["sh", "-c", '"$BUILD/policytest"'])
 
+# the shim and tests/shimrace.c under ThreadSanitizer (issue 27): named
+# by the mutants of the shim's synchronization only (a minute or two)
+TSAN = ("check-tsan: the shim under ThreadSanitizer", ["sh", "-c",
+        'make -s BUILD="$BUILD" check-tsan'])
+
 SHIM = ["shim", "dumps", "own-dumps", "shim-robust", "handover", "faults",
         "shim-compress", "redact-closed"]
 TOOLS = ["output", "cli", "same-file", "badinput"]
@@ -296,8 +301,8 @@ MUTANTS = [
      "set_fd_state(fd, fresh && 0 ? FD_FRESH : FD_SEEN);"),
     ("shim: the tools' request to stand aside is ignored",
      "preload/wrappers.c",
-     "\treturn busy || __atomic_load_n(&standaside, __ATOMIC_RELAXED);",
-     "\treturn busy;"),
+     "\treturn !setup() || busy || __atomic_load_n(&standaside, __ATOMIC_RELAXED);",
+     "\treturn !setup() || busy;"),
     ("shim: no guard against calls from below the shim", "preload/wrappers.c",
      "\t\tbusy = 1;                         \\",
      "\t\tbusy = 0;                         \\"),
@@ -551,6 +556,55 @@ MUTANTS = [
      "strip/engine/sweep.c",
      "\t    at % st->rd.cfg.gather_size + u->n + u->len > st->rd.cfg.gather_size) {",
      "\t    0) {"),
+    # ---- issue 27: the shim under threads ----------------------------------
+    ("threads: the libc table is published before it is filled",
+     "preload/libc.c",
+     "\t*t = raw;\n",
+     "\t*t = raw;\n\t__atomic_store_n(&libc_table, t, __ATOMIC_RELEASE);\n",
+     [TSAN]),
+    ("threads: a second thread goes on before the setup is done",
+     "preload/wrappers.c",
+     "\tpthread_once(&once, setup_once);",
+     "\tif (!__atomic_exchange_n((int *)&once, 1, __ATOMIC_ACQ_REL))\n"
+     "\t\tsetup_once();", [TSAN]),
+    ("threads: every first caller parses the policy", "preload/policy.c",
+     "\tpthread_once(&once, parse_once);",
+     "\t(void)once;\n\tparse_once();", [TSAN]),
+    ("threads: a segment's counts go into its main without the main's lock",
+     "preload/session.c",
+     "\t\tpthread_mutex_lock(&s->main->lock);\n"
+     "\t\ts->main->seg_in += s->st.in_off;\n"
+     "\t\ts->main->seg_out += s->st.out_off;\n"
+     "\t\ts->main->seg_arrays += s->st.arrays;\n"
+     "\t\ts->main->seg_withheld += s->st.withheld;\n"
+     "\t\tpthread_mutex_unlock(&s->main->lock);",
+     "\t\ts->main->seg_in += s->st.in_off;\n"
+     "\t\ts->main->seg_out += s->st.out_off;\n"
+     "\t\ts->main->seg_arrays += s->st.arrays;\n"
+     "\t\ts->main->seg_withheld += s->st.withheld;", [TSAN]),
+    ("threads: the main's id size is read without its lock", "preload/fdtable.c",
+     "\t\t\tpthread_mutex_lock(&main->lock);\n"
+     "\t\t\tif (main->st.idsize)\n"
+     "\t\t\t\tidsize = main->st.idsize;\n"
+     "\t\t\tpthread_mutex_unlock(&main->lock);",
+     "\t\t\tif (main->st.idsize)\n"
+     "\t\t\t\tidsize = main->st.idsize;", [TSAN]),
+    ("threads: a restart writes kind, read under the table's lock",
+     "preload/session.c",
+     "\tif (s->kind != kind)\n\t\ts->kind = kind;",
+     "\ts->kind = kind;", [TSAN]),
+    ("threads: a handler's write to a dump goes out as it comes",
+     "preload/wrappers.c",
+     "\terrno = EDEADLK;\n\treturn 1;",
+     "\treturn 0;", [TSAN]),
+    ("threads: the shim's own write coming back from below is refused",
+     "preload/wrappers.c",
+     "\tif (own.fd1 == fd + 1 && (buf ?",
+     "\tif (own.fd1 == fd + 2 && (buf ?"),
+    ("errno: a sniffed write saves errno after the policy's parse",
+     "preload/fdtable.c",
+     "\tif (!policy()->sniff || !buf || len < HS_MAGIC_LEN ||",
+     "\tif (!policy()->sniff || (saved = errno, !buf) || len < HS_MAGIC_LEN ||"),
 ]
 
 

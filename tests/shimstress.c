@@ -33,7 +33,9 @@
  *               successful tracked calls leave errno alone
  *   keeperrno   a dump by write, writev, pwrite, errno set before each
  *               call: no successful call changes it (run it over
- *               libfaultinject.so: EINTR and short writes below the shim)
+ *               libfaultinject.so: EINTR and short writes below the shim);
+ *               ARG "raw": the dump opened by a raw syscall, so its first
+ *               write is sniffed, the first call the shim decides on
  *   lseek       SEEK_CUR/SEEK_END/SEEK_SET answers are the offsets of the
  *               dump the program writes
  *   write       write IN to DIR/ARG (a name: the environment decides if it
@@ -596,12 +598,22 @@ static volatile int vminus1 = -1;
 /* A dump written with write, writev and pwrite, errno set to KEEP before
  * each call: every successful call leaves it there, whatever the shim met
  * below (run it over libfaultinject.so with FAULT=eintr or short). */
-static void t_keeperrno(void)
+static void t_keeperrno(const char *arg)
 {
 	char *pa = path_in("keep.hprof");
 	uint64_t seed = 37;
 	size_t off = 0;
-	int a = open_new(pa), i = 0;
+	int a, i = 0;
+
+	/* "raw": opened where the shim cannot see, so the first write is
+	 * sniffed, and is the first call the shim decides on */
+	if (arg && !strcmp(arg, "raw"))
+		a = (int)syscall(SYS_openat, AT_FDCWD, pa,
+		                 O_WRONLY | O_CREAT | O_TRUNC, 0600);
+	else
+		a = open_new(pa);
+	if (a < 0)
+		die(pa);
 
 	while (off < in_len) {
 		size_t n = piece(&seed);
@@ -974,7 +986,7 @@ int main(int argc, char **argv)
 	else if (!strcmp(test, "errno"))
 		t_errno();
 	else if (!strcmp(test, "keeperrno"))
-		t_keeperrno();
+		t_keeperrno(arg);
 	else if (!strcmp(test, "lseek"))
 		t_lseek();
 	else if (!strcmp(test, "write") && arg)

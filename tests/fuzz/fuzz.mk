@@ -158,3 +158,49 @@ deps-fuzz:
 	tests/ports.sh deps clang libclang-rt-14-dev time
 
 .PHONY: deps-fuzz
+
+# ---- ThreadSanitizer -----------------------------------------------------------
+#
+#   make check-tsan  the shim and tests/shimrace.c built with
+#                    -fsanitize=thread (clang) in build/tsan; shimrace runs
+#                    under the shim plain, redacted and names-redacted, and
+#                    any report fails it
+
+TSAN_BUILD = build/tsan
+TSAN_CC ?= clang
+TSAN_CFLAGS = -O1 -g -fsanitize=thread -fno-omit-frame-pointer
+TSAN_IN ?= $(HPROFSTRIP_CORPUS)/hotspot/jdk8-u05-x64.hprof
+TSAN_ROUNDS ?= 4
+# a report ends the run with 66; second_deadlock_stack for lock-order ones
+TSAN_ENV = TSAN_OPTIONS=halt_on_error=1:exitcode=66:second_deadlock_stack=1
+
+# the driver needs the shim first (symbols are looked up in it before
+# libc, as with LD_PRELOAD), then libshimrace.so, whose constructor starts
+# threads before the shim's constructor runs (the later of two needed
+# libraries is initialized first)
+$(TSAN_BUILD)/libshimrace.so: tests/shimrace.c
+	@mkdir -p $(@D)
+	$(TSAN_CC) $(WARN) $(TSAN_CFLAGS) -DSHIMRACE_LIB -fPIC -shared -pthread \
+		-o $@ tests/shimrace.c
+
+$(TSAN_BUILD)/shimrace: tests/shimrace.c $(TSAN_BUILD)/libshimrace.so \
+		$(TSAN_BUILD)/libhprofstrip.so
+	$(TSAN_CC) $(WARN) $(TSAN_CFLAGS) -pthread -o $@ tests/shimrace.c \
+		-L$(TSAN_BUILD) -Wl,--no-as-needed -lhprofstrip -lshimrace \
+		-Wl,-rpath,$(abspath $(TSAN_BUILD))
+
+# the libc layer alone while one thread resolves and another calls
+$(TSAN_BUILD)/libcrace: tests/libcrace.c preload/libc.c preload/libc.h
+	@mkdir -p $(@D)
+	$(TSAN_CC) $(WARN) $(TSAN_CFLAGS) -pthread -Ddlsym=libcrace_dlsym \
+		-o $@ tests/libcrace.c preload/libc.c
+
+# (the shim by the Makefile's own rule, in TSAN_BUILD)
+check-tsan: $(BUILD)/hprofstrip
+	$(MAKE) --no-print-directory BUILD=$(TSAN_BUILD) CC=$(TSAN_CC) \
+		CFLAGS="$(TSAN_CFLAGS)" LDFLAGS= $(TSAN_BUILD)/libhprofstrip.so \
+		$(TSAN_BUILD)/shimrace $(TSAN_BUILD)/libcrace
+	TSAN_BUILD=$(TSAN_BUILD) STRIP=$(BUILD)/hprofstrip IN=$(TSAN_IN) \
+		ROUNDS=$(TSAN_ROUNDS) $(TSAN_ENV) tests/tsan.sh
+
+.PHONY: check-tsan
