@@ -129,24 +129,24 @@ static const char *remove_file(int fd, int dirfd, const char *name)
 void refuse_fd(int fd, int dirfd, const char *path, const char *why,
                const char *fix)
 {
-	char link[64], real[PATH_MAX];
+	char link[64], named[PATH_MAX];
 	const char *done;
 	ssize_t k;
 	int saved = errno;
 
 	/* the file's name now, symlinks resolved, else the name opened */
 	snprintf(link, sizeof link, "/proc/self/fd/%d", fd);
-	k = readlink(link, real, sizeof real - 1);
-	if (k > 0 && real[0] == '/') {
-		real[k] = 0;
-		done = remove_file(fd, AT_FDCWD, real);
+	k = readlink(link, named, sizeof named - 1);
+	if (k > 0 && named[0] == '/') {
+		named[k] = 0;
+		done = remove_file(fd, AT_FDCWD, named);
 	} else {
-		snprintf(real, sizeof real, "%s", path ? path : link);
+		snprintf(named, sizeof named, "%s", path ? path : link);
 		done = remove_file(fd, dirfd, path);
 	}
 	refuse_mark(fd);
 	say("hprofstrip: %s: %s; HPROFSTRIP_REDACT cannot redact it, so none "
 	    "of it is written: its writes fail (EPERM) and the file is %s; %s",
-	    real, why, done, fix);
+	    named, why, done, fix);
 	errno = saved;
 }
