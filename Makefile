@@ -21,14 +21,15 @@ ENGINE = strip/engine/rewrite.c strip/engine/engine.c strip/engine/keep.c \
 	strip/engine/segment.c strip/engine/emit.c strip/engine/format.c
 CLI = strip/cli/cli.c strip/cli/out.c strip/cli/outbuf.c strip/cli/namesmap.c strip/cli/info.c strip/cli/keepset.c \
 	strip/cli/standaside.c strip/cli/decomp.c
-HDRS = strip/engine/hprof.h strip/engine/internal.h strip/cli/cli.h strip/cli/out.h strip/cli/outbuf.h strip/cli/namesmap.h strip/cli/info.h \
+HDRS = strip/engine/hprof.h strip/engine/format.h strip/engine/layers.h strip/engine/internal.h strip/cli/cli.h strip/cli/out.h strip/cli/outbuf.h strip/cli/namesmap.h strip/cli/info.h \
 	strip/cli/keepset.h strip/cli/decomp.h strip/cli/compressors.h strip/cli/levels.h strip/cli/escape.h
 TOOLS = $(BUILD)/hprofstrip $(BUILD)/hprofrestore
 SHIM = $(BUILD)/libhprofstrip.so
 LAUNCHER = $(BUILD)/hprofstrip-run
 TESTBIN = $(BUILD)/splitcheck $(BUILD)/oracle $(BUILD)/replay \
 	$(BUILD)/libreenter.so $(BUILD)/policytest $(BUILD)/strcheck \
-	$(BUILD)/redactcheck $(BUILD)/embedtest $(BUILD)/holdtest $(BUILD)/namerule
+	$(BUILD)/redactcheck $(BUILD)/embedtest $(BUILD)/holdtest $(BUILD)/namerule \
+	$(BUILD)/memtest
 ARCHIVE = $(BUILD)/libhprofstrip.a
 
 all: $(TOOLS) $(SHIM) $(LAUNCHER) $(ARCHIVE)
@@ -48,7 +49,7 @@ SHIM_SRC = preload/wrappers.c preload/libc.c preload/policy.c preload/say.c \
 	strip/cli/namesmap.c
 SHIM_HDRS = preload/libc.h preload/policy.h preload/say.h \
 	preload/fdtable.h preload/session.h preload/pipe.h preload/refuse.h \
-	strip/engine/hprof.h \
+	strip/engine/hprof.h strip/engine/format.h strip/engine/layers.h \
 	strip/engine/internal.h \
 	strip/cli/outbuf.h strip/cli/namesmap.h strip/cli/compressors.h strip/cli/levels.h strip/cli/escape.h preload/hprofstrip.h
 
@@ -105,6 +106,10 @@ $(BUILD)/holdtest: tests/holdtest.c $(ENGINE) strip/engine/hprof.h \
 		strip/engine/internal.h | $(BUILD)
 	$(CC) $(ALL_CFLAGS) -o $@ tests/holdtest.c $(ENGINE) $(LDFLAGS)
 
+# the layers' memory is the caller's; prints sizeof(struct hs_state)
+$(BUILD)/memtest: tests/memtest.c $(ENGINE) $(HDRS) | $(BUILD)
+	$(CC) $(ALL_CFLAGS) -o $@ tests/memtest.c $(ENGINE) $(LDFLAGS)
+
 # the test side's one HPROF walker (nothing from strip/)
 WALK = tests/walk.c tests/walk.h
 
@@ -154,6 +159,7 @@ check: deps all $(TESTBIN) check-man
 	$(MAKE) check-tsan
 	$(BUILD)/policytest
 	$(BUILD)/holdtest
+	$(BUILD)/memtest
 	$(BUILD)/namerule
 	CC="$(CC)" tests/circles.sh
 	tests/engine-modes.py

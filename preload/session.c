@@ -43,7 +43,7 @@ static void report(struct session *s)
 	say("hprofstrip: %s: offset %llu: %s; writing the rest %s",
 	    s->path, (unsigned long long)s->st.fallback_off,
 	    hs_strerror(s->st.fallback),
-	    s->st.rd.zero_rest ? "as zeros (HPROFSTRIP_REDACT: nothing goes "
+	    hs_fallback_zeros(&s->st) ? "as zeros (HPROFSTRIP_REDACT: nothing goes "
 	                         "out unredacted)" : "unchanged");
 }
 
@@ -117,6 +117,9 @@ struct redact_mem {
 	unsigned char types[HS_REDACT_TYPES];
 	unsigned char gather[HS_REDACT_GATHER];
 	uint64_t fw_names[HS_REDACT_FW], fw_classes[HS_REDACT_FW];
+	struct hs_flat flat[HS_REDACT_FLAT];  /* the fast path's caches */
+	struct hs_patch patch[HS_REDACT_PATCHES];
+	struct hs_sized sized[HS_REDACT_SIZED];
 	unsigned char map_buf[64u << 10];  /* =names: the map's buffer */
 };
 
@@ -233,6 +236,12 @@ static int redact_tables(struct session *s, struct hs_redact *r)
 	r->fw_names = s->red->fw_names;
 	r->fw_classes = s->red->fw_classes;
 	r->fw_slots = HS_REDACT_FW;
+	r->flat = s->red->flat;
+	r->flat_slots = HS_REDACT_FLAT;
+	r->patch = s->red->patch;
+	r->patch_slots = HS_REDACT_PATCHES;
+	r->sized = s->red->sized;
+	r->sized_slots = HS_REDACT_SIZED;
 	return 1;
 }
 

@@ -14,7 +14,9 @@
  *       -N ... and names (HS_REDACT_NAMES, a fixed key): the originals
  *          given are compared too,
  *       -t SLOTS with -k or -R: tables of SLOTS slots (a power of 2 under
- *          8 is too small: the engine keeps none, or knows no layout)
+ *          8 is too small: the engine keeps none, or knows no layout);
+ *          with -R the fast path's caches at their least too (one
+ *          layout, HS_FLAT_SPANS patches)
  *       -S streamed output (HS_STREAM: segments, never a patch); with any
  *       of the others
  *       -V --salvage (HS_SALVAGE), -c CUT: only the first CUT bytes of
@@ -135,8 +137,12 @@ static void run(const unsigned char *in, size_t len, const size_t *cuts,
 		red.gather = malloc(HS_REDACT_GATHER);
 		red.fw_names = calloc(HS_REDACT_FW, sizeof *red.fw_names);
 		red.fw_classes = calloc(HS_REDACT_FW, sizeof *red.fw_classes);
+		red.flat = malloc(HS_REDACT_FLAT * sizeof *red.flat);
+		red.patch = malloc(HS_REDACT_PATCHES * sizeof *red.patch);
+		red.sized = malloc(HS_REDACT_SIZED * sizeof *red.sized);
 		if (!red.classes || !red.types || !red.gather ||
-		    !red.fw_names || !red.fw_classes) {
+		    !red.fw_names || !red.fw_classes || !red.flat ||
+		    !red.patch || !red.sized) {
 			perror("calloc");
 			exit(2);
 		}
@@ -145,6 +151,10 @@ static void run(const unsigned char *in, size_t len, const size_t *cuts,
 		/* -t: a tiny gather too, so that it fills */
 		red.gather_size = slots ? 256 : HS_REDACT_GATHER;
 		red.fw_slots = slots ? slots : HS_REDACT_FW;
+		/* -t: the fast path's caches at their least too */
+		red.flat_slots = slots ? 1 : HS_REDACT_FLAT;
+		red.patch_slots = slots ? HS_FLAT_SPANS : HS_REDACT_PATCHES;
+		red.sized_slots = HS_REDACT_SIZED;
 		cfg.redact = &red;
 	}
 	cfg.names = &names;
@@ -159,6 +169,9 @@ static void run(const unsigned char *in, size_t len, const size_t *cuts,
 		free(red.gather);
 		free(red.fw_names);
 		free(red.fw_classes);
+		free(red.flat);
+		free(red.patch);
+		free(red.sized);
 	}
 	if (cfg.keep) {
 		free(keep.pending);

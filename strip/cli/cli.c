@@ -265,8 +265,12 @@ static int layouts_alloc(struct layouts *l)
 	l->red.gather = malloc(HS_REDACT_GATHER);
 	l->red.fw_names = calloc(HS_REDACT_FW, sizeof *l->red.fw_names);
 	l->red.fw_classes = calloc(HS_REDACT_FW, sizeof *l->red.fw_classes);
+	l->red.flat = malloc(HS_REDACT_FLAT * sizeof *l->red.flat);
+	l->red.patch = malloc(HS_REDACT_PATCHES * sizeof *l->red.patch);
+	l->red.sized = malloc(HS_REDACT_SIZED * sizeof *l->red.sized);
 	if (!l->red.classes || !l->red.types || !l->red.gather ||
-	    !l->red.fw_names || !l->red.fw_classes) {
+	    !l->red.fw_names || !l->red.fw_classes || !l->red.flat ||
+	    !l->red.patch || !l->red.sized) {
 		layouts_free(l);
 		errno = ENOMEM;
 		return -1;
@@ -275,6 +279,9 @@ static int layouts_alloc(struct layouts *l)
 	l->red.types_size = HS_REDACT_TYPES;
 	l->red.gather_size = HS_REDACT_GATHER;
 	l->red.fw_slots = HS_REDACT_FW;
+	l->red.flat_slots = HS_REDACT_FLAT;
+	l->red.patch_slots = HS_REDACT_PATCHES;
+	l->red.sized_slots = HS_REDACT_SIZED;
 	l->passes = 1;
 	return 0;
 }
@@ -286,16 +293,16 @@ static void layouts_free(struct layouts *l)
 	free(l->red.gather);
 	free(l->red.fw_names);
 	free(l->red.fw_classes);
+	free(l->red.flat);
+	free(l->red.patch);
+	free(l->red.sized);
 	memset(l, 0, sizeof *l);
 }
 
 /* A first pass filled the tables: the next knows every layout. */
 static void layouts_learnt(struct layouts *l, const struct hs_state *st)
 {
-	l->red.types_used = st->rd.cfg.types_used;
-	l->red.class_count = st->rd.cfg.class_count;
-	l->red.fw_names_used = st->rd.cfg.fw_names_used;
-	l->red.fw_classes_used = st->rd.cfg.fw_classes_used;
+	hs_redact_filled(st, &l->red);
 	l->passes = 2;
 }
 
@@ -334,9 +341,11 @@ static void redact_note(const struct run *r, const struct hs_state *st,
                         const struct layouts *l)
 {
 	const char *name = r->tool->name, *in = r->in_name;
+	struct hs_redact now = l->red;
 
 	if (!(st->flags & HS_REDACT) || !r->verbosity)
 		return;
+	hs_redact_filled(st, &now);
 	if (st->withheld || st->layouts_lost)
 		cli_say("%s: %s: --redact: %llu instances written before "
 		        "their class's field list (or past the tables: %llu "
@@ -352,9 +361,9 @@ static void redact_note(const struct run *r, const struct hs_state *st,
 		        "%u KiB, %d pass%s\n", name, in,
 		        (unsigned long long)st->redacted,
 		        (unsigned long long)st->zeroed,
-		        (unsigned long long)st->rd.cfg.class_count,
-		        (unsigned)((st->rd.cfg.class_count * sizeof(struct hs_layout) +
-		                    st->rd.cfg.types_used + 1023) / 1024),
+		        (unsigned long long)now.class_count,
+		        (unsigned)((now.class_count * sizeof(struct hs_layout) +
+		                    now.types_used + 1023) / 1024),
 		        l->passes, l->passes == 1 ? "" : "es");
 }
 

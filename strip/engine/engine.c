@@ -791,6 +791,11 @@ static int table_ok(unsigned slots)
 	return slots >= HS_KEEP_MIN_SLOTS && !(slots & (slots - 1));
 }
 
+/* The state is small: every layer's tables and caches are the caller's
+ * (hprof.h: HS_STATE_MAX). */
+_Static_assert(sizeof(struct hs_state) <= HS_STATE_MAX,
+               "struct hs_state is larger than HS_STATE_MAX");
+
 void hs_init(struct hs_state *st, const struct hs_config *cfg,
              const struct hs_sink *sink)
 {
@@ -830,6 +835,7 @@ void hs_init(struct hs_state *st, const struct hs_config *cfg,
 	    st->rd.cfg.fw_names_used >= st->rd.cfg.fw_slots ||
 	    st->rd.cfg.fw_classes_used >= st->rd.cfg.fw_slots)
 		st->rd.cfg.fw_slots = 0;
+	redact_caches(st);
 	/* a held array and its String fit in a segment (hprof.h) */
 	if (st->ks.cfg.hold_size > HS_HOLD_LIMIT)
 		st->ks.cfg.hold_size = HS_HOLD_LIMIT;

@@ -31,66 +31,7 @@
 
 #define HS_VERSION "0.1.0"
 
-/* Every dump starts with this, then "1\0", "2\0" or "3\0". */
-#define HS_MAGIC "JAVA PROFILE 1.0."
-#define HS_MAGIC_LEN 17
-
-/* The format, named once. Top-level records: X(tag, NAME). */
-#define HS_RECORDS(X)                                                       \
-	X(0x01, STRING)                                                     \
-	X(0x02, LOAD_CLASS)                                                 \
-	X(0x03, UNLOAD_CLASS)                                               \
-	X(0x04, STACK_FRAME)                                                \
-	X(0x05, STACK_TRACE)                                                \
-	X(0x06, ALLOC_SITES)                                                \
-	X(0x07, HEAP_SUMMARY)                                               \
-	X(0x0A, START_THREAD)                                               \
-	X(0x0B, END_THREAD)                                                 \
-	X(0x0C, HEAP_DUMP)                                                  \
-	X(0x0D, CPU_SAMPLES)                                                \
-	X(0x0E, CONTROL_SETTINGS)                                           \
-	X(0x1C, HEAP_DUMP_SEGMENT)                                          \
-	X(0x2C, HEAP_DUMP_END)
-
-/* Heap sub-records: X(tag, NAME, ids, bytes). The fixed part is the tag,
- * ids identifiers and bytes more bytes; a class dump's ends at its
- * constant pool count, and instance fields, array elements and a class
- * dump's tables follow theirs. The Android ones (0x89-0x90, 0xC3, 0xFE)
- * are ART's and Dalvik's. */
-#define HS_SUBRECORDS(X)                                                    \
-	X(0xFF, ROOT_UNKNOWN, 1, 0)                                         \
-	X(0x01, ROOT_JNI_GLOBAL, 2, 0)                                      \
-	X(0x02, ROOT_JNI_LOCAL, 1, 8)                                       \
-	X(0x03, ROOT_JAVA_FRAME, 1, 8)                                      \
-	X(0x04, ROOT_NATIVE_STACK, 1, 4)                                    \
-	X(0x05, ROOT_STICKY_CLASS, 1, 0)                                    \
-	X(0x06, ROOT_THREAD_BLOCK, 1, 4)                                    \
-	X(0x07, ROOT_MONITOR_USED, 1, 0)                                    \
-	X(0x08, ROOT_THREAD_OBJECT, 1, 8)                                   \
-	X(0x20, CLASS_DUMP, 7, 10)                                          \
-	X(0x21, INSTANCE_DUMP, 2, 8)                                        \
-	X(0x22, OBJECT_ARRAY_DUMP, 2, 8)                                    \
-	X(0x23, PRIMITIVE_ARRAY_DUMP, 1, 9)                                 \
-	X(0x89, ROOT_INTERNED_STRING, 1, 0)                                 \
-	X(0x8A, ROOT_FINALIZING, 1, 0)                                      \
-	X(0x8B, ROOT_DEBUGGER, 1, 0)                                        \
-	X(0x8C, ROOT_REFERENCE_CLEANUP, 1, 0)                               \
-	X(0x8D, ROOT_VM_INTERNAL, 1, 0)                                     \
-	X(0x8E, ROOT_JNI_MONITOR, 1, 8)                                     \
-	X(0x90, UNREACHABLE, 1, 0)                                          \
-	X(0xC3, PRIMITIVE_ARRAY_NODATA, 1, 9)                               \
-	X(0xFE, HEAP_DUMP_INFO, 1, 4)
-
-#define HS_REC_ENUM_(tag, name) HS_REC_##name = tag,
-#define HS_SUB_ENUM_(tag, name, ids, bytes) HS_SUB_##name = tag,
-enum hs_rec_tag { HS_RECORDS(HS_REC_ENUM_) };
-enum hs_sub_tag { HS_SUBRECORDS(HS_SUB_ENUM_) };
-#undef HS_REC_ENUM_
-#undef HS_SUB_ENUM_
-
-/* The names of record and sub-record tags ("HEAP_DUMP_SEGMENT"), or NULL. */
-const char *hs_rec_name(unsigned tag);
-const char *hs_sub_name(unsigned tag);
+#include "format.h"
 
 /* Errors: one list makes the enum and the messages. */
 #define HS_ERRORS(X)                                                        \
@@ -287,7 +228,7 @@ struct hs_keep {
  * capacity; README: "What the values level keeps"), which pass as they
  * came, in instances of the class and of its subclasses. They are matched
  * by the texts of the STRING records the LOAD_CLASS and the field list
- * name; without fw tables (the names are not read), past HS_SIZED ids, or
+ * name; without fw tables (the names are not read), past sized_slots ids, or
  * in an instance whose layout is not known, they are zeroed.
  *
  * An instance's field bytes are split into references and values with
@@ -298,13 +239,41 @@ struct hs_keep {
  * full; the lists do not add up to its length) goes out with every field
  * byte zero, references included: st->withheld counts them. A second pass
  * over the same dump with the tables the first pass filled (types_used and
- * class_count from its st->rd) knows every layout.
+ * class_count from hs_redact_filled) knows every layout.
  *
  * Nothing unredacted goes out on a parse error either: with HS_FALLBACK
  * the rest of the heap record is written as zeros instead of verbatim (its
  * length stays exact), and the records after it are read and redacted as
  * usual; a bad file header makes all of it zeros. hs_rewrite of bytes
  * zeroed so is refused. */
+/* The fast path's caches and the listed sizes' ids (redact.c), the
+ * caller's memory like the tables: an instance layout as the fast path
+ * uses it, the byte ranges of its values, whatever class they are
+ * declared in */
+#define HS_FLAT_SPANS 6
+struct hs_flat {
+	uint64_t cls;              /* 0: empty */
+	uint32_t len;              /* the instance's field bytes */
+	uint16_t n;                /* value spans; HS_FLAT_NONE: the phases
+	                              take such instances (too many spans,
+	                              past 64 KiB, layout not known) */
+	uint16_t span[HS_FLAT_SPANS][2]; /* offset, length */
+};
+#define HS_FLAT_NONE 0xFFFFu
+/* the fast path's value spans waiting in the run, by offset in it */
+struct hs_patch {
+	uint32_t off;
+	uint32_t len;
+};
+/* the ids that name the listed sizes, which stay (README: "What the
+ * values level keeps"): STRING ids of a listed class name or field name,
+ * class ids of a listed class */
+struct hs_sized {
+	uint64_t id;
+	unsigned char kind;        /* 1: a class's name, 2: a field's name,
+	                              3: a class */
+	unsigned char pair;        /* the first pair of the list naming it */
+};
 struct hs_layout {             /* a class's own instance fields */
 	uint64_t id, super;        /* id 0: a free slot */
 	uint32_t first;            /* their types: types[first..first+count) */
@@ -318,8 +287,8 @@ struct hs_redact {
 	                              HS_KEEP_MIN_SLOTS */
 	unsigned char *types;      /* types_size bytes: field types */
 	uint32_t types_size;
-	uint32_t types_used;       /* a second pass: the first's st->rd */
-	uint32_t class_count;      /* ... types_used and class_count */
+	uint32_t types_used;       /* a second pass: the first's (from */
+	uint32_t class_count;      /* ... hs_redact_filled) */
 	/* the fast path's output: instances whose values go out as zeros
 	 * gather here, with what passes between them, and go out in writes
 	 * of up to gather_size bytes (HS_REDACT_GATHER: the shim's and the
@@ -333,7 +302,21 @@ struct hs_redact {
 	uint64_t *fw_names, *fw_classes;
 	unsigned fw_slots;
 	unsigned fw_names_used, fw_classes_used; /* a second pass: the
-	                              first's st->rd.cfg, as types_used */
+	                              first's, as types_used */
+	/* the fast path's layouts by class id, direct mapped: flat_slots,
+	 * a power of 2 (hs_init clears them); without (NULL, another size,
+	 * misaligned) one slot in the state serves, slower */
+	struct hs_flat *flat;
+	unsigned flat_slots;
+	/* the fast path's patches of a run: patch_slots, at least
+	 * HS_FLAT_SPANS; without, the fast path writes no instance with
+	 * values (as without gather) */
+	struct hs_patch *patch;
+	unsigned patch_slots;
+	/* the ids of the listed sizes: past sized_slots (or without), no
+	 * more are noted, and the sizes they name are zeroed */
+	struct hs_sized *sized;
+	unsigned sized_slots;
 };
 /* Sizes for up to 114,688 classes (7/8 of the slots) and 2 Mi instance
  * fields: the largest real dumps have tens of thousands of classes and
@@ -345,6 +328,12 @@ struct hs_redact {
  * class it has (24,144) lists 29,544 STRINGs with the runtime's prefixes
  * (README: "Where the layouts come from"); 1 MiB each */
 #define HS_REDACT_FW (1u << 17)
+/* The caches' sizes the tools and the shim give: 256 layouts (10 KiB),
+ * 1024 patches (8 KiB: a run goes out when they are used up) and 64 ids
+ * of listed sizes (1 KiB) */
+#define HS_REDACT_FLAT 256u
+#define HS_REDACT_PATCHES 1024u
+#define HS_REDACT_SIZED 64u
 
 /* Is a class name (n bytes at s, HotSpot's java/lang/String or Android's
  * java.lang.String) one of the runtime's own (the prefixes above)? */
@@ -424,8 +413,23 @@ struct hs_config {
 	const struct hs_names *names;   /* HS_REDACT_NAMES, HS_UNREDACT */
 };
 
-/* The engine's private state, by who owns it (strip/engine/internal.h
- * has the map): the caller only gives it room. */
+/* The state: the configuration and the results are readable; the rest
+ * is the engine's (strip/engine/internal.h has the map of who owns what),
+ * the mode and the phase machine here, each layer's own struct in
+ * layers.h. A front end reads no layer's struct: what it needs is a
+ * result or a function below (hs_redact_filled, hs_fallback_zeros).
+ *
+ * Memory. The caller gives the state room (at most HS_STATE_MAX bytes:
+ * engine.c asserts it) and each layer it turns on its tables, buffers
+ * and caches, sized by the caller through hs_config (struct hs_keep,
+ * hs_config.seg_buf, struct hs_redact; the HS_KEEP_*, HS_STREAM_BUF and
+ * HS_REDACT_* sizes are the tools' and the shim's); a layer that is off
+ * needs none. hs_init checks each against the engine's limits (a table
+ * or cache size, a power of 2, alignment) and never fails: what it
+ * cannot use is done without, as each field says (a keep table taken as
+ * none, HS_KEEP_STRINGS or HS_STREAM dropped without theirs; redaction
+ * does with less, withholding or zeroing more, and never drops). */
+#define HS_STATE_MAX 2048u
 
 /* The effective mode, resolved once from the flags and the dump's version
  * (hs_init, then again when the file header is read). */
@@ -450,122 +454,7 @@ struct hs_mode {
 	                              the fast path (sweep.c) reads them */
 };
 
-/* HS_KEEP_STRINGS (keep.c) */
-struct hs_keeping {
-	struct hs_keep cfg;        /* the caller's tables and callbacks */
-	/* ids of the STRING records naming java/lang/String (or, Android,
-	 * java.lang.String), java/lang/Thread, "value" and "name": a name
-	 * may have more than one (the first 4 are kept) */
-	uint64_t names[4][4];
-	uint64_t class_string, class_thread;
-	unsigned char expect;      /* the last sub-record was a String whose
-	                              layout is not known yet (ART) */
-	uint64_t rest;             /* instance bytes after the field read */
-	uint64_t cls_id, cls_super;/* the class dump being read */
-	uint32_t cls_bytes;
-	int32_t cls_ref;
-	unsigned pend_count, pend_hand, cls_count;
-	uint64_t held_id;          /* the held array: its id, */
-	size_t held_len;           /* its bytes held (header + elements), */
-	size_t held_need;          /* and its full length; 0: none held */
-	unsigned char held_hdr[20];/* its header; the elements are in
-	                              cfg.hold */
-	uint64_t claimed;          /* the String value kept as xlook showed */
-	unsigned xlook_len;        /* the bytes after a heap record that */
-	unsigned char xlook[9 + 64];/* ended with an array held: the next
-	                              record's header and the start of its
-	                              first sub-record, up to a String's
-	                              value */
-	unsigned look_len, look_need; /* an instance gathered behind it */
-	unsigned char look[64];
-};
-
-/* HS_REDACT (redact.c): an instance layout as the fast path uses it, the
- * byte ranges of its values, whatever class they are declared in */
-#define HS_FLAT_SPANS 6
-struct hs_flat {
-	uint64_t cls;              /* 0: empty */
-	uint32_t len;              /* the instance's field bytes */
-	uint16_t n;                /* value spans; HS_FLAT_NONE: the phases
-	                              take such instances (too many spans,
-	                              past 64 KiB, layout not known) */
-	uint16_t span[HS_FLAT_SPANS][2]; /* offset, length */
-};
-#define HS_FLAT_NONE 0xFFFFu
-#define HS_FLAT_CACHE 256u
-/* the fast path's value spans waiting in the run, by offset in it */
-struct hs_patch {
-	uint32_t off;
-	uint32_t len;
-};
-#define HS_PATCHES 1024u
-/* HS_REDACT (redact.c): the ids that name the listed sizes, which stay
- * (README: "What the values level keeps"): STRING ids of a listed class
- * name or field name, class ids of a listed class; past HS_SIZED, no more
- * are noted (their fields are zeroed) */
-#define HS_SIZED 64u
-struct hs_sized {
-	uint64_t id;
-	unsigned char kind;        /* 1: a class's name, 2: a field's name,
-	                              3: a class */
-	unsigned char pair;        /* the first pair of the list naming it */
-};
-struct hs_redacting {
-	struct hs_redact cfg;      /* the caller's tables */
-	uint64_t cls_id, cls_super;/* the class dump being read */
-	uint32_t cls_first, cls_count, cls_bytes;
-	unsigned char cls_record;  /* its field list goes in the tables */
-	unsigned char cls_fw;      /* the runtime's: its statics stay */
-	unsigned char cls_sized;   /* a listed class: 1 + its first pair,
-	                              0: not */
-	unsigned char zero_rest;   /* a fallback: the rest of its heap record
-	                              goes out as zeros (and of the stream,
-	                              for a bad file header) */
-	const struct hs_layout *walk; /* the instance being read: the class
-	                              whose fields come next, */
-	uint32_t walk_i;           /* and its next field */
-	unsigned nsized;
-	struct hs_sized sized[HS_SIZED];
-	uint32_t npatch;           /* the fast path's patches of the run */
-	struct hs_patch patch[HS_PATCHES];
-	struct hs_flat flat[HS_FLAT_CACHE]; /* by class id, direct mapped */
-};
-
-/* HS_REDACT_NAMES, HS_UNREDACT (names.c): the STRING text going out */
-struct hs_naming {
-	struct hs_names cfg;
-	uint64_t id;               /* its id */
-	uint32_t len, at;          /* its bytes, and those out so far */
-	uint64_t h;                /* the token's hash of the word so far */
-	unsigned char lead;        /* 1: at the text's start, 2: in its
-	                              leading '['s (an array class) */
-	unsigned char tok;         /* tokenized (or given back) */
-	const unsigned char *orig; /* HS_UNREDACT: the text given back */
-};
-
-/* HS_STREAM (segment.c) */
-struct hs_segments {
-	unsigned char *buf;        /* the segment being gathered */
-	size_t len;
-	size_t sub_start;          /* len when the sub-record began */
-	unsigned char gather;      /* in a heap record: output gathers in buf */
-	unsigned char sizing;      /* the sub-record's header was taken to
-	                              decide its segment first */
-	unsigned char time[4];     /* the input heap record's time field */
-	uint64_t own_left;         /* bytes left of a segment of its own */
-	uint64_t own_start;        /* its output offset, header included */
-};
-
-/* HS_SALVAGE (salvage.c): the primitive array classes by element type
- * (viewers need their class dumps to show such arrays) */
-struct hs_salvaging {
-	uint64_t arr_name[12];     /* STRING ids of "[B", "byte[]" ... + 1 */
-	uint64_t arr_class[12];    /* LOAD_CLASS ids of those classes + 1 */
-	uint32_t arr_trace[12];    /* ... their stack trace serials */
-	uint64_t obj_name, obj_class; /* java.lang.Object's, + 1 */
-	unsigned arr_dumped;       /* bit t: the class dump of type t came */
-	unsigned arr_used;         /* bit t: an array of type t went out */
-};
+#include "layers.h"
 
 struct hs_state {
 	/* configuration (set by hs_init, readable): the flags in effect
@@ -686,9 +575,6 @@ struct hs_state {
 	struct hs_naming nm;      /* names.c */
 };
 
-/* Basic type sizes (0: invalid); type 2 is an object id. */
-unsigned hs_type_size(unsigned type, unsigned idsize);
-
 void hs_init(struct hs_state *st, const struct hs_config *cfg,
              const struct hs_sink *sink);
 enum hs_err hs_feed(struct hs_state *st, const void *in, size_t len);
@@ -707,18 +593,14 @@ enum hs_err hs_rewrite(struct hs_state *st, uint64_t in_off, const void *buf,
 
 const char *hs_strerror(enum hs_err err);
 
-/* Big-endian helpers shared by the tools. */
-static inline uint32_t hs_be32(const unsigned char *p)
-{
-	return (uint32_t)p[0] << 24 | (uint32_t)p[1] << 16 |
-	       (uint32_t)p[2] << 8 | p[3];
-}
-static inline void hs_put_be32(unsigned char *p, uint32_t v)
-{
-	p[0] = (unsigned char)(v >> 24);
-	p[1] = (unsigned char)(v >> 16);
-	p[2] = (unsigned char)(v >> 8);
-	p[3] = (unsigned char)v;
-}
+/* HS_REDACT: how much of the caller's tables a pass filled. Sets *r's
+ * types_used, class_count, fw_names_used and fw_classes_used (the rest of
+ * *r stays): given to hs_init with the same tables, a second pass over the
+ * same dump knows every layout the first learnt. */
+void hs_redact_filled(const struct hs_state *st, struct hs_redact *r);
+
+/* HS_FALLBACK: 1 if the rest of the fallback's record (or stream) goes
+ * out as zeros, not verbatim (HS_REDACT: nothing goes out unredacted). */
+int hs_fallback_zeros(const struct hs_state *st);
 
 #endif

@@ -299,6 +299,9 @@ int redact_wants_record(const struct hs_state *st, unsigned tag,
 /* A field type in the layout tables with this bit: a listed size, passed
  * as it came (the type is the rest) */
 #define RD_KEPT 0x80u
+/* hs_init: the caller's caches (st->rd.cfg) checked, taken or done
+ * without (hprof.h: struct hs_redact) */
+void redact_caches(struct hs_state *st);
 void redact_names(struct hs_state *st, const unsigned char *h, unsigned n);
 void redact_class(struct hs_state *st, const unsigned char *h);
 unsigned redact_value(struct hs_state *st, unsigned type);
@@ -316,7 +319,7 @@ static inline struct hs_flat *redact_flat_slot(struct hs_state *st,
                                                uint64_t cls)
 {
 	return &st->rd.flat[(unsigned)((cls * 0x9E3779B97F4A7C15u) >> 32) &
-	                    (HS_FLAT_CACHE - 1)];
+	                    st->rd.flat_mask];
 }
 static inline const struct hs_flat *redact_flat_of(struct hs_state *st,
                                                    uint64_t cls, uint64_t len)

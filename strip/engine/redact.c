@@ -170,7 +170,7 @@ static void sized_add(struct hs_state *st, unsigned kind, uint64_t id,
 {
 	struct hs_sized *z;
 
-	if (st->rd.nsized == HS_SIZED || sized_of(st, kind, id))
+	if (st->rd.nsized >= st->rd.cfg.sized_slots || sized_of(st, kind, id))
 		return;  /* full: that one is zeroed, as all were */
 	z = &st->rd.sized[st->rd.nsized++];
 	z->id = id;
@@ -467,4 +467,51 @@ const struct hs_flat *redact_flat(struct hs_state *st, uint64_t cls,
 	}
 	f->n = (uint16_t)n;
 	return f;
+}
+
+/* ---- the caller's caches; what the front ends read ---------------------- */
+
+/* Is p aligned to a (a power of 2)? */
+static int aligned(const void *p, size_t a)
+{
+	return ((uintptr_t)p & (a - 1)) == 0;
+}
+
+void redact_caches(struct hs_state *st)
+{
+	struct hs_redact *r = &st->rd.cfg;
+	unsigned n = r->flat_slots;
+
+	st->rd.flat = &st->rd.flat_one;
+	st->rd.flat_mask = 0;
+	if (r->flat && n && !(n & (n - 1)) &&
+	    aligned(r->flat, _Alignof(struct hs_flat))) {
+		memset(r->flat, 0, n * sizeof *r->flat);  /* another dump's */
+		st->rd.flat = r->flat;
+		st->rd.flat_mask = n - 1;
+	}
+	if (r->patch && r->patch_slots >= HS_FLAT_SPANS &&
+	    aligned(r->patch, _Alignof(struct hs_patch)))
+		st->rd.patch = r->patch;
+	else {  /* the fast path writes no instance with values */
+		r->gather = NULL;
+		r->gather_size = 0;
+	}
+	if (r->sized && aligned(r->sized, _Alignof(struct hs_sized)))
+		st->rd.sized = r->sized;
+	else
+		r->sized_slots = 0;
+}
+
+void hs_redact_filled(const struct hs_state *st, struct hs_redact *r)
+{
+	r->types_used = st->rd.cfg.types_used;
+	r->class_count = st->rd.cfg.class_count;
+	r->fw_names_used = st->rd.cfg.fw_names_used;
+	r->fw_classes_used = st->rd.cfg.fw_classes_used;
+}
+
+int hs_fallback_zeros(const struct hs_state *st)
+{
+	return st->rd.zero_rest;
 }

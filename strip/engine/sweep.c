@@ -175,7 +175,7 @@ static void redact_one(struct hs_state *st, struct cur *c,
 	/* room for its spans, and its bytes in one piece of the gather
 	 * buffer: else what came before goes out first */
 	at = (size_t)(p - c->run);
-	if (st->rd.npatch + u->flat->n > HS_PATCHES ||
+	if (st->rd.npatch + u->flat->n > st->rd.cfg.patch_slots ||
 	    at % st->rd.cfg.gather_size + u->n + u->len > st->rd.cfg.gather_size) {
 		patched_flush(st, c, p);
 		at = 0;

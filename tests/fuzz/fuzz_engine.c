@@ -367,6 +367,9 @@ static void check_redact(const unsigned char *x, size_t n, uint32_t seed,
 	static struct hs_layout classes[1024];
 	static unsigned char type_pool[4096], gather[4096];
 	static uint64_t fw_names[1024], fw_classes[1024];
+	static struct hs_flat flat[64];
+	static struct hs_patch patch[HS_REDACT_PATCHES];
+	static struct hs_sized sized[HS_REDACT_SIZED];
 	struct fz_cuts c;
 	size_t i;
 
@@ -380,6 +383,13 @@ static void check_redact(const unsigned char *x, size_t n, uint32_t seed,
 	fz_redact.fw_names = fw_names;
 	fz_redact.fw_classes = fw_classes;
 	fz_redact.fw_slots = slots;
+	/* the fast path's caches: at their least with tiny tables too */
+	fz_redact.flat = flat;
+	fz_redact.flat_slots = types < 64 ? 1 : 64;
+	fz_redact.patch = patch;
+	fz_redact.patch_slots = types < 64 ? HS_FLAT_SPANS : HS_REDACT_PATCHES;
+	fz_redact.sized = sized;
+	fz_redact.sized_slots = HS_REDACT_SIZED;
 	fz_engine(x, n, HS_REDACT, 0, NULL, n, NULL, &D1);
 	fz_cuts_init(&c, seed ^ 0x2D2D2D);
 	fz_engine(x, n, HS_REDACT, 0, &c, n, NULL, &D2);
