@@ -86,6 +86,9 @@ REDACT_CHECK = ("redactcheck: every corpus dump, values and names", ["sh", "-c",
 # the engine's hold-back clamp (tests/holdtest.c)
 HOLD = ("holdtest", ["sh", "-c", '"$BUILD/holdtest"'])
 
+# the layers' memory from the caller, checked by hs_init (tests/memtest.c)
+MEM = ("memtest", ["sh", "-c", '"$BUILD/memtest"'])
+
 # more than 1 MiB of dense value instances in one heap record
 # (tests/dense-dump), redacted in one piece: offline (splitcheck -w) and
 # under the shim in JDK 8's 8 MiB writes; redactcheck judges both
@@ -111,7 +114,7 @@ SHIM = ["shim", "dumps", "own-dumps", "shim-robust", "handover", "faults",
 TOOLS = ["output", "cli", "same-file", "badinput"]
 
 # the engine's tests, for each of its files
-ENGINE = [HOLD, DENSE, UNIT_ALL, UNIT_JDK8, KEEP_PIPE, STREAM_RESTORE, SALVAGE_SPLIT,
+ENGINE = [HOLD, MEM, DENSE, UNIT_ALL, UNIT_JDK8, KEEP_PIPE, STREAM_RESTORE, SALVAGE_SPLIT,
           REDACT_CHECK, "strip", "stream", "strings", "salvage", "apponly",
           "restore-jvm", "shim", "dumps", "redact"]
 
@@ -605,6 +608,22 @@ MUTANTS = [
      "preload/fdtable.c",
      "\tif (!policy()->sniff || !buf || len < HS_MAGIC_LEN ||",
      "\tif (!policy()->sniff || (saved = errno, !buf) || len < HS_MAGIC_LEN ||"),
+    # ---- issue 28: each layer's memory is the caller's ---------------------
+    ("mem: hs_init takes fewer patches than one instance's value spans",
+     "strip/engine/redact.c",
+     "\tif (r->patch && r->patch_slots >= HS_FLAT_SPANS &&",
+     "\tif (r->patch && r->patch_slots >= 1 &&"),
+    ("mem: hs_init takes a layout cache whose size is not a power of 2",
+     "strip/engine/redact.c",
+     "\tif (r->flat && n && !(n & (n - 1)) &&",
+     "\tif (r->flat && n &&"),
+    ("mem: hs_init takes misaligned caches", "strip/engine/redact.c",
+     "\treturn ((uintptr_t)p & (a - 1)) == 0;",
+     "\treturn p || a;"),
+    ("mem: hs_init leaves a caller's layout cache as it was",
+     "strip/engine/redact.c",
+     "\t\tmemset(r->flat, 0, n * sizeof *r->flat);  /* another dump's */",
+     "\t\t;"),
 ]
 
 
@@ -732,7 +751,7 @@ def run(todo, shared, work):
         "splitcheck", "oracle", "replay", "libreenter.so", "libfaultinject.so",
         "shimstress", "shimstress-lfs", "shimstress-fortify",
         "shimstress-fortify64", "strcheck", "redactcheck", "embedtest",
-        "policytest", "holdtest")]
+        "policytest", "holdtest", "memtest")]
     r = sh(["make", "-s", "BUILD=" + build] + targets, cwd=tree, env=env)
     if r.returncode:
         print(r.stdout)

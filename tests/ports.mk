@@ -88,13 +88,15 @@ MUSL_STATIC = $(MUSL)/static
 check-musl: deps
 	tests/ports.sh deps musl-tools file
 	$(MAKE) CC=musl-gcc BUILD=$(MUSL) all $(MUSL)/splitcheck $(MUSL)/oracle \
-		$(MUSL)/replay $(MUSL)/shimstress $(MUSL)/strcheck $(MUSL)/redactcheck
+		$(MUSL)/replay $(MUSL)/shimstress $(MUSL)/strcheck $(MUSL)/redactcheck \
+		$(MUSL)/memtest
 	$(MAKE) CC=musl-gcc BUILD=$(MUSL_STATIC) LDFLAGS=-static \
 		$(MUSL_STATIC)/hprofstrip $(MUSL_STATIC)/hprofrestore
 	@for f in $(MUSL_STATIC)/hprofstrip $(MUSL_STATIC)/hprofrestore; do \
 		file $$f | grep -q 'statically linked' || { echo "$$f is not static"; exit 1; }; done
 	@file $(MUSL)/replay | grep -q 'interpreter /lib/ld-musl' || \
 		{ echo "$(MUSL)/replay is not linked against musl"; exit 1; }
+	$(MUSL)/memtest
 	BUILD=$(MUSL) tests/unit.sh
 	s=$$(tests/bats-list offline) && BUILD=$(MUSL) tests/run-bats.sh $$s
 	s=$$(tests/bats-list static) && \
@@ -123,11 +125,12 @@ check-arm64: deps
 	tests/ports.sh deps gcc-aarch64-linux-gnu libc6-dev-arm64-cross qemu-user file
 	$(ARM64_MAKE) LDFLAGS=-static $(ARM64)/bin/hprofstrip \
 		$(ARM64)/bin/hprofrestore $(ARM64)/bin/splitcheck $(ARM64)/bin/oracle \
-		$(ARM64)/bin/strcheck $(ARM64)/bin/redactcheck
+		$(ARM64)/bin/strcheck $(ARM64)/bin/redactcheck $(ARM64)/bin/memtest
 	$(ARM64_MAKE) $(ARM64)/bin/libhprofstrip.so $(ARM64)/bin/replay
 	tests/ports.sh wrappers $(ARM64) qemu-aarch64
 	@file $(ARM64)/bin/hprofstrip | grep -q 'ARM aarch64' || \
 		{ echo "$(ARM64)/bin/hprofstrip is not an arm64 binary"; exit 1; }
+	qemu-aarch64 $(ARM64)/bin/memtest
 	UNIT_SKIP='$(ARM64_UNIT_SKIP)' BUILD=$(ARM64) tests/unit.sh
 	# under qemu a peak RSS is qemu's; hostile.bats measures it natively
 	s=$$(tests/bats-list offline) && \
