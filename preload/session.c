@@ -43,8 +43,8 @@ static void report(struct session *s)
 	say("hprofstrip: %s: offset %llu: %s; writing the rest %s",
 	    s->path, (unsigned long long)s->st.fallback_off,
 	    hs_strerror(s->st.fallback),
-	    hs_fallback_zeros(&s->st) ? "as zeros (HPROFSTRIP_REDACT: nothing goes "
-	                         "out unredacted)" : "unchanged");
+	    hs_fallback_zeros(&s->st) ? "as zeros (HPROFSTRIP_REDACT: nothing "
+	                                "goes out unredacted)" : "unchanged");
 }
 
 /* HPROFSTRIP_KEEP=strings: fixed tables, one set per session, mapped once

@@ -486,7 +486,8 @@ void redact_caches(struct hs_state *st)
 	st->rd.flat_mask = 0;
 	if (r->flat && n && !(n & (n - 1)) &&
 	    aligned(r->flat, _Alignof(struct hs_flat))) {
-		memset(r->flat, 0, n * sizeof *r->flat);  /* another dump's */
+		/* cleared: another dump's entries would pass values */
+		memset(r->flat, 0, n * sizeof *r->flat);
 		st->rd.flat = r->flat;
 		st->rd.flat_mask = n - 1;
 	}
