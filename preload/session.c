@@ -227,21 +227,15 @@ static int redact_tables(struct session *s, struct hs_redact *r)
 	memset(s->red->classes, 0, sizeof s->red->classes);
 	memset(s->red->fw_names, 0, sizeof s->red->fw_names);
 	memset(s->red->fw_classes, 0, sizeof s->red->fw_classes);
-	r->classes = s->red->classes;
-	r->class_slots = HS_REDACT_CLASSES;
-	r->types = s->red->types;
-	r->types_size = HS_REDACT_TYPES;
-	r->gather = s->red->gather;
-	r->gather_size = HS_REDACT_GATHER;
-	r->fw_names = s->red->fw_names;
-	r->fw_classes = s->red->fw_classes;
-	r->fw_slots = HS_REDACT_FW;
-	r->flat = s->red->flat;
-	r->flat_slots = HS_REDACT_FLAT;
-	r->patch = s->red->patch;
-	r->patch_slots = HS_REDACT_PATCHES;
-	r->sized = s->red->sized;
-	r->sized_slots = HS_REDACT_SIZED;
+	*r = (struct hs_redact){
+		.classes = s->red->classes, .class_slots = HS_REDACT_CLASSES,
+		.types = s->red->types, .types_size = HS_REDACT_TYPES,
+		.gather = s->red->gather, .gather_size = HS_REDACT_GATHER,
+		.fw_names = s->red->fw_names, .fw_classes = s->red->fw_classes,
+		.fw_slots = HS_REDACT_FW,
+		.flat = s->red->flat, .flat_slots = HS_REDACT_FLAT,
+		.patch = s->red->patch, .patch_slots = HS_REDACT_PATCHES,
+		.sized = s->red->sized, .sized_slots = HS_REDACT_SIZED };
 	return 1;
 }
 
