@@ -8,8 +8,8 @@
  * (readlink /proc/self/exe), DIR/../lib/hprofstrip/libhprofstrip.so (the
  * installed layout), else DIR/libhprofstrip.so (the build directory).
  */
-#include "../strip/cli/compressors.h"
-#include "../strip/cli/levels.h"
+#include "../strip/io/compressors.h"
+#include "../strip/io/levels.h"
 #include "../strip/engine/hprof.h"
 
 #include <errno.h>

@@ -1,6 +1,6 @@
 /* A dump's compressor or filter: see pipe.h. */
 #include "pipe.h"
-#include "../strip/cli/compressors.h"
+#include "../strip/io/compressors.h"
 #include "libc.h"
 #include "policy.h"
 #include "say.h"

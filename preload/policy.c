@@ -1,7 +1,7 @@
 /* The shim's policy: see policy.h. */
 #include "policy.h"
-#include "../strip/cli/compressors.h"
-#include "../strip/cli/levels.h"
+#include "../strip/io/compressors.h"
+#include "../strip/io/levels.h"
 #include "../strip/engine/hprof.h"
 
 #include <errno.h>

@@ -2,7 +2,7 @@
 #include "say.h"
 #include "policy.h"
 #include "libc.h"
-#include "../strip/cli/escape.h"
+#include "../strip/io/escape.h"
 
 #include <errno.h>
 #include <limits.h>

@@ -11,8 +11,8 @@
 #define HPROFSTRIP_SESSION_H
 
 #include "../strip/engine/hprof.h"
-#include "../strip/cli/outbuf.h"
-#include "../strip/cli/namesmap.h"
+#include "../strip/io/outbuf.h"
+#include "../strip/io/namesmap.h"
 #include "pipe.h"
 #include "policy.h"
 #include "hprofstrip.h"

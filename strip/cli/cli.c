@@ -6,9 +6,9 @@
 #include "cli.h"
 #include "decomp.h"
 #include "info.h"
-#include "levels.h"
+#include "../io/levels.h"
 #include "keepset.h"
-#include "namesmap.h"
+#include "../io/namesmap.h"
 #include "out.h"
 
 #include <errno.h>

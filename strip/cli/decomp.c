@@ -1,6 +1,6 @@
 /* Compressed input for the tools: see decomp.h. */
 #include "decomp.h"
-#include "compressors.h"
+#include "../io/compressors.h"
 
 #include <errno.h>
 #include <fcntl.h>

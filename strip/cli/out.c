@@ -1,7 +1,7 @@
 /* Output file handling for the offline tools: see out.h. */
 #include "out.h"
-#include "escape.h"
-#include "outbuf.h"
+#include "../io/escape.h"
+#include "../io/outbuf.h"
 
 #include <errno.h>
 #include <fcntl.h>

@@ -20,7 +20,7 @@
 #ifndef HPROFSTRIP_OUT_H
 #define HPROFSTRIP_OUT_H
 
-#include "outbuf.h"
+#include "../io/outbuf.h"
 
 #include <stddef.h>
 #include <stdint.h>
