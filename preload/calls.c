@@ -208,7 +208,7 @@ int session_ftruncate(struct session *s, int fd, int64_t len, int *ret)
 		if (session_flush(s, fd))
 			r = (errno = s->ob.err, -1);
 		else
-			r = hst.ftruncate(fd, (int64_t)hs_ob_size(&s->ob));
+			r = hst.ftruncate(fd, (int64_t)io_ob_size(&s->ob));
 	} else if ((uint64_t)len > s->st.in_off) {
 		s->ext = (uint64_t)len;
 	} else if (!s->warned) {

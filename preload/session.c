@@ -29,7 +29,7 @@ struct session *(*session_of)(int fd);
 int session_flush(struct session *s, int fd)
 {
 	s->ob.fd = fd;
-	return hs_ob_flush(&s->ob);
+	return io_ob_flush(&s->ob);
 }
 
 /* Says once that the engine fell back to copying verbatim. */
@@ -141,7 +141,7 @@ static void map_open(struct session *s)
 		    "all the same, with no map to give them back", s->path,
 		    s->map_path, strerror(errno));
 	else {
-		hs_ob_init(&s->map_ob, hst.pwrite, s->map_fd, 0, s->red->map_buf,
+		io_ob_init(&s->map_ob, hst.pwrite, s->map_fd, 0, s->red->map_buf,
 		           sizeof s->red->map_buf);
 		s->map_failed = 0;
 	}
@@ -158,7 +158,7 @@ static void map_original(void *user, unsigned idsize, uint64_t id,
 	if (s->map_fd < 0 && !s->map_failed)
 		map_open(s);
 	if (s->map_fd >= 0)
-		hs_map_original(&s->map, idsize, id, len, at, text, n);
+		io_map_original(&s->map, idsize, id, len, at, text, n);
 }
 
 /* How a map is closed: written out; dropped (a child's copy of the
@@ -182,10 +182,10 @@ static void map_close(struct session *s, int how)
 		/* it cannot be removed: it stays, beside the new one */
 	}
 	if (how == MAP_DONE) {
-		uint64_t cut = hs_map_end(&s->map, s->st.idsize,
+		uint64_t cut = io_map_end(&s->map, s->st.idsize,
 		                          s->st.timestamp);
 		/* the dump was cut inside a name: the map ends before it */
-		if (!hs_ob_flush(&s->map_ob) && cut != UINT64_MAX &&
+		if (!io_ob_flush(&s->map_ob) && cut != UINT64_MAX &&
 		    hst.ftruncate(s->map_fd, (int64_t)cut)) {
 			/* the map's last record stays cut: hprofrestore says */
 		}
@@ -260,7 +260,7 @@ static int tee_write(void *user, const void *buf, size_t len)
 
 	if (s->piped)
 		pipe_send(&s->pm->pipe, buf, len);
-	return hs_ob_write(&s->ob, buf, len);
+	return io_ob_write(&s->ob, buf, len);
 }
 
 /* A FIFO's writer: no offsets, the bytes in order (a raw write: the
@@ -315,7 +315,7 @@ void session_start(struct session *s, int kind, const char *path,
 {
 	struct hs_config cfg = { .flags = HS_OPEN_LEN | HS_FALLBACK,
 	                         .idsize = idsize };
-	struct hs_sink sink = { hs_ob_write, hs_ob_patch, NULL, NULL };
+	struct hs_sink sink = { io_ob_write, io_ob_patch, NULL, NULL };
 	struct hs_keep keep;
 	struct hs_redact red;
 	struct hs_names names;
@@ -354,7 +354,7 @@ void session_start(struct session *s, int kind, const char *path,
 	s->vet_stamp = vet == VET_STAMP;
 	s->hdr_len = 0;
 	s->fifo = fifo;
-	hs_ob_init(&s->ob, fifo ? fifo_write : dump_pwrite, -1, 0, s->buf,
+	io_ob_init(&s->ob, fifo ? fifo_write : dump_pwrite, -1, 0, s->buf,
 	           sizeof s->buf);
 	if (keep_tables(s, kind, &keep)) {
 		cfg.flags |= HS_KEEP_STRINGS;
@@ -372,7 +372,7 @@ void session_start(struct session *s, int kind, const char *path,
 	s->map.ob = &s->map_ob;
 	if (kind == S_MAIN && policy()->redact == 2) {
 		memset(&names, 0, sizeof names);
-		if (hs_names_key(policy()->names_key, names.key) < 0 &&
+		if (io_names_key(policy()->names_key, names.key) < 0 &&
 		    !__atomic_exchange_n(&told_key, 1, __ATOMIC_RELAXED))
 			say("hprofstrip: HPROFSTRIP_NAMES_KEY: not 32 hex digits; "
 			    "a random key is used");
@@ -515,7 +515,7 @@ static void put_held(struct session *s, int fd)
 {
 	int saved = errno;
 
-	if (s->hdr_len && hs_pwrite_full(s->fifo ? fifo_write : hst.pwrite, fd,
+	if (s->hdr_len && io_pwrite_full(s->fifo ? fifo_write : hst.pwrite, fd,
 	                                 s->hdr, s->hdr_len, 0))
 		s->warned = 1;  /* as the real write would have, quietly */
 	if (!s->fifo && s->voff &&
@@ -546,7 +546,7 @@ void session_finish(struct session *s, int fd)
 	session_flush(s, fd);
 	report(s);
 	if (s->trunc_at_end && !s->ob.err &&
-	    hst.ftruncate(fd, (int64_t)hs_ob_size(&s->ob))) {
+	    hst.ftruncate(fd, (int64_t)io_ob_size(&s->ob))) {
 		/* the dump is still whole; old bytes remain after it */
 	}
 	map_close(s, MAP_DONE);

@@ -45,7 +45,7 @@ struct session {
 	char path[256];          /* for messages (may be cut) */
 	char base[PATH_MAX];     /* the dump's path (a segment's: without .pN) */
 	struct hs_state st;
-	struct hs_outbuf ob;     /* the engine's sink, into the file */
+	struct io_outbuf ob;     /* the engine's sink, into the file */
 	uint64_t voff;           /* the runtime's file position */
 	uint64_t ext;            /* ftruncate past the end: zeros up to here */
 	int warned;              /* a fallback or a lost rewrite was reported */
@@ -64,8 +64,8 @@ struct session {
 	int map_failed;          /* ... it could not be created (said) */
 	char map_path[PATH_MAX + 16]; /* ... its path: PATH.names, or the
 	                            first free PATH.names.N */
-	struct hs_outbuf map_ob; /* ... its buffer (in red) */
-	struct hs_namesmap map;
+	struct io_outbuf map_ob; /* ... its buffer (in red) */
+	struct io_namesmap map;
 	struct pipe_mem *pm;     /* HPROFSTRIP_COMPRESS or _FILTER: the
 	                            segment buffer and the child, likewise */
 	int fifo;                /* a FIFO: streamed, written in order */

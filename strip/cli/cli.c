@@ -434,14 +434,14 @@ static int info_mode(const struct cli_tool *tool, int argc, char **argv)
  * -1 for a word that names none. */
 static int redact_level(struct args *a, const char *word)
 {
-	int level = hs_redact_level(word);
+	int level = io_redact_level(word);
 
-	if (level == HS_LEVEL_UNKNOWN)
+	if (level == IO_LEVEL_UNKNOWN)
 		return -1;
 	a->flags &= ~(unsigned)(HS_REDACT | HS_REDACT_NAMES);
-	if (level >= HS_LEVEL_VALUES)
+	if (level >= IO_LEVEL_VALUES)
 		a->flags |= HS_REDACT;
-	if (level == HS_LEVEL_NAMES)
+	if (level == IO_LEVEL_NAMES)
 		a->flags |= HS_REDACT_NAMES;
 	return 0;
 }
@@ -600,8 +600,8 @@ struct names_io {
 	struct hs_names names;
 	struct out mo;         /* the map written */
 	int open;              /* ... is open */
-	struct hs_namesmap map;
-	struct hs_mapread rd;  /* the map read */
+	struct io_namesmap map;
+	struct io_mapread rd;  /* the map read */
 	char path[4096];
 };
 
@@ -632,21 +632,21 @@ static int names_start(struct run *r, const struct args *a,
 
 	memset(n, 0, sizeof *n);
 	if (a->flags & HS_UNREDACT) {
-		if (hs_map_load(&n->rd, a->unredact, err, sizeof err)) {
+		if (io_map_load(&n->rd, a->unredact, err, sizeof err)) {
 			if (r->verbosity)
 				cli_say("%s: %s: %s\n", name, a->unredact,
 				        err);
-			hs_map_free(&n->rd);
+			io_map_free(&n->rd);
 			return -1;
 		}
-		n->names.rename = hs_map_rename;
+		n->names.rename = io_map_rename;
 		n->names.user = &n->rd;
 		cfg->names = &n->names;
 		return 0;
 	}
 	if (!(a->flags & HS_REDACT_NAMES))
 		return 0;
-	if (hs_names_key(getenv("HPROFSTRIP_NAMES_KEY"), n->names.key) < 0) {
+	if (io_names_key(getenv("HPROFSTRIP_NAMES_KEY"), n->names.key) < 0) {
 		if (r->verbosity)
 			cli_say("%s: HPROFSTRIP_NAMES_KEY: not 32 hex "
 			        "digits\n", name);
@@ -668,7 +668,7 @@ static int names_start(struct run *r, const struct args *a,
 		return -1;
 	n->open = 1;
 	n->map.ob = &n->mo.ob;
-	n->names.original = hs_map_original;
+	n->names.original = io_map_original;
 	n->names.user = &n->map;
 	cfg->names = &n->names;
 	return 0;
@@ -690,7 +690,7 @@ static int names_end(struct names_io *n, const struct hs_state *st, int ok)
 	int rc = 0;
 
 	if (n->open && ok) {
-		uint64_t cut = hs_map_end(&n->map, st->idsize, st->timestamp);
+		uint64_t cut = io_map_end(&n->map, st->idsize, st->timestamp);
 		/* a text cut short (--salvage) */
 		if (cut != UINT64_MAX && out_truncate(&n->mo, cut)) {
 			out_report(&n->mo);
@@ -702,7 +702,7 @@ static int names_end(struct names_io *n, const struct hs_state *st, int ok)
 	} else if (n->open) {
 		out_abort(&n->mo);
 	}
-	hs_map_free(&n->rd);
+	io_map_free(&n->rd);
 	n->open = 0;
 	return rc;
 }

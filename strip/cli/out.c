@@ -60,7 +60,7 @@ void cli_say(const char *fmt, ...)
 		return;
 	k = (size_t)n < sizeof line ? (size_t)n : sizeof line - 1;
 	nl = k && line[k - 1] == '\n';
-	k = hs_escape(out, sizeof out - 1, line, k - nl);
+	k = io_escape(out, sizeof out - 1, line, k - nl);
 	if (nl)
 		out[k++] = '\n';
 	fwrite(out, 1, k, stderr);
@@ -254,7 +254,7 @@ int out_open_buf(struct out *o, const char *path, const char *prog,
 		out_abort(o);
 		return rc;
 	}
-	hs_ob_init(&o->ob, o->kind == OUT_STREAM ? out_append : out_pwrite, o->fd,
+	io_ob_init(&o->ob, o->kind == OUT_STREAM ? out_append : out_pwrite, o->fd,
 	           o->base, buf, cap);
 	return 0;
 }
@@ -270,7 +270,7 @@ int out_flush(struct out *o)
 {
 	if (o->err)
 		return -1;
-	return hs_ob_flush(&o->ob) ? ob_fail(o) : 0;
+	return io_ob_flush(&o->ob) ? ob_fail(o) : 0;
 }
 
 int out_write(void *user, const void *buf, size_t len)
@@ -279,7 +279,7 @@ int out_write(void *user, const void *buf, size_t len)
 
 	if (o->err)
 		return -1;
-	return hs_ob_write(&o->ob, buf, len) ? ob_fail(o) : 0;
+	return io_ob_write(&o->ob, buf, len) ? ob_fail(o) : 0;
 }
 
 int out_patch(void *user, uint64_t off, const void *buf, size_t len)
@@ -288,7 +288,7 @@ int out_patch(void *user, uint64_t off, const void *buf, size_t len)
 
 	if (o->err)
 		return -1;
-	return hs_ob_patch(&o->ob, off, buf, len) ? ob_fail(o) : 0;
+	return io_ob_patch(&o->ob, off, buf, len) ? ob_fail(o) : 0;
 }
 
 int out_truncate(void *user, uint64_t off)
@@ -301,7 +301,7 @@ int out_truncate(void *user, uint64_t off)
 		errno = ESPIPE;
 		return -1;
 	}
-	hs_ob_truncate(&o->ob, off);
+	io_ob_truncate(&o->ob, off);
 	if ((o->kind == OUT_RENAME || o->kind == OUT_INPLACE) &&
 	    ftruncate(o->fd, (off_t)(o->base + off)))
 		return fail(o);
@@ -322,7 +322,7 @@ static int close_own(int *fd)
 /* The step that makes the output whole; message printed if not. */
 static int finish(struct out *o)
 {
-	uint64_t end = o->base + hs_ob_size(&o->ob);
+	uint64_t end = o->base + io_ob_size(&o->ob);
 	struct stat sb;
 
 	switch (o->kind) {
@@ -393,7 +393,7 @@ void out_abort(struct out *o)
 		if (o->ob.flushed) {
 			static const unsigned char cut[9] = { 0x1C, 0, 0, 0, 0,
 			                                      0xFF, 0xFF, 0xFF, 0xFF };
-			if (hs_pwrite_full(out_append, o->fd, cut, sizeof cut, 0)) {
+			if (io_pwrite_full(out_append, o->fd, cut, sizeof cut, 0)) {
 				/* the reader sees a cut stream all the same */
 			}
 		}
