@@ -46,7 +46,6 @@ void table_setup(void)
 
 	for (i = 0; i < MAX_SESSIONS; i++)
 		pthread_mutex_init(&pool[i].lock, NULL);
-	session_of = table_session;
 }
 
 /* ---- the fd table ----------------------------------------------------- */
@@ -108,54 +107,22 @@ static struct session *pool_take(void)
 	return NULL;
 }
 
-struct session *table_locked(int fd, struct session *s)
+int table_holds(int fd, struct session *s)
 {
-	if (!s)
-		return NULL;
-	pthread_mutex_lock(&s->lock);
-	/* (refused while this thread waited: table_refuse) */
-	if (table_session(fd) == s && !refused(fd))
-		return s;
-	pthread_mutex_unlock(&s->lock);
-	return NULL;
+	/* (refused while this thread waited: api.c's let_go) */
+	return table_session(fd) == s && !refused(fd);
 }
 
-void table_let_go(struct session *s, int fd, const char *why)
-{
-	char path[sizeof s->path];
-	int i;
-
-	session_let_go(s, fd);
-	memcpy(path, s->path, sizeof path);
-	pthread_mutex_unlock(&s->lock);
-	/* lock order: the table, then a session */
-	pthread_mutex_lock(&table_lock);
-	for (i = 0; i < MAX_FD; i++)
-		if (table_session(i) == s)
-			set_fd_state(i, FD_SEEN);
-	pthread_mutex_lock(&s->lock);
-	s->kind = S_FREE;
-	pthread_mutex_unlock(&s->lock);
-	pthread_mutex_unlock(&table_lock);
-	if (why)
-		say("hprofstrip: %s: %s", path, why);
-}
-
-void table_refuse(struct session *s, int fd, const char *why,
-                  const char *fix)
+void table_drop(struct session *s, int refused_fd)
 {
 	int i;
 
-	/* nothing held goes out; fd fails from now on, also for a thread
-	 * that waits for s (table_locked) */
-	s->hdr_len = 0;
-	refuse_fd(fd, AT_FDCWD, s->path, why, fix);
-	pthread_mutex_unlock(&s->lock);
 	/* lock order: the table, then a session */
 	pthread_mutex_lock(&table_lock);
 	for (i = 0; i < MAX_FD; i++)
 		if (table_session(i) == s) {
-			refuse_dup(fd, i);
+			if (refused_fd >= 0)
+				refuse_dup(refused_fd, i);
 			set_fd_state(i, FD_SEEN);
 		}
 	pthread_mutex_lock(&s->lock);

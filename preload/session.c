@@ -22,9 +22,17 @@
 #include <unistd.h>
 
 uint64_t hst_born_ms;
-struct session *(*session_of)(int fd);
 
 /* ---- output ------------------------------------------------------------ */
+
+/* A file's writer: the real pwrite (the names map; the bytes held while
+ * vetting). */
+static ssize_t file_pwrite(void *user, int fd, const void *buf, size_t len,
+                           int64_t off)
+{
+	(void)user;
+	return hst.pwrite(fd, buf, len, off);
+}
 
 int session_flush(struct session *s, int fd)
 {
@@ -141,8 +149,8 @@ static void map_open(struct session *s)
 		    "all the same, with no map to give them back", s->path,
 		    s->map_path, strerror(errno));
 	else {
-		io_ob_init(&s->map_ob, hst.pwrite, s->map_fd, 0, s->red->map_buf,
-		           sizeof s->red->map_buf);
+		io_ob_init(&s->map_ob, file_pwrite, NULL, s->map_fd, 0,
+		           s->red->map_buf, sizeof s->red->map_buf);
 		s->map_failed = 0;
 	}
 	errno = saved;
@@ -265,8 +273,10 @@ static int tee_write(void *user, const void *buf, size_t len)
 
 /* A FIFO's writer: no offsets, the bytes in order (a raw write: the
  * shim's own write() would come back here). */
-static ssize_t fifo_write(int fd, const void *buf, size_t len, int64_t off)
+static ssize_t fifo_write(void *user, int fd, const void *buf, size_t len,
+                          int64_t off)
 {
+	(void)user;
 	(void)off;
 	return syscall(SYS_write, fd, buf, len);
 }
@@ -274,15 +284,16 @@ static ssize_t fifo_write(int fd, const void *buf, size_t len, int64_t off)
 /* The dump's writer: the real pwrite, except that a full disk while a
  * child compresses gives the child up first (its output removed, so its
  * room is freed) and tries again: compressing never makes a dump that
- * fits on the disk fail. */
-static ssize_t dump_pwrite(int fd, const void *buf, size_t len, int64_t off)
+ * fits on the disk fail. user: the session (NULL: the child is never
+ * given up). */
+static ssize_t dump_pwrite(void *user, int fd, const void *buf, size_t len,
+                           int64_t off)
 {
 	ssize_t n = hst.pwrite(fd, buf, len, off);
-	struct session *s;
+	struct session *s = user;
 	int e = errno;
 
-	if (n >= 0 || (e != ENOSPC && e != EDQUOT) ||
-	    !(s = session_of(fd)) || !s->piped)
+	if (n >= 0 || (e != ENOSPC && e != EDQUOT) || !s || !s->piped)
 		return n;
 	s->piped = 0;
 	pipe_abort(&s->pm->pipe);
@@ -354,7 +365,7 @@ void session_start(struct session *s, int kind, const char *path,
 	s->vet_stamp = vet == VET_STAMP;
 	s->hdr_len = 0;
 	s->fifo = fifo;
-	io_ob_init(&s->ob, fifo ? fifo_write : dump_pwrite, -1, 0, s->buf,
+	io_ob_init(&s->ob, fifo ? fifo_write : dump_pwrite, s, -1, 0, s->buf,
 	           sizeof s->buf);
 	if (keep_tables(s, kind, &keep)) {
 		cfg.flags |= HS_KEEP_STRINGS;
@@ -515,8 +526,8 @@ static void put_held(struct session *s, int fd)
 {
 	int saved = errno;
 
-	if (s->hdr_len && io_pwrite_full(s->fifo ? fifo_write : hst.pwrite, fd,
-	                                 s->hdr, s->hdr_len, 0))
+	if (s->hdr_len && io_pwrite_full(s->fifo ? fifo_write : file_pwrite, NULL,
+	                                 fd, s->hdr, s->hdr_len, 0))
 		s->warned = 1;  /* as the real write would have, quietly */
 	if (!s->fifo && s->voff &&
 	    hst.lseek(fd, (int64_t)s->voff, SEEK_SET) < 0) {
@@ -541,6 +552,9 @@ void session_finish(struct session *s, int fd)
 		s->kind = S_FREE;
 		return;
 	}
+	/* the dump's last bytes: its fds are gone from the table, and a full
+	 * disk now gives no child up (end_child says what came of both) */
+	s->ob.user = NULL;
 	gap(s, s->ext);
 	hs_finish(&s->st);
 	session_flush(s, fd);
@@ -618,8 +632,8 @@ static void rewrite(struct session *s, const void *buf, size_t len,
 		    "dump is damaged", s->path, len, (unsigned long long)at);
 }
 
-int session_feed(struct session *s, int fd, const void *buf, size_t len,
-                 uint64_t at)
+int session_put(struct session *s, int fd, const void *buf, size_t len,
+                uint64_t at)
 {
 	s->ob.fd = fd;
 	if (s->ob.err)
@@ -640,7 +654,13 @@ int session_feed(struct session *s, int fd, const void *buf, size_t len,
 	if (len)
 		hs_feed(&s->st, buf, len);
 	report(s);
-	if (session_flush(s, fd))
-		return s->ob.err;
-	return 0;
+	return s->ob.err;
+}
+
+int session_feed(struct session *s, int fd, const void *buf, size_t len,
+                 uint64_t at)
+{
+	int e = session_put(s, fd, buf, len, at);
+
+	return e ? e : session_flush(s, fd) ? s->ob.err : 0;
 }

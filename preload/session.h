@@ -95,11 +95,6 @@ struct pipe_mem {
  * hst_setup. */
 extern uint64_t hst_born_ms;
 
-/* The one way back to the fd table: the session fd refers to, or NULL.
- * The fd table sets it (table_setup); the dump's writer asks it whose
- * output a full disk stops (a child to give up). */
-extern struct session *(*session_of)(int fd);
-
 /* ---- session.c: life and output ---------------------------------------- */
 
 /* Starts a dump of kind S_MAIN or S_SEGMENT in s: path for messages, base
@@ -114,6 +109,10 @@ void session_restart(struct session *s);
  * to fd. Returns 0 or an errno. */
 int session_feed(struct session *s, int fd, const void *buf, size_t len,
                  uint64_t at);
+/* The same, not flushed: what is buffered waits for session_flush (one
+ * flush for a writev's vectors). Returns 0 or an errno (s->ob.err). */
+int session_put(struct session *s, int fd, const void *buf, size_t len,
+                uint64_t at);
 /* Writes the session's buffered output to fd; 0, or -1 (s->ob.err). */
 int session_flush(struct session *s, int fd);
 /* s is no dump of this runtime's (vetting): the bytes held go to the
@@ -131,14 +130,15 @@ void session_forget(struct session *s);
 
 /* ---- calls.c: each call of the runtime's -------------------------------- */
 
-/* What a call did: CALL_DONE, the call was made in the dump (its result
- * in *ret, errno set as the real call's; s unlocked); CALL_PASS, the
- * caller makes the real call (s unlocked); CALL_LET_GO, s is no dump of
- * this runtime's: the caller lets go of it (table_let_go, s still locked;
- * why->line, or NULL, to say after its path), then makes the real call;
- * but with why->fix set (HPROFSTRIP_REDACT, and a dump that cannot be
- * redacted), the caller refuses it (table_refuse, with why->line and
- * why->fix) and the call fails. */
+/* Each takes s locked and leaves it locked: the caller (api.c's
+ * session_call) takes and releases the lock. What a call did: CALL_DONE,
+ * the call was made in the dump (its result in c->ret, errno set as the
+ * real call's); CALL_PASS, the caller makes the real call; CALL_LET_GO, s
+ * is no dump of this runtime's: the caller lets go of it (c->why.line,
+ * or NULL, to say after its path), then makes the real call; but with
+ * c->why.fix set (HPROFSTRIP_REDACT, and a dump that cannot be redacted),
+ * the caller refuses it (refuse.h, with why.line and why.fix) and the
+ * call fails (ftruncate: is made). */
 enum { CALL_DONE, CALL_PASS, CALL_LET_GO };
 
 struct why {
@@ -147,15 +147,32 @@ struct why {
 	char buf[160];
 };
 
-/* A write of iov at at (-1: at fd's position, which moves) to fd. */
-int session_write(struct session *s, int fd, const struct iovec *iov,
-                  int cnt, int64_t at, ssize_t *ret, struct why *why);
-/* lseek(fd, off, whence): whence is SEEK_SET, SEEK_CUR or SEEK_END. */
-int session_lseek(struct session *s, int64_t off, int whence, int64_t *ret);
-/* ftruncate(fd, len), len >= 0 (never CALL_LET_GO with a why). */
-int session_ftruncate(struct session *s, int fd, int64_t len, int *ret);
-/* sendfile, copy_file_range from in_fd into out_fd. */
-int session_copy(struct session *s, int out_fd, int in_fd, int64_t *in_off,
-                 int64_t *out_off, size_t len, ssize_t *ret, struct why *why);
+/* One call of the runtime's on a dump's fd: what it asks, what it got. */
+struct call {
+	const struct iovec *iov;   /* write: cnt vectors */
+	int cnt;
+	int64_t at;                /* ... at at (-1: at fd's position,
+	                              which moves) */
+	int64_t off;               /* lseek: the offset; ftruncate: the
+	                              length (>= 0) */
+	int whence;                /* lseek: SEEK_SET, SEEK_CUR or SEEK_END */
+	int in_fd;                 /* copy: len bytes of in_fd at *in_off */
+	int64_t *in_off, *out_off; /* ... (NULL: at its position) to fd at
+	                              *out_off (NULL: at fd's position) */
+	size_t len;
+	int64_t ret;               /* CALL_DONE: the call's return value */
+	struct why why;            /* CALL_LET_GO: why */
+};
+
+typedef int (*session_call_fn)(struct session *s, int fd, struct call *c);
+
+/* write, pwrite, writev, pwritev. */
+int session_write(struct session *s, int fd, struct call *c);
+/* lseek. */
+int session_lseek(struct session *s, int fd, struct call *c);
+/* ftruncate. */
+int session_ftruncate(struct session *s, int fd, struct call *c);
+/* sendfile, copy_file_range (fd: the output). */
+int session_copy(struct session *s, int fd, struct call *c);
 
 #endif

@@ -19,14 +19,18 @@
 
 static unsigned char out_buf[OUT_BUF];
 
-static ssize_t out_pwrite(int fd, const void *buf, size_t len, int64_t off)
+static ssize_t out_pwrite(void *user, int fd, const void *buf, size_t len,
+                          int64_t off)
 {
+	(void)user;
 	return pwrite(fd, buf, len, (off_t)off);
 }
 
 /* OUT_STREAM: in order, at the output's own position. */
-static ssize_t out_append(int fd, const void *buf, size_t len, int64_t off)
+static ssize_t out_append(void *user, int fd, const void *buf, size_t len,
+                          int64_t off)
 {
+	(void)user;
 	(void)off;
 	return write(fd, buf, len);
 }
@@ -254,8 +258,8 @@ int out_open_buf(struct out *o, const char *path, const char *prog,
 		out_abort(o);
 		return rc;
 	}
-	io_ob_init(&o->ob, o->kind == OUT_STREAM ? out_append : out_pwrite, o->fd,
-	           o->base, buf, cap);
+	io_ob_init(&o->ob, o->kind == OUT_STREAM ? out_append : out_pwrite, NULL,
+	           o->fd, o->base, buf, cap);
 	return 0;
 }
 
@@ -393,7 +397,8 @@ void out_abort(struct out *o)
 		if (o->ob.flushed) {
 			static const unsigned char cut[9] = { 0x1C, 0, 0, 0, 0,
 			                                      0xFF, 0xFF, 0xFF, 0xFF };
-			if (io_pwrite_full(out_append, o->fd, cut, sizeof cut, 0)) {
+			if (io_pwrite_full(out_append, NULL, o->fd, cut, sizeof cut,
+			                   0)) {
 				/* the reader sees a cut stream all the same */
 			}
 		}

@@ -4,13 +4,13 @@
 #include <errno.h>
 #include <string.h>
 
-int io_pwrite_full(io_pwrite_fn pw, int fd, const void *buf, size_t len,
-                   uint64_t off)
+int io_pwrite_full(io_pwrite_fn pw, void *user, int fd, const void *buf,
+                   size_t len, uint64_t off)
 {
 	const unsigned char *p = buf;
 
 	while (len) {
-		ssize_t n = pw(fd, p, len, (int64_t)off);
+		ssize_t n = pw(user, fd, p, len, (int64_t)off);
 		if (n < 0 && errno == EINTR)
 			continue;
 		if (n <= 0)
@@ -22,11 +22,12 @@ int io_pwrite_full(io_pwrite_fn pw, int fd, const void *buf, size_t len,
 	return 0;
 }
 
-void io_ob_init(struct io_outbuf *o, io_pwrite_fn pwrite, int fd,
-                uint64_t base, void *buf, size_t cap)
+void io_ob_init(struct io_outbuf *o, io_pwrite_fn pwrite, void *user,
+                int fd, uint64_t base, void *buf, size_t cap)
 {
 	memset(o, 0, sizeof *o);
 	o->pwrite = pwrite;
+	o->user = user;
 	o->fd = fd;
 	o->base = base;
 	o->buf = buf;
@@ -40,7 +41,7 @@ static int put(struct io_outbuf *o, const void *buf, size_t len, uint64_t off)
 
 	if (o->err)
 		return -1;
-	e = io_pwrite_full(o->pwrite, o->fd, buf, len, o->base + off);
+	e = io_pwrite_full(o->pwrite, o->user, o->fd, buf, len, o->base + off);
 	if (e) {
 		o->err = e;
 		return -1;

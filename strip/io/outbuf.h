@@ -15,11 +15,14 @@
 #include <stdint.h>
 #include <sys/types.h>
 
-typedef ssize_t (*io_pwrite_fn)(int fd, const void *buf, size_t len,
-                                int64_t off);
+/* The file's writer: pwrite of len bytes of buf at off to fd; user is
+ * what the buffer's owner gave io_ob_init (its own state, or NULL). */
+typedef ssize_t (*io_pwrite_fn)(void *user, int fd, const void *buf,
+                                size_t len, int64_t off);
 
 struct io_outbuf {
 	io_pwrite_fn pwrite;   /* the file's writer */
+	void *user;            /* ... its first argument */
 	int fd;                /* the file (may change between calls) */
 	uint64_t base;         /* file offset of output byte 0 */
 	uint64_t flushed;      /* output bytes already in the file */
@@ -28,8 +31,8 @@ struct io_outbuf {
 	int err;               /* errno of the first failed write, sticky */
 };
 
-void io_ob_init(struct io_outbuf *o, io_pwrite_fn pwrite, int fd,
-                uint64_t base, void *buf, size_t cap);
+void io_ob_init(struct io_outbuf *o, io_pwrite_fn pwrite, void *user,
+                int fd, uint64_t base, void *buf, size_t cap);
 /* hs_sink.write: appends; writes of at least cap / 2 bytes go straight to
  * the file after what is buffered. */
 int io_ob_write(void *o, const void *buf, size_t len);
@@ -45,7 +48,7 @@ int io_ob_flush(struct io_outbuf *o);
 uint64_t io_ob_size(const struct io_outbuf *o);
 
 /* pwrite until done, retrying short writes and EINTR: 0, or an errno. */
-int io_pwrite_full(io_pwrite_fn pw, int fd, const void *buf, size_t len,
-                   uint64_t off);
+int io_pwrite_full(io_pwrite_fn pw, void *user, int fd, const void *buf,
+                   size_t len, uint64_t off);
 
 #endif
