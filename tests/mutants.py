@@ -193,11 +193,14 @@ MUTANTS = [
      "\t\ts->trunc_at_end = 0;"),
     # ---- survived before issue 8 -----------------------------------------
     ("shim: a write no longer restores errno", "preload/calls.c",
-     "\terrno = e ? e : saved;\n\t*ret = e ? -1 : (ssize_t)total;",
+     "\terrno = e ? e : saved;\n\tc->ret = e ? -1 : (int64_t)total;",
      "\tif (e)\n"
      "\t\terrno = e;\n"
      "\t(void)saved;\n"
-     "\t*ret = e ? -1 : (ssize_t)total;"),
+     "\tc->ret = e ? -1 : (int64_t)total;"),
+    ("shim: a writev flushes after each vector, not once", "preload/calls.c",
+     "\t\te = session_put(s, fd, b + k, n - k, pos);",
+     "\t\te = session_feed(s, fd, b + k, n - k, pos);"),
     ("shim: ART's ftruncate(fd, 0) erase is ignored", "preload/calls.c",
      "\t\tr = hst.ftruncate(fd, 0);\n"
      "\t\tif (r == 0)\n"
