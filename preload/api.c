@@ -27,7 +27,6 @@ void hst_setup(const struct hst_io *io)
 		hst_born_ms = (uint64_t)now.tv_sec * 1000 +
 		          (uint64_t)now.tv_nsec / 1000000;
 	hst = *io;
-	table_setup();
 }
 
 int hst_api_version(void)

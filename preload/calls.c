@@ -1,11 +1,11 @@
 /*
- * What each call of the runtime's does to its dump's session (s locked by
- * the caller, api.c's session_call, which unlocks it too): its bytes are fed at the runtime's
- * own (virtual) offsets, and the runtime sees the return values, errno
- * and offsets it would see without the shim. A session that vets its
- * header holds the dump's first bytes until they show whether it is this
- * runtime's dump; if not, the call returns CALL_LET_GO and the fd table
- * lets go of it. The session's life and output: session.c.
+ * What each call of the runtime's does to its dump's session (s locked
+ * and unlocked by the caller, api.c's session_call): its bytes are fed at
+ * the runtime's own (virtual) offsets, and the runtime sees the return
+ * values, errno and offsets it would see without the shim. A session
+ * that vets its header holds the dump's first bytes until they show
+ * whether it is this runtime's dump; if not, the call returns CALL_LET_GO
+ * and session_call lets go of it. The session's life and output: session.c.
  */
 #include "session.h"
 #include "libc.h"

@@ -1,6 +1,6 @@
 /*
  * Inside dump tracking (hprofstrip.h): the fd table, which fd refers to
- * which dump's session (session.h), and the fixed pool of sessions. The
+ * which dump's session (session.h), and the pool of sessions. The
  * fd lifetime entry points (hst_opened, hst_begin, hst_close, hst_dup,
  * hst_replace, the fork handlers) are fdtable.c's; these are for the
  * others (api.c), which look a session up here and hand the call to it.
@@ -21,8 +21,6 @@
 #define HST_MAX_FD 65536
 #endif
 
-/* The pool's locks. */
-void table_setup(void);
 /* fd's session, or NULL. */
 struct session *table_session(int fd);
 /* With s locked: 1 if fd still refers to s, 0 if it has none by now (a

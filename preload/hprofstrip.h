@@ -30,8 +30,12 @@
  * The dump is stripped as it is written (see README.md, "How it works");
  * each call's output is in the file before the call returns. A summary
  * line goes to stderr, or to the file HPROFSTRIP_LOG names
- * (HPROFSTRIP_QUIET=1: none). Memory: a fixed pool of 16 dumps open at
- * once and an fd table for fds below 65536, no allocation; with
+ * (HPROFSTRIP_QUIET=1: none). Memory: at most 16 dumps open at once and
+ * an fd table for fds below 65536; nothing is allocated per object or
+ * per call, and nothing before the first dump: a dump's session (about
+ * 150 KiB) and the tables its settings ask for (HPROFSTRIP_KEEP, _REDACT,
+ * _COMPRESS: up to about 14.5 MB) are mapped when a dump first needs
+ * them, and kept for the later dumps of their slot; with
  * HPROFSTRIP_REDACT, a dump past those (or one that cannot be redacted,
  * as a gzip stream) fails closed: see README.md, "What fails closed".
  * Thread-safe, except hst_setup. Not async-signal-safe: a call made by a

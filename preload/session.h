@@ -38,6 +38,7 @@ enum { S_FREE, S_MAIN, S_SEGMENT };
 enum { VET_NONE, VET_MAGIC, VET_STAMP };
 
 struct session {
+	unsigned slot;           /* its place in the fd table's pool */
 	int kind;
 	int refs;                /* fds that refer to it */
 	pid_t pid;               /* the process that tracks it (vfork) */
