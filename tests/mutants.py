@@ -132,6 +132,8 @@ AREAS = {
     "strip/io/namesmap.c": [REDACT_CHECK, "redact"],
     "strip/cli/out.c": TOOLS,
     "strip/cli/cli.c": TOOLS,
+    "strip/cli/args.c": TOOLS,
+    "strip/cli/names.c": TOOLS + [REDACT_CHECK, "redact"],
     "strip/io/outbuf.c": ["faults", "output"],
     "strip/cli/decomp.c": ["compressed-input"],
     "strip/cli/keepset.c": ["strings", "compressed-input"],
@@ -509,7 +511,7 @@ MUTANTS = [
      "errno == EEXIST && n <= 0; n++)"),
     ("names map: an erased dump's map stays", "preload/session.c",
      "\tmap_close(s, MAP_REMOVE);", "\tmap_close(s, MAP_DROP);"),
-    ("names map: the tools' map takes the input's mode", "strip/cli/cli.c",
+    ("names map: the tools' map takes the input's mode", "strip/cli/names.c",
      "out_open_buf(&n->mo, n->path, name, 0600,",
      "out_open_buf(&n->mo, n->path, name, 0644,", ["redact-closed"]),
     # ---- issue 27: level words, messages, the tests that missed ----------
