@@ -49,8 +49,8 @@ $(BUILD)/hprofrestore: restore/hprofrestore.c $(ENGINE) $(CLI) $(HDRS) | $(BUILD
 	$(CC) $(ALL_CFLAGS) -o $@ restore/hprofrestore.c $(ENGINE) $(CLI) $(LDFLAGS)
 
 SHIM_SRC = preload/wrappers.c preload/libc.c preload/policy.c preload/say.c \
-	preload/api.c preload/fdtable.c preload/session.c preload/calls.c \
-	preload/pipe.c preload/refuse.c $(ENGINE) $(IO)
+	preload/api.c preload/fdtable.c preload/session.c preload/summary.c \
+	preload/calls.c preload/pipe.c preload/refuse.c $(ENGINE) $(IO)
 SHIM_HDRS = preload/libc.h preload/policy.h preload/say.h \
 	preload/fdtable.h preload/session.h preload/pipe.h preload/refuse.h \
 	strip/engine/hprof.h \

@@ -347,8 +347,9 @@ int hst_begin(int fd, const char *path)
 /* ---- sniffing ---------------------------------------------------------- */
 
 /* The first write to an fd opened FD_FRESH decides: it is FD_SEEN now.
- * Returns whether this call was that first write. */
-static int first_write(int fd)
+ * Returns whether this call was that first write (this thread's, of all
+ * that write fd at once). */
+static int fresh_written(int fd)
 {
 	unsigned char fresh = FD_FRESH;
 
@@ -359,7 +360,7 @@ static int first_write(int fd)
 
 void table_untracked_write(int fd)
 {
-	first_write(fd);
+	fresh_written(fd);
 }
 
 /* In a process that strips (scope(); HPROFSTRIP_SNIFF unless no), a write
@@ -380,7 +381,7 @@ struct session *table_sniff(int fd, const void *buf, size_t len, int64_t at)
 	/* (past the table a dump can only be refused: HPROFSTRIP_REDACT) */
 	if (was == FD_SEEN || fd < 0 || (fd >= MAX_FD && !refuse_wanted()))
 		return NULL;
-	if (was == FD_FRESH && !first_write(fd))
+	if (was == FD_FRESH && !fresh_written(fd))
 		return NULL;
 	if (!policy()->sniff || !buf || len < HS_MAGIC_LEN ||
 	    memcmp(buf, HS_MAGIC, HS_MAGIC_LEN) || (vet = scope()) < 0)

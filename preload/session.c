@@ -57,7 +57,7 @@ static void report(struct session *s)
 
 /* HPROFSTRIP_KEEP=strings: fixed tables, one set per session, mapped once
  * (not per object, not per dump). */
-struct keep_mem {
+struct strings_mem {
 	uint64_t pending[HS_KEEP_PENDING];
 	struct hs_class classes[HS_KEEP_CLASSES];
 	unsigned char hold[HS_KEEP_HOLD];  /* the array held back */
@@ -82,10 +82,10 @@ static void *map_tables(size_t size, int *told, const char *path,
 	return m;
 }
 
-/* The engine's keep tables for s's next dump, zeroed; 0 if they cannot be
+/* HPROFSTRIP_KEEP=strings: the engine's tables for s's next dump, zeroed; 0 if they cannot be
  * had (said once) or are not wanted. Segments (JDK 22 .pN files) have no
  * class names of their own: they are stripped whole. */
-static int keep_tables(struct session *s, int kind, struct hs_keep *k)
+static int strings_tables(struct session *s, int kind, struct hs_keep *k)
 {
 	static int told_bad, told_mem, told_redact;
 	const struct policy *p = policy();
@@ -101,21 +101,20 @@ static int keep_tables(struct session *s, int kind, struct hs_keep *k)
 			    "HPROFSTRIP_REDACT removes what Strings hold");
 		return 0;
 	}
-	if (!s->keep && !(s->keep = map_tables(sizeof *s->keep, &told_mem, s->path,
-	                                       "no memory for HPROFSTRIP_KEEP="
-	                                       "strings; strings stripped too")))
+	if (!s->strings &&
+	    !(s->strings = map_tables(sizeof *s->strings, &told_mem, s->path,
+	                              "no memory for HPROFSTRIP_KEEP="
+	                              "strings; strings stripped too")))
 		return 0;
 	/* a dump before this one used them (the hold buffer needs no
 	 * zeroing) */
-	memset(s->keep->pending, 0, sizeof s->keep->pending);
-	memset(s->keep->classes, 0, sizeof s->keep->classes);
-	memset(k, 0, sizeof *k);
-	k->pending = s->keep->pending;
-	k->pending_slots = HS_KEEP_PENDING;
-	k->classes = s->keep->classes;
-	k->class_slots = HS_KEEP_CLASSES;
-	k->hold = s->keep->hold;
-	k->hold_size = HS_KEEP_HOLD;
+	memset(s->strings->pending, 0, sizeof s->strings->pending);
+	memset(s->strings->classes, 0, sizeof s->strings->classes);
+	*k = (struct hs_keep){
+		.pending = s->strings->pending, .pending_slots = HS_KEEP_PENDING,
+		.classes = s->strings->classes, .class_slots = HS_KEEP_CLASSES,
+		.hold = s->strings->hold, .hold_size = HS_KEEP_HOLD,
+	};
 	return 1;
 }
 
@@ -312,7 +311,7 @@ static ssize_t dump_pwrite(void *user, int fd, const void *buf, size_t len,
 }
 
 /* The dump's first write, to fd: its child starts (pipe_pending). */
-static void first_write(struct session *s, int fd)
+static void start_child(struct session *s, int fd)
 {
 	s->pipe_pending = 0;
 	s->piped = pipe_start(&s->pm->pipe, fd) == 1;
@@ -327,7 +326,7 @@ void session_start(struct session *s, int kind, const char *path,
 	struct hs_config cfg = { .flags = HS_OPEN_LEN | HS_FALLBACK,
 	                         .idsize = idsize };
 	struct hs_sink sink = { io_ob_write, io_ob_patch, NULL, NULL };
-	struct hs_keep keep;
+	struct hs_keep strings;
 	struct hs_redact red;
 	struct hs_names names;
 	struct pipe_mem *pm;
@@ -367,9 +366,9 @@ void session_start(struct session *s, int kind, const char *path,
 	s->fifo = fifo;
 	io_ob_init(&s->ob, fifo ? fifo_write : dump_pwrite, s, -1, 0, s->buf,
 	           sizeof s->buf);
-	if (keep_tables(s, kind, &keep)) {
+	if (strings_tables(s, kind, &strings)) {
 		cfg.flags |= HS_KEEP_STRINGS;
-		cfg.keep = &keep;
+		cfg.keep = &strings;
 	}
 	/* (the engine drops keep-strings when it redacts) */
 	if (redact_tables(s, &red)) {
@@ -444,50 +443,6 @@ static void gap(struct session *s, uint64_t at)
 		uint64_t n = at - s->st.in_off;
 		hs_feed(&s->st, zeros, n < sizeof zeros ? (size_t)n : sizeof zeros);
 	}
-}
-
-static void summary(struct session *s)
-{
-	uint64_t in = s->st.in_off - s->seg_out + s->seg_in;
-	uint64_t out = s->st.out_off;
-
-	if (s->ob.err)
-		say("hprofstrip: %s: write failed: %s", s->path,
-		    strerror(s->ob.err));
-	else if (s->st.err)
-		say("hprofstrip: %s: offset %llu: %s", s->path,
-		    (unsigned long long)s->st.err_off, hs_strerror(s->st.err));
-	say("hprofstrip: %s: %llu bytes in, %llu bytes out (%.1f%%), "
-	    "%llu arrays stripped", s->path, (unsigned long long)in,
-	    (unsigned long long)out,
-	    in ? 100.0 * (double)out / (double)in : 100.0,
-	    (unsigned long long)(s->st.arrays + s->seg_arrays));
-	if (s->st.flags & HS_KEEP_STRINGS)
-		say("hprofstrip: %s: %llu arrays kept (%llu bytes) for %llu "
-		    "strings", s->path, (unsigned long long)s->st.kept,
-		    (unsigned long long)s->st.kept_bytes,
-		    (unsigned long long)s->st.strings);
-	if (s->st.flags & HS_REDACT)
-		say("hprofstrip: %s: redacted the fields of %llu instances and "
-		    "%llu static and constant values", s->path,
-		    (unsigned long long)s->st.redacted,
-		    (unsigned long long)s->st.zeroed);
-	if (s->st.flags & HS_REDACT_NAMES)
-		say("hprofstrip: %s: %llu names tokenized; %s%s%s", s->path,
-		    (unsigned long long)s->st.names_tokenized,
-		    s->map_failed ? "no map of them" : "their originals in ",
-		    s->map_failed ? "" : s->map_path,
-		    s->map_failed ? "" : " (keep it private)");
-	if (s->st.withheld || s->seg_withheld)
-		say("hprofstrip: %s: %llu instances written before their "
-		    "class's field list: every byte of their fields is zero, "
-		    "references too%s", s->path,
-		    (unsigned long long)(s->st.withheld + s->seg_withheld),
-		    s->seg_withheld ? " (a parallel dump's .pN files: "
-		                      "jcmd GC.heap_dump -parallel=1 writes "
-		                      "one, after the class dumps)"
-		                    : " (hprofstrip --redact from a file knows "
-		                      "every layout)");
 }
 
 /* The dump's child has had every byte: wait for it. On success the
@@ -574,7 +529,7 @@ void session_finish(struct session *s, int fd)
 		s->main->seg_withheld += s->st.withheld;
 		pthread_mutex_unlock(&s->main->lock);
 	} else if (s->kind == S_MAIN) {
-		summary(s);
+		session_summary(s);
 	}
 	if (s->piped)
 		end_child(s, fd);
@@ -639,7 +594,7 @@ int session_put(struct session *s, int fd, const void *buf, size_t len,
 	if (s->ob.err)
 		return s->ob.err;
 	if (s->pipe_pending)
-		first_write(s, fd);
+		start_child(s, fd);
 	if (at > s->st.in_off)
 		gap(s, at);
 	if (at < s->st.in_off) {

@@ -1,10 +1,11 @@
 /*
  * Inside dump tracking (hprofstrip.h): one dump's session. session.c holds
  * its life and its output (start, restart, the engine feed, flush, finish,
- * the compressor or filter child, keep tables); calls.c what each call of
+ * the compressor or filter child, the tables HPROFSTRIP_KEEP and _REDACT
+ * ask for), summary.c what it says at the end; calls.c what each call of
  * the runtime's does to it (write, lseek, ftruncate, copy, and the vetting
  * of the header). Their functions take a session, called with its lock
- * held; which fd is which session is the fd table's (fdtable.h). Not an
+ * held (api.c's session_call takes and releases it); which fd is which session is the fd table's (fdtable.h). Not an
  * interface for anyone else.
  */
 #ifndef HPROFSTRIP_SESSION_H
@@ -56,8 +57,9 @@ struct session {
 	                            withheld (the main file counts the
 	                            redacted ones again as they merge) */
 	struct session *main;    /* segment: its main file, if open */
-	struct keep_mem *keep;   /* HPROFSTRIP_KEEP=strings: its tables,
-	                            mapped at its first dump, then reused */
+	struct strings_mem *strings; /* HPROFSTRIP_KEEP=strings: its
+	                            tables, mapped at its first dump, then
+	                            reused */
 	struct redact_mem *red;  /* HPROFSTRIP_REDACT: likewise */
 	int map_fd;              /* HPROFSTRIP_REDACT=names: the names map
 	                            (PATH.names), opened at the first name
@@ -128,6 +130,12 @@ void session_finish(struct session *s, int fd);
 void session_lost(struct session *s);
 /* In a forked child: the dump is the parent's; s is free. */
 void session_forget(struct session *s);
+
+/* ---- summary.c ---------------------------------------------------------- */
+
+/* A main dump's end: its summary lines (bytes in and out, what was kept,
+ * redacted, tokenized, withheld), said. */
+void session_summary(const struct session *s);
 
 /* ---- calls.c: each call of the runtime's -------------------------------- */
 

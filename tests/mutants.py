@@ -142,6 +142,7 @@ AREAS = {
     "preload/libc.c": SHIM + ["redact"],
     "preload/fdtable.c": SHIM,
     "preload/session.c": SHIM + ["redact"],
+    "preload/summary.c": SHIM + ["redact"],
     "preload/calls.c": SHIM,
     "preload/api.c": SHIM,
     "preload/policy.c": [POLICY] + SHIM,
@@ -366,7 +367,7 @@ MUTANTS = [
      ""),
     ("tools: stdout written in place is left where it was", "strip/cli/out.c",
      "\t\tif (lseek(1, (off_t)end, SEEK_SET) < 0)\n"
-     "\t\t\treturn say(o, \"\", errno), -1;\n",
+     "\t\t\treturn out_error(o, \"\", errno), -1;\n",
      ""),
     ("tools: an inherited SIG_IGN for SIGCHLD stays", "strip/cli/decomp.c",
      "\tsignal(SIGCHLD, SIG_DFL);\n",

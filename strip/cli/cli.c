@@ -505,7 +505,7 @@ static int transform(struct run *r, const struct args *a)
 			layouts_free(&lay);
 			return EXIT_BAD_INPUT;
 		}
-		cfg.keep = &ks.keep;
+		cfg.keep = &ks.tables;
 	}
 	/* before the output is touched: a decompressor that cannot be run
 	 * leaves no output at all */

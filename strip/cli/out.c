@@ -70,8 +70,9 @@ void cli_say(const char *fmt, ...)
 	fwrite(out, 1, k, stderr);
 }
 
-/* "prog: name: reason" */
-static void say(const struct out *o, const char *op, int err)
+/* Says "prog: name: OP REASON" (op: "write: " or "", reason: err's),
+ * unless quiet. */
+static void out_error(const struct out *o, const char *op, int err)
 {
 	if (!o->quiet)
 		cli_say("%s: %s: %s%s\n", o->prog, o->name, op,
@@ -80,7 +81,7 @@ static void say(const struct out *o, const char *op, int err)
 
 void out_report(const struct out *o)
 {
-	say(o, "write: ", o->err ? o->err : EIO);
+	out_error(o, "write: ", o->err ? o->err : EIO);
 }
 
 /* A pipe, socket or other non-seekable output: the engine streams into
@@ -254,7 +255,7 @@ int out_open_buf(struct out *o, const char *path, const char *prog,
 		rc = open_temp(o, path);
 	if (rc) {
 		if (!o->said)
-			say(o, "", errno);
+			out_error(o, "", errno);
 		out_abort(o);
 		return rc;
 	}
@@ -335,19 +336,19 @@ static int finish(struct out *o)
 	case OUT_INPLACE:  /* cut off what an older, longer file had */
 		if (fstat(1, &sb) == 0 && (uint64_t)sb.st_size > end &&
 		    ftruncate(1, (off_t)end))
-			return say(o, "", errno), -1;
+			return out_error(o, "", errno), -1;
 		/* written with pwrite: leave stdout's position after the
 		 * output, for what the shell writes next */
 		if (lseek(1, (off_t)end, SEEK_SET) < 0)
-			return say(o, "", errno), -1;
+			return out_error(o, "", errno), -1;
 		return 0;
 	case OUT_DIRECT:
 	case OUT_STREAM:
-		return close_own(&o->fd) ? (say(o, "", errno), -1) : 0;
+		return close_own(&o->fd) ? (out_error(o, "", errno), -1) : 0;
 	case OUT_RENAME:
 		if (fchmod(o->fd, o->mode & ~current_umask()) ||
 		    close_own(&o->fd))
-			return say(o, "", errno), -1;
+			return out_error(o, "", errno), -1;
 		if (rename(o->tmp, o->target)) {
 			if (!o->quiet)
 				cli_say("%s: %s: cannot rename the "
