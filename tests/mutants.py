@@ -204,6 +204,11 @@ MUTANTS = [
     ("shim: a writev flushes after each vector, not once", "preload/calls.c",
      "\t\te = session_put(s, fd, b + k, n - k, pos);",
      "\t\te = session_feed(s, fd, b + k, n - k, pos);"),
+    ("shim: a static table of sessions sits in every process's .bss",
+     "preload/fdtable.c",
+     "static struct session *pool[MAX_SESSIONS];",
+     "static struct session *pool[MAX_SESSIONS], spare[MAX_SESSIONS] "
+     "__attribute__((used));"),
     ("shim: ART's ftruncate(fd, 0) erase is ignored", "preload/calls.c",
      "\t\tr = hst.ftruncate(fd, 0);\n"
      "\t\tif (r == 0)\n"
