@@ -19,10 +19,17 @@ ALL_CFLAGS = $(WARN) $(CFLAGS)
 ENGINE = strip/engine/rewrite.c strip/engine/engine.c strip/engine/keep.c \
 	strip/engine/names.c strip/engine/redact.c strip/engine/salvage.c strip/engine/record.c strip/engine/hold.c strip/engine/sweep.c \
 	strip/engine/segment.c strip/engine/emit.c strip/engine/format.c
-CLI = strip/cli/cli.c strip/cli/out.c strip/cli/outbuf.c strip/cli/namesmap.c strip/cli/info.c strip/cli/keepset.c \
-	strip/cli/standaside.c strip/cli/decomp.c
-HDRS = strip/engine/hprof.h strip/engine/format.h strip/engine/layers.h strip/engine/internal.h strip/cli/cli.h strip/cli/out.h strip/cli/outbuf.h strip/cli/namesmap.h strip/cli/info.h \
-	strip/cli/keepset.h strip/cli/decomp.h strip/cli/compressors.h strip/cli/levels.h strip/cli/escape.h
+# the I/O both front ends use (the shim and the tools): the output buffer,
+# the names map, the compressors, the level words, the escaping
+IO = strip/io/outbuf.c strip/io/namesmap.c
+IO_HDRS = strip/io/outbuf.h strip/io/namesmap.h strip/io/compressors.h \
+	strip/io/levels.h strip/io/escape.h
+CLI = strip/cli/cli.c strip/cli/args.c strip/cli/names.c strip/cli/out.c $(IO) \
+	strip/cli/info.c strip/cli/keepset.c strip/cli/standaside.c strip/cli/decomp.c
+HDRS = strip/engine/hprof.h strip/engine/format.h strip/engine/layers.h \
+	strip/engine/internal.h strip/cli/cli.h strip/cli/args.h \
+	strip/cli/names.h strip/cli/out.h strip/cli/info.h \
+	strip/cli/keepset.h strip/cli/decomp.h $(IO_HDRS)
 TOOLS = $(BUILD)/hprofstrip $(BUILD)/hprofrestore
 SHIM = $(BUILD)/libhprofstrip.so
 LAUNCHER = $(BUILD)/hprofstrip-run
@@ -44,14 +51,13 @@ $(BUILD)/hprofrestore: restore/hprofrestore.c $(ENGINE) $(CLI) $(HDRS) | $(BUILD
 	$(CC) $(ALL_CFLAGS) -o $@ restore/hprofrestore.c $(ENGINE) $(CLI) $(LDFLAGS)
 
 SHIM_SRC = preload/wrappers.c preload/libc.c preload/policy.c preload/say.c \
-	preload/api.c preload/fdtable.c preload/session.c preload/calls.c \
-	preload/pipe.c preload/refuse.c $(ENGINE) strip/cli/outbuf.c \
-	strip/cli/namesmap.c
+	preload/api.c preload/fdtable.c preload/session.c preload/summary.c \
+	preload/calls.c preload/pipe.c preload/refuse.c $(ENGINE) $(IO)
 SHIM_HDRS = preload/libc.h preload/policy.h preload/say.h \
 	preload/fdtable.h preload/session.h preload/pipe.h preload/refuse.h \
 	strip/engine/hprof.h strip/engine/format.h strip/engine/layers.h \
 	strip/engine/internal.h \
-	strip/cli/outbuf.h strip/cli/namesmap.h strip/cli/compressors.h strip/cli/levels.h strip/cli/escape.h preload/hprofstrip.h
+	$(IO_HDRS) preload/hprofstrip.h
 
 # the hst_* API stays hidden in the shim (HPROFSTRIP_API empty): it
 # exports the wrappers only
@@ -94,7 +100,7 @@ $(BUILD)/embedtest: tests/embedtest.c examples/android/hook-example.c \
 		$(ARCHIVE) -ldl $(LDFLAGS)
 
 # sets LD_PRELOAD and the shim's variables, then execs a command
-$(LAUNCHER): preload/hprofstrip-run.c strip/engine/hprof.h strip/cli/compressors.h strip/cli/levels.h | $(BUILD)
+$(LAUNCHER): preload/hprofstrip-run.c strip/engine/hprof.h strip/io/compressors.h strip/io/levels.h | $(BUILD)
 	$(CC) $(ALL_CFLAGS) -o $@ preload/hprofstrip-run.c $(LDFLAGS)
 
 $(BUILD)/splitcheck: tests/splitcheck.c tests/cutrun.c tests/cutrun.h $(ENGINE) \
@@ -141,7 +147,7 @@ $(BUILD)/replay: tests/replay.c $(WALK) $(STUBS) | $(BUILD)
 
 # the shim's policy as plain C, without LD_PRELOAD
 $(BUILD)/policytest: tests/policytest.c preload/policy.c preload/policy.h \
-		strip/cli/compressors.h strip/cli/levels.h | $(BUILD)
+		strip/io/compressors.h strip/io/levels.h | $(BUILD)
 	$(CC) $(ALL_CFLAGS) -o $@ tests/policytest.c preload/policy.c \
 		-ldl $(LDFLAGS)
 

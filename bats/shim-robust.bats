@@ -373,3 +373,12 @@ trace() {
 	run env HPROFSTRIP_QUIET=1 LD_PRELOAD="$SHIM" "$ROOT/tests/run-bats.sh" "$T/env.bats"
 	assert_line '# [] []'
 }
+
+@test "a process that loads the shim carries no session until a dump starts: the shim's .bss is under 256 KiB (the fd table; each session, about 150 KiB, is mapped when a dump needs it)" {
+	command -v size >/dev/null || fail "size (binutils) not installed"
+	run size -A "$SHIM"
+	assert_success
+	bss=$(awk '$1 == ".bss" { print $2 }' <<<"$output")
+	[ -n "$bss" ] || fail "no .bss in: $output"
+	[ "$bss" -lt 262144 ] || fail ".bss is $bss bytes"
+}

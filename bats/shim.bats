@@ -299,3 +299,26 @@ check_jvm_dump() {
 	assert_line --index 0 "hprofstrip: $BATS_TEST_TMPDIR/gz.hprof: gzip-compressed dump, written unchanged"
 	cmp "$BATS_TEST_TMPDIR/gz.hprof" "$BATS_TEST_TMPDIR/in.gz"
 }
+
+@test "a writev of 8 vectors is one flush: the dump's output goes out in one pwrite, before the call returns" {
+	command -v strace >/dev/null || fail "strace not installed"
+	py=$(readlink -f "$(command -v python3)")
+	[ -x "$py" ] || fail "python3 not installed"
+	# the first 40000 bytes of a dump (its output fits the shim's buffer)
+	# in one writev of 8 vectors; getsid marks the call's end
+	cat >"$BATS_TEST_TMPDIR/wv.py" <<'PY'
+import os, sys
+d = open(sys.argv[1], "rb").read()[:40000]
+fd = os.open(sys.argv[2], os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o644)
+n = len(d) // 8
+os.writev(fd, [d[i * n:(i + 1) * n] for i in range(7)] + [d[7 * n:]])
+os.getsid(0)
+os.close(fd)
+PY
+	HPROFSTRIP_QUIET=1 HPROFSTRIP_PROGRAMS=$(basename "$py") LD_PRELOAD=$SHIM \
+		strace -qq -o "$BATS_TEST_TMPDIR/trace" -e signal=none \
+		-e trace=pwrite64,getsid "$py" "$BATS_TEST_TMPDIR/wv.py" \
+		"$CORPUS/hotspot/jdk6-client-id4-small.hprof" "$BATS_TEST_TMPDIR/wv.hprof"
+	run sed -n '/^getsid/q;p' "$BATS_TEST_TMPDIR/trace"
+	assert_output --regexp '^pwrite64\([0-9]+, "JAVA PROFILE 1\.0\.1.*, 40000, 0\) = 40000$'
+}

@@ -1,18 +1,21 @@
 /*
  * The write path's entry points of hprofstrip.h, and its setup: each
- * looks the fd's session up in the fd table (fdtable.h), locked, and
- * hands the call to it (session.h); a session judged no dump of this
- * runtime's is let go of here. The fd lifetime's entry points (open, dup,
- * close, fork) are fdtable.c's.
+ * looks the fd's session up in the fd table (fdtable.h) and hands the
+ * call to it (session.h) through session_call, the one place a call takes
+ * and releases a session's lock; a session judged no dump of this
+ * runtime's is let go of there. The fd lifetime's entry points (open,
+ * dup, close, fork) are fdtable.c's.
  */
 #include "fdtable.h"
 #include "libc.h"
 #include "refuse.h"
+#include "say.h"
 #include "session.h"
 
 #include <errno.h>
 #include <limits.h>
 #include <stdio.h>
+#include <string.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -24,7 +27,6 @@ void hst_setup(const struct hst_io *io)
 		hst_born_ms = (uint64_t)now.tv_sec * 1000 +
 		          (uint64_t)now.tv_nsec / 1000000;
 	hst = *io;
-	table_setup();
 }
 
 int hst_api_version(void)
@@ -40,17 +42,51 @@ static int refuse_call(ssize_t *ret)
 	return 1;
 }
 
-/* A session let go of (why, from a call): refused, and the call fails,
- * when why says so; else let go of, and the real call is made (0). */
-static int let_go(struct session *s, int fd, const struct why *why,
-                  ssize_t *ret)
+/* s (locked), judged no dump of this runtime's (why), before its lock is
+ * released: the bytes held go to the file (at 0), fd's position where the
+ * program left it, and path gets s's for the line; or, with why->fix
+ * (HPROFSTRIP_REDACT: a dump that cannot be redacted), nothing held goes
+ * out and fd fails from now on, also for a thread that waits for s
+ * (table_holds). */
+static void let_go(struct session *s, int fd, const struct why *why,
+                   char *path)
 {
 	if (why->fix) {
-		table_refuse(s, fd, why->line, why->fix);
-		return refuse_call(ret);
+		s->hdr_len = 0;
+		refuse_fd(fd, AT_FDCWD, s->path, why->line, why->fix);
+		return;
 	}
-	table_let_go(s, fd, why->line);
-	return 0;
+	session_let_go(s, fd);
+	memcpy(path, s->path, sizeof s->path);
+}
+
+/* Runs call on fd's session s, s locked, if fd still refers to it; on
+ * CALL_LET_GO s is let go of, or refused (c->why.fix), and its fds with
+ * it (table_drop). Returns the call's CALL_*, or -1: fd has no session (s
+ * NULL, or let go of in another thread). */
+static int session_call(int fd, struct session *s, session_call_fn call,
+                        struct call *c)
+{
+	char path[sizeof s->path];
+	int r;
+
+	if (!s)
+		return -1;
+	pthread_mutex_lock(&s->lock);
+	if (!table_holds(fd, s)) {
+		pthread_mutex_unlock(&s->lock);
+		return -1;
+	}
+	r = call(s, fd, c);
+	if (r == CALL_LET_GO)
+		let_go(s, fd, &c->why, path);
+	pthread_mutex_unlock(&s->lock);
+	if (r == CALL_LET_GO) {
+		table_drop(s, c->why.fix ? fd : -1);
+		if (!c->why.fix && c->why.line)
+			say("hprofstrip: %s: %s", path, c->why.line);
+	}
+	return r;
 }
 
 /* A write of iov at at (-1: at fd's position, which moves) to fd: 1 and
@@ -58,9 +94,9 @@ static int let_go(struct session *s, int fd, const struct why *why,
 static int write_iov(int fd, const struct iovec *iov, int cnt, int64_t at,
                      ssize_t *ret)
 {
+	struct call c = { .iov = iov, .cnt = cnt, .at = at };
 	struct session *s;
-	struct why why;
-	int i, r, saved = errno;
+	int i, saved = errno;
 
 	if (refused(fd))
 		return refuse_call(ret);
@@ -69,24 +105,22 @@ static int write_iov(int fd, const struct iovec *iov, int cnt, int64_t at,
 	s = table_session(fd);
 	if (!s && i < cnt)
 		s = table_sniff(fd, iov[i].iov_base, iov[i].iov_len, at);
-	if (!(s = table_locked(fd, s))) {
-		if (refused(fd))
-			return refuse_call(ret);
-		errno = saved;
-		return 0;
-	}
-	switch (session_write(s, fd, iov, cnt, at, ret, &why)) {
+	switch (session_call(fd, s, session_write, &c)) {
 	case CALL_DONE:
+		*ret = (ssize_t)c.ret;
 		return 1;
 	case CALL_LET_GO:
-		r = let_go(s, fd, &why, ret);
-		if (!r)
-			errno = saved;
-		return r;
+		if (c.why.fix)
+			return refuse_call(ret);
+		break;
+	case CALL_PASS:
+		break;
 	default:
-		errno = saved;
-		return 0;
+		if (refused(fd))
+			return refuse_call(ret);
 	}
+	errno = saved;
+	return 0;
 }
 
 int hst_write(int fd, const void *buf, size_t len, int64_t at, ssize_t *ret)
@@ -123,43 +157,36 @@ int hst_writev(int fd, const struct iovec *iov, int cnt, int64_t at,
 
 int hst_lseek(int fd, int64_t off, int whence, int64_t *ret)
 {
+	struct call c = { .off = off, .whence = whence };
 	struct session *s = table_session(fd);
 
 	if (!s || (whence != SEEK_SET && whence != SEEK_CUR &&
-	           whence != SEEK_END) || !(s = table_locked(fd, s)))
+	           whence != SEEK_END) ||
+	    session_call(fd, s, session_lseek, &c) != CALL_DONE)
 		return 0;
-	return session_lseek(s, off, whence, ret) == CALL_DONE;
+	*ret = c.ret;
+	return 1;
 }
 
 int hst_ftruncate(int fd, int64_t len, int *ret)
 {
+	struct call c = { .off = len };
 	struct session *s = table_session(fd);
 
-	if (!s || len < 0 || !(s = table_locked(fd, s)))
+	/* (let go of or refused: the call itself is made) */
+	if (!s || len < 0 ||
+	    session_call(fd, s, session_ftruncate, &c) != CALL_DONE)
 		return 0;
-	switch (session_ftruncate(s, fd, len, ret)) {
-	case CALL_DONE:
-		return 1;
-	case CALL_LET_GO:
-		/* with HPROFSTRIP_REDACT refused; the call itself is made */
-		if (refuse_wanted())
-			table_refuse(s, fd, "sized before its header was "
-			             "written", "write the header first, or dump "
-			             "without the shim and run hprofstrip --redact "
-			             "on the dump");
-		else
-			table_let_go(s, fd, NULL);
-		return 0;
-	default:
-		return 0;
-	}
+	*ret = (int)c.ret;
+	return 1;
 }
 
 int hst_copy(int out_fd, int in_fd, int64_t *in_off, int64_t *out_off,
              size_t len, ssize_t *ret)
 {
+	struct call c = { .in_fd = in_fd, .in_off = in_off, .out_off = out_off,
+	                  .len = len };
 	struct session *s = table_session(out_fd);
-	struct why why;
 
 	if (refused(out_fd))
 		return refuse_call(ret);
@@ -167,15 +194,15 @@ int hst_copy(int out_fd, int in_fd, int64_t *in_off, int64_t *out_off,
 		table_untracked_write(out_fd);
 		return 0;
 	}
-	if (!(s = table_locked(out_fd, s)))
-		return refused(out_fd) ? refuse_call(ret) : 0;
-	switch (session_copy(s, out_fd, in_fd, in_off, out_off, len, ret,
-	                     &why)) {
+	switch (session_call(out_fd, s, session_copy, &c)) {
 	case CALL_DONE:
+		*ret = (ssize_t)c.ret;
 		return 1;
 	case CALL_LET_GO:
-		return let_go(s, out_fd, &why, ret);
-	default:
+		return c.why.fix ? refuse_call(ret) : 0;
+	case CALL_PASS:
 		return 0;
+	default:
+		return refused(out_fd) ? refuse_call(ret) : 0;
 	}
 }

@@ -1,14 +1,15 @@
 /*
- * What each call of the runtime's does to its dump's session (s locked by
- * the caller, the fd table's lookup): its bytes are fed at the runtime's
- * own (virtual) offsets, and the runtime sees the return values, errno
- * and offsets it would see without the shim. A session that vets its
- * header holds the dump's first bytes until they show whether it is this
- * runtime's dump; if not, the call returns CALL_LET_GO and the fd table
- * lets go of it. The session's life and output: session.c.
+ * What each call of the runtime's does to its dump's session (s locked
+ * and unlocked by the caller, api.c's session_call): its bytes are fed at
+ * the runtime's own (virtual) offsets, and the runtime sees the return
+ * values, errno and offsets it would see without the shim. A session
+ * that vets its header holds the dump's first bytes until they show
+ * whether it is this runtime's dump; if not, the call returns CALL_LET_GO
+ * and session_call lets go of it. The session's life and output: session.c.
  */
 #include "session.h"
 #include "libc.h"
+#include "refuse.h"
 #include "say.h"
 
 #include <errno.h>
@@ -111,60 +112,59 @@ static int vet(struct session *s, const struct iovec *iov, int cnt,
 
 /* ---- the calls ---------------------------------------------------------- */
 
-int session_write(struct session *s, int fd, const struct iovec *iov,
-                  int cnt, int64_t at, ssize_t *ret, struct why *why)
+int session_write(struct session *s, int fd, struct call *c)
 {
-	int i, e = 0, saved = errno;
+	int i, e = 0, fed = 0, saved = errno;
 	uint64_t pos, start;
 	size_t total = 0, skip = 0;
 
-	if (s->fifo && at >= 0) {
-		/* the real pwrite's ESPIPE */
-		pthread_mutex_unlock(&s->lock);
-		return CALL_PASS;
-	}
-	start = pos = at < 0 ? s->voff : (uint64_t)at;
-	for (i = 0; i < cnt; i++)
-		total += iov[i].iov_len;
+	if (s->fifo && c->at >= 0)
+		return CALL_PASS;  /* the real pwrite's ESPIPE */
+	start = pos = c->at < 0 ? s->voff : (uint64_t)c->at;
+	for (i = 0; i < c->cnt; i++)
+		total += c->iov[i].iov_len;
 	if (s->vet && total) {
-		switch (vet(s, iov, cnt, pos, &skip, why)) {
+		switch (vet(s, c->iov, c->cnt, pos, &skip, &c->why)) {
 		case VET_LET_GO:
 			return CALL_LET_GO;
 		case VET_HELD:
 			skip = total;
 			break;
 		default:
-			e = session_feed(s, fd, s->hdr, s->hdr_len, 0);
+			e = session_put(s, fd, s->hdr, s->hdr_len, 0);
 			s->hdr_len = 0;
+			fed = 1;
 		}
 	}
-	for (i = 0; i < cnt && !e && skip < total; i++) {
-		const unsigned char *b = iov[i].iov_base;
-		size_t n = iov[i].iov_len, k = skip < n ? skip : n;
+	/* every vector fed, then one flush for the whole call */
+	for (i = 0; i < c->cnt && !e && skip < total; i++) {
+		const unsigned char *b = c->iov[i].iov_base;
+		size_t n = c->iov[i].iov_len, k = skip < n ? skip : n;
 
 		skip -= k;
 		pos += k;
-		e = session_feed(s, fd, b + k, n - k, pos);
+		e = session_put(s, fd, b + k, n - k, pos);
 		pos += n - k;
+		fed = 1;
 	}
-	if (!e && at < 0)
+	if (!e && fed && session_flush(s, fd))
+		e = s->ob.err;
+	if (!e && c->at < 0)
 		s->voff = start + total;
-	pthread_mutex_unlock(&s->lock);
 	errno = e ? e : saved;
-	*ret = e ? -1 : (ssize_t)total;
+	c->ret = e ? -1 : (int64_t)total;
 	return CALL_DONE;
 }
 
-int session_lseek(struct session *s, int64_t off, int whence, int64_t *ret)
+int session_lseek(struct session *s, int fd, struct call *c)
 {
+	int64_t off = c->off, pos;
+	int whence = c->whence;
 	uint64_t end;
-	int64_t pos;
 
-	if (s->fifo) {
-		/* the real lseek's ESPIPE */
-		pthread_mutex_unlock(&s->lock);
-		return CALL_PASS;
-	}
+	(void)fd;
+	if (s->fifo)
+		return CALL_PASS;  /* the real lseek's ESPIPE */
 	end = s->ext > s->st.in_off ? s->ext : s->st.in_off;
 	if (end < s->hdr_len)
 		end = s->hdr_len;
@@ -176,8 +176,7 @@ int session_lseek(struct session *s, int64_t off, int whence, int64_t *ret)
 	} else {
 		s->voff = (uint64_t)pos;
 	}
-	pthread_mutex_unlock(&s->lock);
-	*ret = pos;
+	c->ret = pos;
 	return CALL_DONE;
 }
 
@@ -187,18 +186,26 @@ int session_lseek(struct session *s, int64_t off, int whence, int64_t *ret)
  * runtime's file grows by zeros, which are fed at the next write past
  * them or at close. A cut inside what was written cannot be mapped onto
  * the stripped file: said once, and the file is left whole. */
-int session_ftruncate(struct session *s, int fd, int64_t len, int *ret)
+int session_ftruncate(struct session *s, int fd, struct call *c)
 {
+	int64_t len = c->off;
 	int r = 0, saved = errno;
 
-	if (s->fifo) {
-		/* the real ftruncate's EINVAL */
-		pthread_mutex_unlock(&s->lock);
-		return CALL_PASS;
+	if (s->fifo)
+		return CALL_PASS;  /* the real ftruncate's EINVAL */
+	if (s->vet && len) {
+		/* no runtime sizes its dump before writing the header: with
+		 * HPROFSTRIP_REDACT refused (the call itself is made) */
+		c->why.line = NULL;
+		c->why.fix = NULL;
+		if (refuse_wanted()) {
+			c->why.line = "sized before its header was written";
+			c->why.fix = "write the header first, or dump without "
+			             "the shim and run hprofstrip --redact on "
+			             "the dump";
+		}
+		return CALL_LET_GO;
 	}
-	if (s->vet && len)
-		return CALL_LET_GO;  /* no runtime sizes its dump before
-		                        writing the header */
 	if (len == 0) {
 		r = hst.ftruncate(fd, 0);
 		if (r == 0)
@@ -208,7 +215,7 @@ int session_ftruncate(struct session *s, int fd, int64_t len, int *ret)
 		if (session_flush(s, fd))
 			r = (errno = s->ob.err, -1);
 		else
-			r = hst.ftruncate(fd, (int64_t)hs_ob_size(&s->ob));
+			r = hst.ftruncate(fd, (int64_t)io_ob_size(&s->ob));
 	} else if ((uint64_t)len > s->st.in_off) {
 		s->ext = (uint64_t)len;
 	} else if (!s->warned) {
@@ -219,8 +226,7 @@ int session_ftruncate(struct session *s, int fd, int64_t len, int *ret)
 	}
 	if (!r)
 		errno = saved;
-	pthread_mutex_unlock(&s->lock);
-	*ret = r;
+	c->ret = r;
 	return CALL_DONE;
 }
 
@@ -299,25 +305,22 @@ static int vet_copy(struct session *s, int out_fd, int in_fd,
 	}
 }
 
-int session_copy(struct session *s, int out_fd, int in_fd, int64_t *in_off,
-                 int64_t *out_off, size_t len, ssize_t *ret, struct why *why)
+int session_copy(struct session *s, int out_fd, struct call *c)
 {
-	if (out_off && (uint64_t)*out_off != s->voff) {
+	if (c->out_off && (uint64_t)*c->out_off != s->voff) {
 		/* positional writes elsewhere than the end are not dumps */
-		pthread_mutex_unlock(&s->lock);
 		errno = EINVAL;
-		*ret = -1;
+		c->ret = -1;
 		return CALL_DONE;
 	}
-	if (s->vet && len &&
-	    vet_copy(s, out_fd, in_fd, in_off, why) == VET_LET_GO)
+	if (s->vet && c->len &&
+	    vet_copy(s, out_fd, c->in_fd, c->in_off, &c->why) == VET_LET_GO)
 		return CALL_LET_GO;
-	*ret = pump_into(s, out_fd, in_fd, in_off, len);
-	if (*ret > 0 && out_off) {
+	c->ret = pump_into(s, out_fd, c->in_fd, c->in_off, c->len);
+	if (c->ret > 0 && c->out_off) {
 		/* positional output leaves the file position where it was */
-		s->voff -= (uint64_t)*ret;
-		*out_off += *ret;
+		s->voff -= (uint64_t)c->ret;
+		*c->out_off += c->ret;
 	}
-	pthread_mutex_unlock(&s->lock);
 	return CALL_DONE;
 }

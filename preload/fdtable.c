@@ -23,13 +23,19 @@
 #include <fcntl.h>
 #include <stdio.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <sys/stat.h>
+#include <sys/syscall.h>
 #include <unistd.h>
 
 #define MAX_SESSIONS 16
 #define MAX_FD HST_MAX_FD
 
-static struct session pool[MAX_SESSIONS];
+/* The sessions (about 150 KiB each), each mapped when a dump first needs
+ * its slot and kept for the slot's later dumps, never unmapped: a process
+ * that writes no dump maps none. Slots are mapped in order, under
+ * table_lock; any thread reads them (slot()). */
+static struct session *pool[MAX_SESSIONS];
 /* fd -> session index + 1, or FD_FRESH / FD_SEEN; 0: not seen opened
  * (sniffed at any write at offset 0) */
 static unsigned char fdmap[MAX_FD];
@@ -40,16 +46,13 @@ static unsigned char fdmap[MAX_FD];
 #define FD_FRESH 0xFE
 static pthread_mutex_t table_lock = PTHREAD_MUTEX_INITIALIZER;
 
-void table_setup(void)
-{
-	unsigned i;
-
-	for (i = 0; i < MAX_SESSIONS; i++)
-		pthread_mutex_init(&pool[i].lock, NULL);
-	session_of = table_session;
-}
-
 /* ---- the fd table ----------------------------------------------------- */
+
+/* Slot i's session, or NULL: not mapped yet. */
+static struct session *slot(unsigned i)
+{
+	return __atomic_load_n(&pool[i], __ATOMIC_ACQUIRE);
+}
 
 struct session *table_session(int fd)
 {
@@ -58,7 +61,7 @@ struct session *table_session(int fd)
 	if (fd < 0 || fd >= MAX_FD)
 		return NULL;
 	i = __atomic_load_n(&fdmap[fd], __ATOMIC_ACQUIRE);
-	return i && i <= MAX_SESSIONS ? &pool[i - 1] : NULL;
+	return i && i <= MAX_SESSIONS ? slot(i - 1) : NULL;
 }
 
 static unsigned char fd_state(int fd)
@@ -75,7 +78,7 @@ static void set_fd_state(int fd, unsigned char v)
 
 static void map_fd(int fd, struct session *s)
 {
-	__atomic_store_n(&fdmap[fd], (unsigned char)(s ? s - pool + 1 : 0),
+	__atomic_store_n(&fdmap[fd], (unsigned char)(s ? s->slot + 1 : 0),
 	                 __ATOMIC_RELEASE);
 }
 
@@ -97,65 +100,60 @@ static int scope(void)
 
 /* ---- the pool ---------------------------------------------------------- */
 
-/* Takes a free session (table_lock held). */
-static struct session *pool_take(void)
+/* Slot i's session, zeroed, mapped now (table_lock held); NULL if there
+ * is no memory for it. A raw system call, errno kept: the session is had
+ * as if it were static (FAULT=nomap, tests/faultinject.c, fails the maps
+ * of the tables a dump asks for, made through the PLT). */
+static struct session *slot_map(unsigned i)
 {
+	int saved = errno;
+	void *m = (void *)syscall(SYS_mmap, NULL, sizeof(struct session),
+	                          PROT_READ | PROT_WRITE,
+	                          MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	struct session *s = m;
+
+	errno = saved;
+	if (m == MAP_FAILED)
+		return NULL;
+	pthread_mutex_init(&s->lock, NULL);
+	s->slot = i;
+	__atomic_store_n(&pool[i], s, __ATOMIC_RELEASE);
+	return s;
+}
+
+/* Takes a free session (table_lock held): the first free slot, mapped if
+ * it is not yet; NULL if every slot is taken or (*nomem) no memory. */
+static struct session *pool_take(int *nomem)
+{
+	struct session *s;
 	unsigned i;
 
-	for (i = 0; i < MAX_SESSIONS; i++)
-		if (pool[i].kind == S_FREE)
-			return &pool[i];
+	*nomem = 0;
+	for (i = 0; i < MAX_SESSIONS; i++) {
+		if (!(s = slot(i)))
+			return (s = slot_map(i)) ? s : (*nomem = 1, NULL);
+		if (s->kind == S_FREE)
+			return s;
+	}
 	return NULL;
 }
 
-struct session *table_locked(int fd, struct session *s)
+int table_holds(int fd, struct session *s)
 {
-	if (!s)
-		return NULL;
-	pthread_mutex_lock(&s->lock);
-	/* (refused while this thread waited: table_refuse) */
-	if (table_session(fd) == s && !refused(fd))
-		return s;
-	pthread_mutex_unlock(&s->lock);
-	return NULL;
+	/* (refused while this thread waited: api.c's let_go) */
+	return table_session(fd) == s && !refused(fd);
 }
 
-void table_let_go(struct session *s, int fd, const char *why)
-{
-	char path[sizeof s->path];
-	int i;
-
-	session_let_go(s, fd);
-	memcpy(path, s->path, sizeof path);
-	pthread_mutex_unlock(&s->lock);
-	/* lock order: the table, then a session */
-	pthread_mutex_lock(&table_lock);
-	for (i = 0; i < MAX_FD; i++)
-		if (table_session(i) == s)
-			set_fd_state(i, FD_SEEN);
-	pthread_mutex_lock(&s->lock);
-	s->kind = S_FREE;
-	pthread_mutex_unlock(&s->lock);
-	pthread_mutex_unlock(&table_lock);
-	if (why)
-		say("hprofstrip: %s: %s", path, why);
-}
-
-void table_refuse(struct session *s, int fd, const char *why,
-                  const char *fix)
+void table_drop(struct session *s, int refused_fd)
 {
 	int i;
 
-	/* nothing held goes out; fd fails from now on, also for a thread
-	 * that waits for s (table_locked) */
-	s->hdr_len = 0;
-	refuse_fd(fd, AT_FDCWD, s->path, why, fix);
-	pthread_mutex_unlock(&s->lock);
 	/* lock order: the table, then a session */
 	pthread_mutex_lock(&table_lock);
 	for (i = 0; i < MAX_FD; i++)
 		if (table_session(i) == s) {
-			refuse_dup(fd, i);
+			if (refused_fd >= 0)
+				refuse_dup(refused_fd, i);
 			set_fd_state(i, FD_SEEN);
 		}
 	pthread_mutex_lock(&s->lock);
@@ -197,6 +195,9 @@ static int kind_of(int dirfd, const char *path, char *base, size_t size)
 #define SESSIONS STR(MAX_SESSIONS)
 #define OFFLINE "dump without the shim and run hprofstrip --redact on the " \
                 "dump"
+#define TOO_MANY "too many dumps open at once"
+#define ONE_OF_16 "open at most " SESSIONS " dumps at once, or " OFFLINE
+#define NO_MEMORY "no memory to track it"
 
 /* A dump the table cannot track (why): written as it comes, and said;
  * with HPROFSTRIP_REDACT refused (fix: what to change). */
@@ -214,9 +215,9 @@ static void untracked(int fd, int dirfd, const char *path, const char *why,
 static void track(int fd, int dirfd, const char *path, int flags, int force)
 {
 	struct stat sb;
-	struct session *s, *main = NULL;
+	struct session *s, *main = NULL, *m;
 	char base[PATH_MAX];
-	int kind, vet = VET_MAGIC, saved = errno;
+	int kind, vet = VET_MAGIC, saved = errno, nomem;
 	unsigned i, idsize = (unsigned)sizeof(void *);
 
 	if (!path || (flags & O_ACCMODE) == O_RDONLY || (flags & O_APPEND))
@@ -245,19 +246,19 @@ static void track(int fd, int dirfd, const char *path, int flags, int force)
 		goto out;
 	}
 	pthread_mutex_lock(&table_lock);
-	s = pool_take();
+	s = pool_take(&nomem);
 	if (!s) {
 		pthread_mutex_unlock(&table_lock);
-		untracked(fd, dirfd, path, "too many dumps open at once",
-		          "open at most " SESSIONS " dumps at once, or "
-		          OFFLINE);
+		untracked(fd, dirfd, path, nomem ? NO_MEMORY : TOO_MANY,
+		          nomem ? "free memory, or " OFFLINE : ONE_OF_16);
 		goto out;
 	}
 	/* a segment's ids are its dump's, if the shim saw its header, else
 	 * the process's pointer size (HotSpot's id size) */
-	for (i = 0; kind == DUMP_SEGMENT && i < MAX_SESSIONS; i++)
-		if (pool[i].kind == S_MAIN && !strcmp(pool[i].base, base)) {
-			main = &pool[i];
+	for (i = 0; kind == DUMP_SEGMENT && i < MAX_SESSIONS &&
+	            (m = slot(i)) != NULL; i++)
+		if (m->kind == S_MAIN && !strcmp(m->base, base)) {
+			main = m;
 			/* its writer sets it, under its lock */
 			pthread_mutex_lock(&main->lock);
 			if (main->st.idsize)
@@ -346,8 +347,9 @@ int hst_begin(int fd, const char *path)
 /* ---- sniffing ---------------------------------------------------------- */
 
 /* The first write to an fd opened FD_FRESH decides: it is FD_SEEN now.
- * Returns whether this call was that first write. */
-static int first_write(int fd)
+ * Returns whether this call was that first write (this thread's, of all
+ * that write fd at once). */
+static int fresh_written(int fd)
 {
 	unsigned char fresh = FD_FRESH;
 
@@ -358,7 +360,7 @@ static int first_write(int fd)
 
 void table_untracked_write(int fd)
 {
-	first_write(fd);
+	fresh_written(fd);
 }
 
 /* In a process that strips (scope(); HPROFSTRIP_SNIFF unless no), a write
@@ -373,13 +375,13 @@ struct session *table_sniff(int fd, const void *buf, size_t len, int64_t at)
 	struct session *s = NULL;
 	char path[PATH_MAX], link[64];
 	unsigned char was = fd_state(fd);
-	int fl, vet, saved = errno, full = 0;
+	int fl, vet, saved = errno, full = 0, nomem = 0;
 	ssize_t k;
 
 	/* (past the table a dump can only be refused: HPROFSTRIP_REDACT) */
 	if (was == FD_SEEN || fd < 0 || (fd >= MAX_FD && !refuse_wanted()))
 		return NULL;
-	if (was == FD_FRESH && !first_write(fd))
+	if (was == FD_FRESH && !fresh_written(fd))
 		return NULL;
 	if (!policy()->sniff || !buf || len < HS_MAGIC_LEN ||
 	    memcmp(buf, HS_MAGIC, HS_MAGIC_LEN) || (vet = scope()) < 0)
@@ -407,7 +409,7 @@ struct session *table_sniff(int fd, const void *buf, size_t len, int64_t at)
 	}
 	pthread_mutex_lock(&table_lock);
 	if (fd_state(fd) == (was == FD_FRESH ? FD_SEEN : 0) &&
-	    !(full = (s = pool_take()) == NULL)) {
+	    !(full = (s = pool_take(&nomem)) == NULL)) {
 		session_start(s, S_MAIN, path, "", 0, AT_FDCWD, path, vet, 0);
 		s->trunc_at_end = sb.st_size > 0;
 		map_fd(fd, s);
@@ -417,8 +419,8 @@ struct session *table_sniff(int fd, const void *buf, size_t len, int64_t at)
 	pthread_mutex_unlock(&table_lock);
 	/* no slot: as it comes, but with HPROFSTRIP_REDACT refused */
 	if (full && refuse_wanted())
-		refuse_fd(fd, AT_FDCWD, NULL, "too many dumps open at once",
-		          "open at most " SESSIONS " dumps at once, or " OFFLINE);
+		refuse_fd(fd, AT_FDCWD, NULL, nomem ? NO_MEMORY : TOO_MANY,
+		          nomem ? "free memory, or " OFFLINE : ONE_OF_16);
 out:
 	errno = saved;
 	return s;
@@ -531,13 +533,15 @@ void hst_replace(int oldfd, int newfd)
 
 /* ---- fork -------------------------------------------------------------- */
 
+/* (the slots mapped are the table's: they stay as they are from
+ * hst_fork_prepare to hst_fork_parent or _child) */
 void hst_fork_prepare(void)
 {
 	unsigned i;
 
 	pthread_mutex_lock(&table_lock);
-	for (i = 0; i < MAX_SESSIONS; i++)
-		pthread_mutex_lock(&pool[i].lock);
+	for (i = 0; i < MAX_SESSIONS && slot(i); i++)
+		pthread_mutex_lock(&slot(i)->lock);
 }
 
 void hst_fork_parent(void)
@@ -545,7 +549,8 @@ void hst_fork_parent(void)
 	unsigned i;
 
 	for (i = MAX_SESSIONS; i-- > 0;)
-		pthread_mutex_unlock(&pool[i].lock);
+		if (slot(i))
+			pthread_mutex_unlock(&slot(i)->lock);
 	pthread_mutex_unlock(&table_lock);
 }
 
@@ -562,7 +567,7 @@ void hst_fork_child(void)
 	for (fd = 0; fd < MAX_FD; fd++)
 		if (table_session(fd))
 			map_fd(fd, NULL);
-	for (i = 0; i < MAX_SESSIONS; i++)
-		session_forget(&pool[i]);
+	for (i = 0; i < MAX_SESSIONS && slot(i); i++)
+		session_forget(slot(i));
 	hst_fork_parent();
 }

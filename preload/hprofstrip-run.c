@@ -8,8 +8,8 @@
  * (readlink /proc/self/exe), DIR/../lib/hprofstrip/libhprofstrip.so (the
  * installed layout), else DIR/libhprofstrip.so (the build directory).
  */
-#include "../strip/cli/compressors.h"
-#include "../strip/cli/levels.h"
+#include "../strip/io/compressors.h"
+#include "../strip/io/levels.h"
 #include "../strip/engine/hprof.h"
 
 #include <errno.h>
@@ -101,7 +101,7 @@ static int level_ok(const char *s, int lo, int hi)
 static int compress_ok(const char *c)
 {
 	size_t n = strcspn(c, ":");
-	const struct hs_compressor *k = hs_compressor_named(c, n);
+	const struct io_compressor *k = io_compressor_named(c, n);
 
 	if (!k)
 		return 0;
@@ -255,8 +255,8 @@ int main(int argc, char **argv)
 	const char *pattern = NULL, *keep = NULL, *compress = NULL;
 	const char *filter = NULL, *programs = NULL, *v;
 	char lib[PATH_MAX];
-	/* redact: a level (levels.h), or HS_LEVEL_UNKNOWN: not asked */
-	int i, quiet = 0, app_only = 0, redact = HS_LEVEL_UNKNOWN, missing = 0;
+	/* redact: a level (levels.h), or IO_LEVEL_UNKNOWN: not asked */
+	int i, quiet = 0, app_only = 0, redact = IO_LEVEL_UNKNOWN, missing = 0;
 	static const char *const level_word[] = { "off", "values", "names" };
 
 	for (i = 1; i < argc; i++) {
@@ -280,9 +280,9 @@ int main(int argc, char **argv)
 		} else if (!strcmp(s, "--app-only")) {
 			app_only = 1;
 		} else if (!strcmp(s, "--redact")) {
-			redact = HS_LEVEL_VALUES;
+			redact = IO_LEVEL_VALUES;
 		} else if (!strncmp(s, "--redact=", 9)) {
-			if ((redact = hs_redact_level(s + 9)) == HS_LEVEL_UNKNOWN)
+			if ((redact = io_redact_level(s + 9)) == IO_LEVEL_UNKNOWN)
 				return usage_error("--redact: unknown level '%s' "
 				                   "(the levels: values, names)",
 				                   s + 9);
@@ -315,7 +315,7 @@ int main(int argc, char **argv)
 	}
 	if (i >= argc)
 		return usage_error("no command to run%s", "");
-	if (redact > HS_LEVEL_OFF && keep)
+	if (redact > IO_LEVEL_OFF && keep)
 		return usage_error("--redact and --keep strings cannot be "
 		                   "combined%s", "");
 
@@ -336,7 +336,7 @@ int main(int argc, char **argv)
 	    (filter && setenv("HPROFSTRIP_FILTER", filter, 1)) ||
 	    (quiet && setenv("HPROFSTRIP_QUIET", "1", 1)) ||
 	    (app_only && setenv("HPROFSTRIP_APP_ONLY", "1", 1)) ||
-	    (redact != HS_LEVEL_UNKNOWN &&
+	    (redact != IO_LEVEL_UNKNOWN &&
 	     setenv("HPROFSTRIP_REDACT", level_word[redact], 1))) {
 		perror(PROG ": setenv");
 		return EXIT_NOLIB;

@@ -30,14 +30,16 @@
  * The dump is stripped as it is written (see README.md, "How it works");
  * each call's output is in the file before the call returns. A summary
  * line goes to stderr, or to the file HPROFSTRIP_LOG names
- * (HPROFSTRIP_QUIET=1: none). Memory: no malloc. A fixed pool of 16
- * dumps open at once (about 140 KB each, static) and an fd table for fds
- * below 65536; a dump's layers have theirs mapped (anonymous mmap) by the
- * first dump of a pool slot that asks for them, and kept for the slot's
- * later dumps: HPROFSTRIP_KEEP=strings 0.9 MiB, HPROFSTRIP_REDACT
+ * (HPROFSTRIP_QUIET=1: none). Memory: no malloc, nothing allocated per
+ * object or per call, and nothing before the first dump. At most 16
+ * dumps open at once, and an fd table for fds below 65536. A pool slot's
+ * session (about 140 KB) is mapped (anonymous mmap) when a dump first
+ * needs that slot; its layers' memory is mapped by the slot's first dump
+ * that asks for them: HPROFSTRIP_KEEP=strings 0.9 MiB, HPROFSTRIP_REDACT
  * 9.1 MiB, HPROFSTRIP_COMPRESS or _FILTER (or a FIFO) 4.1 MiB, so at most
- * about 13.2 MiB a slot (redaction drops keep); a plain strip maps none.
- * With HPROFSTRIP_REDACT, a dump past the pool (or one that cannot be
+ * about 13.3 MiB a slot (redaction drops keep); a plain strip maps only
+ * the session. All of it is kept for the slot's later dumps. With
+ * HPROFSTRIP_REDACT, a dump past the pool (or one that cannot be
  * redacted, as a gzip stream) fails closed: see README.md, "What fails
  * closed".
  * Thread-safe, except hst_setup. Not async-signal-safe: a call made by a

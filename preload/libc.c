@@ -276,6 +276,13 @@ ssize_t libc_pwrite(int fd, const void *buf, size_t len, int64_t off)
 	return real.pwrite(fd, buf, len, (off_t)off);
 }
 
+/* (pread is not wrapped: libc's own, found as any other program finds
+ * it) */
+ssize_t libc_pread(int fd, void *buf, size_t len, int64_t off)
+{
+	return pread(fd, buf, len, (off_t)off);
+}
+
 int libc_ftruncate(int fd, int64_t len)
 {
 	libc_resolve();

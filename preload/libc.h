@@ -110,6 +110,7 @@ int libc_openat_2(int dirfd, const char *path, int flags, int large);
 int libc_creat64(const char *path, mode_t mode);
 ssize_t libc_write(int fd, const void *buf, size_t len);
 ssize_t libc_pwrite(int fd, const void *buf, size_t len, int64_t off);
+ssize_t libc_pread(int fd, void *buf, size_t len, int64_t off);
 ssize_t libc_pwritev(int fd, const struct iovec *iov, int cnt, int64_t off);
 int64_t libc_lseek(int fd, int64_t off, int whence);
 int libc_ftruncate(int fd, int64_t len);

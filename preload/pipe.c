@@ -1,6 +1,6 @@
 /* A dump's compressor or filter: see pipe.h. */
 #include "pipe.h"
-#include "../strip/cli/compressors.h"
+#include "../strip/io/compressors.h"
 #include "libc.h"
 #include "policy.h"
 #include "say.h"
@@ -53,8 +53,8 @@ static char **env_with_path(const char *path, size_t *size)
 /* The child's argv for the policy's compressor (level in lvl). */
 static void compressor_argv(const struct policy *pol, char **argv, char *lvl)
 {
-	const struct hs_compressor *c =
-		hs_compressor_named(pol->compress, strlen(pol->compress));
+	const struct io_compressor *c =
+		io_compressor_named(pol->compress, strlen(pol->compress));
 	int i = 0, k;
 
 	snprintf(lvl, 8, "-%d", pol->level);
@@ -164,7 +164,7 @@ void pipe_prepare(struct pipe_out *p, int dirfd, const char *path)
 int pipe_start(struct pipe_out *p, int fd)
 {
 	const struct policy *pol = policy();
-	const struct hs_compressor *c;
+	const struct io_compressor *c;
 	struct stat sb;
 	int sv[2], out = -1, rc, saved = errno;
 
@@ -181,7 +181,7 @@ int pipe_start(struct pipe_out *p, int fd)
 	} else {
 		snprintf(p->what, sizeof p->what, "%s -%d", pol->compress,
 		         pol->level);
-		c = hs_compressor_named(pol->compress, strlen(pol->compress));
+		c = io_compressor_named(pol->compress, strlen(pol->compress));
 		snprintf(p->out, sizeof p->out, "%s%s", p->dump,
 		         c ? c->suffix : ".out");
 		/* never over an existing file: an earlier dump's, maybe */

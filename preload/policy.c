@@ -1,7 +1,7 @@
 /* The shim's policy: see policy.h. */
 #include "policy.h"
-#include "../strip/cli/compressors.h"
-#include "../strip/cli/levels.h"
+#include "../strip/io/compressors.h"
+#include "../strip/io/levels.h"
 #include "../strip/engine/hprof.h"
 
 #include <errno.h>
@@ -33,11 +33,11 @@ static void parse_keep(struct policy *p, const char *v)
  * (names) is given, and the value is noted to be said. */
 static void parse_redact(struct policy *p, const char *v)
 {
-	int level = v && *v ? hs_redact_level(v) : HS_LEVEL_OFF;
+	int level = v && *v ? io_redact_level(v) : IO_LEVEL_OFF;
 
-	if (level == HS_LEVEL_UNKNOWN) {
+	if (level == IO_LEVEL_UNKNOWN) {
 		snprintf(p->redact_bad, sizeof p->redact_bad, "%s", v);
-		level = HS_LEVEL_NAMES;
+		level = IO_LEVEL_NAMES;
 	}
 	p->redact = level;
 }
@@ -45,7 +45,7 @@ static void parse_redact(struct policy *p, const char *v)
 /* HPROFSTRIP_COMPRESS: zstd[:1-19], gzip[:1-9], xz[:0-9] or lz4[:1-12] */
 static void parse_compress(struct policy *p, const char *v)
 {
-	const struct hs_compressor *c;
+	const struct io_compressor *c;
 	size_t n;
 	char *end;
 	long lvl = 1;
@@ -53,7 +53,7 @@ static void parse_compress(struct policy *p, const char *v)
 	if (!v || !*v)
 		return;
 	n = strcspn(v, ":");
-	c = hs_compressor_named(v, n);
+	c = io_compressor_named(v, n);
 	if (c && v[n] == ':') {
 		errno = 0;
 		lvl = strtol(v + n + 1, &end, 10);

@@ -2,7 +2,7 @@
 #include "say.h"
 #include "policy.h"
 #include "libc.h"
-#include "../strip/cli/escape.h"
+#include "../strip/io/escape.h"
 
 #include <errno.h>
 #include <limits.h>
@@ -34,7 +34,7 @@ static int log_fd(const struct policy *p, char *line, char *out, size_t size)
 	e = errno;
 	if (__atomic_exchange_n(&told, 1, __ATOMIC_RELAXED))
 		return 2;
-	hs_escape(out, size, p->log, strlen(p->log));
+	io_escape(out, size, p->log, strlen(p->log));
 	n = snprintf(line, size, "hprofstrip: HPROFSTRIP_LOG: %s: %s; "
 	             "messages go to stderr\n", out, strerror(e));
 	put(2, line, n < 0 || (size_t)n < size ? n : (int)size - 1);
@@ -58,7 +58,7 @@ void say(const char *fmt, ...)
 	if (n >= 0) {
 		/* the line, its control characters escaped (a file name's
 		 * newline stays on it), then its one newline */
-		k = hs_escape(out, sizeof out - 1, line,
+		k = io_escape(out, sizeof out - 1, line,
 		              (size_t)n < sizeof line ? (size_t)n
 		                                      : sizeof line - 1);
 		out[k++] = '\n';

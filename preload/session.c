@@ -22,14 +22,22 @@
 #include <unistd.h>
 
 uint64_t hst_born_ms;
-struct session *(*session_of)(int fd);
 
 /* ---- output ------------------------------------------------------------ */
+
+/* A file's writer: the real pwrite (the names map; the bytes held while
+ * vetting). */
+static ssize_t file_pwrite(void *user, int fd, const void *buf, size_t len,
+                           int64_t off)
+{
+	(void)user;
+	return hst.pwrite(fd, buf, len, off);
+}
 
 int session_flush(struct session *s, int fd)
 {
 	s->ob.fd = fd;
-	return hs_ob_flush(&s->ob);
+	return io_ob_flush(&s->ob);
 }
 
 /* Says once that the engine fell back to copying verbatim. */
@@ -49,7 +57,7 @@ static void report(struct session *s)
 
 /* HPROFSTRIP_KEEP=strings: fixed tables, one set per session, mapped once
  * (not per object, not per dump). */
-struct keep_mem {
+struct strings_mem {
 	uint64_t pending[HS_KEEP_PENDING];
 	struct hs_class classes[HS_KEEP_CLASSES];
 	unsigned char hold[HS_KEEP_HOLD];  /* the array held back */
@@ -74,10 +82,10 @@ static void *map_tables(size_t size, int *told, const char *path,
 	return m;
 }
 
-/* The engine's keep tables for s's next dump, zeroed; 0 if they cannot be
+/* HPROFSTRIP_KEEP=strings: the engine's tables for s's next dump, zeroed; 0 if they cannot be
  * had (said once) or are not wanted. Segments (JDK 22 .pN files) have no
  * class names of their own: they are stripped whole. */
-static int keep_tables(struct session *s, int kind, struct hs_keep *k)
+static int strings_tables(struct session *s, int kind, struct hs_keep *k)
 {
 	static int told_bad, told_mem, told_redact;
 	const struct policy *p = policy();
@@ -93,21 +101,20 @@ static int keep_tables(struct session *s, int kind, struct hs_keep *k)
 			    "HPROFSTRIP_REDACT removes what Strings hold");
 		return 0;
 	}
-	if (!s->keep && !(s->keep = map_tables(sizeof *s->keep, &told_mem, s->path,
-	                                       "no memory for HPROFSTRIP_KEEP="
-	                                       "strings; strings stripped too")))
+	if (!s->strings &&
+	    !(s->strings = map_tables(sizeof *s->strings, &told_mem, s->path,
+	                              "no memory for HPROFSTRIP_KEEP="
+	                              "strings; strings stripped too")))
 		return 0;
 	/* a dump before this one used them (the hold buffer needs no
 	 * zeroing) */
-	memset(s->keep->pending, 0, sizeof s->keep->pending);
-	memset(s->keep->classes, 0, sizeof s->keep->classes);
-	memset(k, 0, sizeof *k);
-	k->pending = s->keep->pending;
-	k->pending_slots = HS_KEEP_PENDING;
-	k->classes = s->keep->classes;
-	k->class_slots = HS_KEEP_CLASSES;
-	k->hold = s->keep->hold;
-	k->hold_size = HS_KEEP_HOLD;
+	memset(s->strings->pending, 0, sizeof s->strings->pending);
+	memset(s->strings->classes, 0, sizeof s->strings->classes);
+	*k = (struct hs_keep){
+		.pending = s->strings->pending, .pending_slots = HS_KEEP_PENDING,
+		.classes = s->strings->classes, .class_slots = HS_KEEP_CLASSES,
+		.hold = s->strings->hold, .hold_size = HS_KEEP_HOLD,
+	};
 	return 1;
 }
 
@@ -144,8 +151,8 @@ static void map_open(struct session *s)
 		    "all the same, with no map to give them back", s->path,
 		    s->map_path, strerror(errno));
 	else {
-		hs_ob_init(&s->map_ob, hst.pwrite, s->map_fd, 0, s->red->map_buf,
-		           sizeof s->red->map_buf);
+		io_ob_init(&s->map_ob, file_pwrite, NULL, s->map_fd, 0,
+		           s->red->map_buf, sizeof s->red->map_buf);
 		s->map_failed = 0;
 	}
 	errno = saved;
@@ -161,7 +168,7 @@ static void map_original(void *user, unsigned idsize, uint64_t id,
 	if (s->map_fd < 0 && !s->map_failed)
 		map_open(s);
 	if (s->map_fd >= 0)
-		hs_map_original(&s->map, idsize, id, len, at, text, n);
+		io_map_original(&s->map, idsize, id, len, at, text, n);
 }
 
 /* How a map is closed: written out; dropped (a child's copy of the
@@ -185,10 +192,10 @@ static void map_close(struct session *s, int how)
 		/* it cannot be removed: it stays, beside the new one */
 	}
 	if (how == MAP_DONE) {
-		uint64_t cut = hs_map_end(&s->map, s->st.idsize,
+		uint64_t cut = io_map_end(&s->map, s->st.idsize,
 		                          s->st.timestamp);
 		/* the dump was cut inside a name: the map ends before it */
-		if (!hs_ob_flush(&s->map_ob) && cut != UINT64_MAX &&
+		if (!io_ob_flush(&s->map_ob) && cut != UINT64_MAX &&
 		    hst.ftruncate(s->map_fd, (int64_t)cut)) {
 			/* the map's last record stays cut: hprofrestore says */
 		}
@@ -263,13 +270,15 @@ static int tee_write(void *user, const void *buf, size_t len)
 
 	if (s->piped)
 		pipe_send(&s->pm->pipe, buf, len);
-	return hs_ob_write(&s->ob, buf, len);
+	return io_ob_write(&s->ob, buf, len);
 }
 
 /* A FIFO's writer: no offsets, the bytes in order (a raw write: the
  * shim's own write() would come back here). */
-static ssize_t fifo_write(int fd, const void *buf, size_t len, int64_t off)
+static ssize_t fifo_write(void *user, int fd, const void *buf, size_t len,
+                          int64_t off)
 {
+	(void)user;
 	(void)off;
 	return syscall(SYS_write, fd, buf, len);
 }
@@ -277,15 +286,16 @@ static ssize_t fifo_write(int fd, const void *buf, size_t len, int64_t off)
 /* The dump's writer: the real pwrite, except that a full disk while a
  * child compresses gives the child up first (its output removed, so its
  * room is freed) and tries again: compressing never makes a dump that
- * fits on the disk fail. */
-static ssize_t dump_pwrite(int fd, const void *buf, size_t len, int64_t off)
+ * fits on the disk fail. user: the session (NULL: the child is never
+ * given up). */
+static ssize_t dump_pwrite(void *user, int fd, const void *buf, size_t len,
+                           int64_t off)
 {
 	ssize_t n = hst.pwrite(fd, buf, len, off);
-	struct session *s;
+	struct session *s = user;
 	int e = errno;
 
-	if (n >= 0 || (e != ENOSPC && e != EDQUOT) ||
-	    !(s = session_of(fd)) || !s->piped)
+	if (n >= 0 || (e != ENOSPC && e != EDQUOT) || !s || !s->piped)
 		return n;
 	s->piped = 0;
 	pipe_abort(&s->pm->pipe);
@@ -304,7 +314,7 @@ static ssize_t dump_pwrite(int fd, const void *buf, size_t len, int64_t off)
 }
 
 /* The dump's first write, to fd: its child starts (pipe_pending). */
-static void first_write(struct session *s, int fd)
+static void start_child(struct session *s, int fd)
 {
 	s->pipe_pending = 0;
 	s->piped = pipe_start(&s->pm->pipe, fd) == 1;
@@ -318,8 +328,8 @@ void session_start(struct session *s, int kind, const char *path,
 {
 	struct hs_config cfg = { .flags = HS_OPEN_LEN | HS_FALLBACK,
 	                         .idsize = idsize };
-	struct hs_sink sink = { hs_ob_write, hs_ob_patch, NULL, NULL };
-	struct hs_keep keep;
+	struct hs_sink sink = { io_ob_write, io_ob_patch, NULL, NULL };
+	struct hs_keep strings;
 	struct hs_redact red;
 	struct hs_names names;
 	struct pipe_mem *pm;
@@ -357,11 +367,11 @@ void session_start(struct session *s, int kind, const char *path,
 	s->vet_stamp = vet == VET_STAMP;
 	s->hdr_len = 0;
 	s->fifo = fifo;
-	hs_ob_init(&s->ob, fifo ? fifo_write : dump_pwrite, -1, 0, s->buf,
+	io_ob_init(&s->ob, fifo ? fifo_write : dump_pwrite, s, -1, 0, s->buf,
 	           sizeof s->buf);
-	if (keep_tables(s, kind, &keep)) {
+	if (strings_tables(s, kind, &strings)) {
 		cfg.flags |= HS_KEEP_STRINGS;
-		cfg.keep = &keep;
+		cfg.keep = &strings;
 	}
 	/* (the engine drops keep-strings when it redacts) */
 	if (redact_tables(s, &red)) {
@@ -375,7 +385,7 @@ void session_start(struct session *s, int kind, const char *path,
 	s->map.ob = &s->map_ob;
 	if (kind == S_MAIN && policy()->redact == 2) {
 		memset(&names, 0, sizeof names);
-		if (hs_names_key(policy()->names_key, names.key) < 0 &&
+		if (io_names_key(policy()->names_key, names.key) < 0 &&
 		    !__atomic_exchange_n(&told_key, 1, __ATOMIC_RELAXED))
 			say("hprofstrip: HPROFSTRIP_NAMES_KEY: not 32 hex digits; "
 			    "a random key is used");
@@ -438,50 +448,6 @@ static void gap(struct session *s, uint64_t at)
 	}
 }
 
-static void summary(struct session *s)
-{
-	uint64_t in = s->st.in_off - s->seg_out + s->seg_in;
-	uint64_t out = s->st.out_off;
-
-	if (s->ob.err)
-		say("hprofstrip: %s: write failed: %s", s->path,
-		    strerror(s->ob.err));
-	else if (s->st.err)
-		say("hprofstrip: %s: offset %llu: %s", s->path,
-		    (unsigned long long)s->st.err_off, hs_strerror(s->st.err));
-	say("hprofstrip: %s: %llu bytes in, %llu bytes out (%.1f%%), "
-	    "%llu arrays stripped", s->path, (unsigned long long)in,
-	    (unsigned long long)out,
-	    in ? 100.0 * (double)out / (double)in : 100.0,
-	    (unsigned long long)(s->st.arrays + s->seg_arrays));
-	if (s->st.flags & HS_KEEP_STRINGS)
-		say("hprofstrip: %s: %llu arrays kept (%llu bytes) for %llu "
-		    "strings", s->path, (unsigned long long)s->st.kept,
-		    (unsigned long long)s->st.kept_bytes,
-		    (unsigned long long)s->st.strings);
-	if (s->st.flags & HS_REDACT)
-		say("hprofstrip: %s: redacted the fields of %llu instances and "
-		    "%llu static and constant values", s->path,
-		    (unsigned long long)s->st.redacted,
-		    (unsigned long long)s->st.zeroed);
-	if (s->st.flags & HS_REDACT_NAMES)
-		say("hprofstrip: %s: %llu names tokenized; %s%s%s", s->path,
-		    (unsigned long long)s->st.names_tokenized,
-		    s->map_failed ? "no map of them" : "their originals in ",
-		    s->map_failed ? "" : s->map_path,
-		    s->map_failed ? "" : " (keep it private)");
-	if (s->st.withheld || s->seg_withheld)
-		say("hprofstrip: %s: %llu instances written before their "
-		    "class's field list: every byte of their fields is zero, "
-		    "references too%s", s->path,
-		    (unsigned long long)(s->st.withheld + s->seg_withheld),
-		    s->seg_withheld ? " (a parallel dump's .pN files: "
-		                      "jcmd GC.heap_dump -parallel=1 writes "
-		                      "one, after the class dumps)"
-		                    : " (hprofstrip --redact from a file knows "
-		                      "every layout)");
-}
-
 /* The dump's child has had every byte: wait for it. On success the
  * plain copy goes (the file the runtime opened, emptied and removed), and
  * the child's output is all there is; else the copy is the dump, and the
@@ -518,8 +484,8 @@ static void put_held(struct session *s, int fd)
 {
 	int saved = errno;
 
-	if (s->hdr_len && hs_pwrite_full(s->fifo ? fifo_write : hst.pwrite, fd,
-	                                 s->hdr, s->hdr_len, 0))
+	if (s->hdr_len && io_pwrite_full(s->fifo ? fifo_write : file_pwrite, NULL,
+	                                 fd, s->hdr, s->hdr_len, 0))
 		s->warned = 1;  /* as the real write would have, quietly */
 	if (!s->fifo && s->voff &&
 	    hst.lseek(fd, (int64_t)s->voff, SEEK_SET) < 0) {
@@ -544,12 +510,15 @@ void session_finish(struct session *s, int fd)
 		s->kind = S_FREE;
 		return;
 	}
+	/* the dump's last bytes: its fds are gone from the table, and a full
+	 * disk now gives no child up (end_child says what came of both) */
+	s->ob.user = NULL;
 	gap(s, s->ext);
 	hs_finish(&s->st);
 	session_flush(s, fd);
 	report(s);
 	if (s->trunc_at_end && !s->ob.err &&
-	    hst.ftruncate(fd, (int64_t)hs_ob_size(&s->ob))) {
+	    hst.ftruncate(fd, (int64_t)io_ob_size(&s->ob))) {
 		/* the dump is still whole; old bytes remain after it */
 	}
 	map_close(s, MAP_DONE);
@@ -563,7 +532,7 @@ void session_finish(struct session *s, int fd)
 		s->main->seg_withheld += s->st.withheld;
 		pthread_mutex_unlock(&s->main->lock);
 	} else if (s->kind == S_MAIN) {
-		summary(s);
+		session_summary(s);
 	}
 	if (s->piped)
 		end_child(s, fd);
@@ -621,14 +590,14 @@ static void rewrite(struct session *s, const void *buf, size_t len,
 		    "dump is damaged", s->path, len, (unsigned long long)at);
 }
 
-int session_feed(struct session *s, int fd, const void *buf, size_t len,
-                 uint64_t at)
+int session_put(struct session *s, int fd, const void *buf, size_t len,
+                uint64_t at)
 {
 	s->ob.fd = fd;
 	if (s->ob.err)
 		return s->ob.err;
 	if (s->pipe_pending)
-		first_write(s, fd);
+		start_child(s, fd);
 	if (at > s->st.in_off)
 		gap(s, at);
 	if (at < s->st.in_off) {
@@ -643,7 +612,13 @@ int session_feed(struct session *s, int fd, const void *buf, size_t len,
 	if (len)
 		hs_feed(&s->st, buf, len);
 	report(s);
-	if (session_flush(s, fd))
-		return s->ob.err;
-	return 0;
+	return s->ob.err;
+}
+
+int session_feed(struct session *s, int fd, const void *buf, size_t len,
+                 uint64_t at)
+{
+	int e = session_put(s, fd, buf, len, at);
+
+	return e ? e : session_flush(s, fd) ? s->ob.err : 0;
 }

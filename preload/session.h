@@ -1,18 +1,19 @@
 /*
  * Inside dump tracking (hprofstrip.h): one dump's session. session.c holds
  * its life and its output (start, restart, the engine feed, flush, finish,
- * the compressor or filter child, keep tables); calls.c what each call of
+ * the compressor or filter child, the tables HPROFSTRIP_KEEP and _REDACT
+ * ask for), summary.c what it says at the end; calls.c what each call of
  * the runtime's does to it (write, lseek, ftruncate, copy, and the vetting
  * of the header). Their functions take a session, called with its lock
- * held; which fd is which session is the fd table's (fdtable.h). Not an
+ * held (api.c's session_call takes and releases it); which fd is which session is the fd table's (fdtable.h). Not an
  * interface for anyone else.
  */
 #ifndef HPROFSTRIP_SESSION_H
 #define HPROFSTRIP_SESSION_H
 
 #include "../strip/engine/hprof.h"
-#include "../strip/cli/outbuf.h"
-#include "../strip/cli/namesmap.h"
+#include "../strip/io/outbuf.h"
+#include "../strip/io/namesmap.h"
 #include "pipe.h"
 #include "policy.h"
 #include "hprofstrip.h"
@@ -38,6 +39,7 @@ enum { S_FREE, S_MAIN, S_SEGMENT };
 enum { VET_NONE, VET_MAGIC, VET_STAMP };
 
 struct session {
+	unsigned slot;           /* its place in the fd table's pool */
 	int kind;
 	int refs;                /* fds that refer to it */
 	pid_t pid;               /* the process that tracks it (vfork) */
@@ -45,7 +47,7 @@ struct session {
 	char path[256];          /* for messages (may be cut) */
 	char base[PATH_MAX];     /* the dump's path (a segment's: without .pN) */
 	struct hs_state st;
-	struct hs_outbuf ob;     /* the engine's sink, into the file */
+	struct io_outbuf ob;     /* the engine's sink, into the file */
 	uint64_t voff;           /* the runtime's file position */
 	uint64_t ext;            /* ftruncate past the end: zeros up to here */
 	int warned;              /* a fallback or a lost rewrite was reported */
@@ -55,8 +57,9 @@ struct session {
 	                            withheld (the main file counts the
 	                            redacted ones again as they merge) */
 	struct session *main;    /* segment: its main file, if open */
-	struct keep_mem *keep;   /* HPROFSTRIP_KEEP=strings: its tables,
-	                            mapped at its first dump, then reused */
+	struct strings_mem *strings; /* HPROFSTRIP_KEEP=strings: its
+	                            tables, mapped at its first dump, then
+	                            reused */
 	struct redact_mem *red;  /* HPROFSTRIP_REDACT: likewise */
 	int map_fd;              /* HPROFSTRIP_REDACT=names: the names map
 	                            (PATH.names), opened at the first name
@@ -64,8 +67,8 @@ struct session {
 	int map_failed;          /* ... it could not be created (said) */
 	char map_path[PATH_MAX + 16]; /* ... its path: PATH.names, or the
 	                            first free PATH.names.N */
-	struct hs_outbuf map_ob; /* ... its buffer (in red) */
-	struct hs_namesmap map;
+	struct io_outbuf map_ob; /* ... its buffer (in red) */
+	struct io_namesmap map;
 	struct pipe_mem *pm;     /* HPROFSTRIP_COMPRESS or _FILTER: the
 	                            segment buffer and the child, likewise */
 	int fifo;                /* a FIFO: streamed, written in order */
@@ -95,11 +98,6 @@ struct pipe_mem {
  * hst_setup. */
 extern uint64_t hst_born_ms;
 
-/* The one way back to the fd table: the session fd refers to, or NULL.
- * The fd table sets it (table_setup); the dump's writer asks it whose
- * output a full disk stops (a child to give up). */
-extern struct session *(*session_of)(int fd);
-
 /* ---- session.c: life and output ---------------------------------------- */
 
 /* Starts a dump of kind S_MAIN or S_SEGMENT in s: path for messages, base
@@ -114,6 +112,10 @@ void session_restart(struct session *s);
  * to fd. Returns 0 or an errno. */
 int session_feed(struct session *s, int fd, const void *buf, size_t len,
                  uint64_t at);
+/* The same, not flushed: what is buffered waits for session_flush (one
+ * flush for a writev's vectors). Returns 0 or an errno (s->ob.err). */
+int session_put(struct session *s, int fd, const void *buf, size_t len,
+                uint64_t at);
 /* Writes the session's buffered output to fd; 0, or -1 (s->ob.err). */
 int session_flush(struct session *s, int fd);
 /* s is no dump of this runtime's (vetting): the bytes held go to the
@@ -129,16 +131,23 @@ void session_lost(struct session *s);
 /* In a forked child: the dump is the parent's; s is free. */
 void session_forget(struct session *s);
 
+/* ---- summary.c ---------------------------------------------------------- */
+
+/* A main dump's end: its summary lines (bytes in and out, what was kept,
+ * redacted, tokenized, withheld), said. */
+void session_summary(const struct session *s);
+
 /* ---- calls.c: each call of the runtime's -------------------------------- */
 
-/* What a call did: CALL_DONE, the call was made in the dump (its result
- * in *ret, errno set as the real call's; s unlocked); CALL_PASS, the
- * caller makes the real call (s unlocked); CALL_LET_GO, s is no dump of
- * this runtime's: the caller lets go of it (table_let_go, s still locked;
- * why->line, or NULL, to say after its path), then makes the real call;
- * but with why->fix set (HPROFSTRIP_REDACT, and a dump that cannot be
- * redacted), the caller refuses it (table_refuse, with why->line and
- * why->fix) and the call fails. */
+/* Each takes s locked and leaves it locked: the caller (api.c's
+ * session_call) takes and releases the lock. What a call did: CALL_DONE,
+ * the call was made in the dump (its result in c->ret, errno set as the
+ * real call's); CALL_PASS, the caller makes the real call; CALL_LET_GO, s
+ * is no dump of this runtime's: the caller lets go of it (c->why.line,
+ * or NULL, to say after its path), then makes the real call; but with
+ * c->why.fix set (HPROFSTRIP_REDACT, and a dump that cannot be redacted),
+ * the caller refuses it (refuse.h, with why.line and why.fix) and the
+ * call fails (ftruncate: is made). */
 enum { CALL_DONE, CALL_PASS, CALL_LET_GO };
 
 struct why {
@@ -147,15 +156,32 @@ struct why {
 	char buf[160];
 };
 
-/* A write of iov at at (-1: at fd's position, which moves) to fd. */
-int session_write(struct session *s, int fd, const struct iovec *iov,
-                  int cnt, int64_t at, ssize_t *ret, struct why *why);
-/* lseek(fd, off, whence): whence is SEEK_SET, SEEK_CUR or SEEK_END. */
-int session_lseek(struct session *s, int64_t off, int whence, int64_t *ret);
-/* ftruncate(fd, len), len >= 0 (never CALL_LET_GO with a why). */
-int session_ftruncate(struct session *s, int fd, int64_t len, int *ret);
-/* sendfile, copy_file_range from in_fd into out_fd. */
-int session_copy(struct session *s, int out_fd, int in_fd, int64_t *in_off,
-                 int64_t *out_off, size_t len, ssize_t *ret, struct why *why);
+/* One call of the runtime's on a dump's fd: what it asks, what it got. */
+struct call {
+	const struct iovec *iov;   /* write: cnt vectors */
+	int cnt;
+	int64_t at;                /* ... at at (-1: at fd's position,
+	                              which moves) */
+	int64_t off;               /* lseek: the offset; ftruncate: the
+	                              length (>= 0) */
+	int whence;                /* lseek: SEEK_SET, SEEK_CUR or SEEK_END */
+	int in_fd;                 /* copy: len bytes of in_fd at *in_off */
+	int64_t *in_off, *out_off; /* ... (NULL: at its position) to fd at
+	                              *out_off (NULL: at fd's position) */
+	size_t len;
+	int64_t ret;               /* CALL_DONE: the call's return value */
+	struct why why;            /* CALL_LET_GO: why */
+};
+
+typedef int (*session_call_fn)(struct session *s, int fd, struct call *c);
+
+/* write, pwrite, writev, pwritev. */
+int session_write(struct session *s, int fd, struct call *c);
+/* lseek. */
+int session_lseek(struct session *s, int fd, struct call *c);
+/* ftruncate. */
+int session_ftruncate(struct session *s, int fd, struct call *c);
+/* sendfile, copy_file_range (fd: the output). */
+int session_copy(struct session *s, int fd, struct call *c);
 
 #endif

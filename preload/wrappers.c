@@ -497,11 +497,6 @@ EXPORT int creat64(const char *path, mode_t mode)
 
 /* ---- start-up ----------------------------------------------------------- */
 
-static ssize_t libc_pread(int fd, void *buf, size_t len, int64_t off)
-{
-	return pread(fd, buf, len, (off_t)off);
-}
-
 /* this thread runs setup_once */
 static __thread int setting_up_here __attribute__((tls_model("initial-exec")));
 

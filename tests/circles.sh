@@ -6,7 +6,10 @@
 # edges into it are not counted. Fails, naming the files, on
 #   - a circle (tsort finds a loop),
 #   - the engine (strip/engine/) calling out of itself,
-#   - the tools (strip/cli/, restore/) calling into the shim (preload/).
+#   - the tools (strip/cli/, restore/) calling into the shim (preload/),
+#   - the shim (preload/) or the I/O both use (strip/io/) reaching into
+#     the tools' folder (strip/cli/): a call into it, or an include of a
+#     file of it (whatever is shared lives in strip/io/).
 # Prints the edges with -v.
 . "$(dirname "$0")/lib.sh"
 cd "$root" || exit 2
@@ -14,7 +17,7 @@ CC=${CC:-cc}
 tmp=$(mktemp -d) || exit 2
 trap 'rm -rf "$tmp"' EXIT
 
-srcs=$(ls strip/engine/*.c strip/cli/*.c restore/*.c preload/*.c |
+srcs=$(ls strip/engine/*.c strip/io/*.c strip/cli/*.c restore/*.c preload/*.c |
 	grep -v 'preload/hprofstrip-run.c')
 for s in $srcs; do
 	o=$tmp/$(echo "$s" | tr / @).o
@@ -52,6 +55,23 @@ if grep '^strip/engine/' "$tmp/edges" | grep -v ' strip/engine/' >&2; then
 fi
 if grep -E '^(strip/cli|restore)/[^ ]* preload/' "$tmp/edges" >&2; then
 	echo "circles: the tools call into the shim (above)" >&2
+	bad=1
+fi
+if grep -E '^(preload|strip/io)/[^ ]* strip/cli/' "$tmp/edges" >&2; then
+	echo "circles: the shim calls into the tools' strip/cli/ (above)" >&2
+	bad=1
+fi
+# (every file of the shim, hprofstrip-run.c too, and of strip/io/)
+if grep -nE '^[[:space:]]*#[[:space:]]*include[[:space:]]*"([^"]*/)?(\.\./)+(strip/)?cli/' \
+		preload/*.[ch] strip/io/*.[ch] >&2; then
+	echo "circles: the shim includes from the tools' strip/cli/ (above)" >&2
+	bad=1
+fi
+# the Makefile's lists of what the shim is built from
+shim=$(printf 'circles-shim:\n\t@echo $(SHIM_SRC) $(SHIM_HDRS) $(ARCHIVE_SRC)\n' |
+	make -s --no-print-directory -f Makefile -f - circles-shim) || exit 2
+if echo "$shim" | tr ' ' '\n' | grep '^strip/cli/' >&2; then
+	echo "circles: the Makefile builds the shim from strip/cli/ (above)" >&2
 	bad=1
 fi
 [ $bad = 0 ] && echo "circles: $(wc -l <"$tmp/edges") calls between files, no circle"

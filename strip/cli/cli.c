@@ -1,14 +1,16 @@
 /*
- * Front end shared by hprofstrip and hprofrestore: options, input loop,
- * buffered output with in-place length patches, temp file + rename,
+ * Front end shared by hprofstrip and hprofrestore, the run: the input
+ * through the engine into the output (out.c: temporary file and rename,
+ * in-place length patches), --keep-strings' and --redact's passes,
  * progress and messages. Data goes to stdout or -o, messages to stderr.
+ * The command line is args.c's; the names map, names.c's.
  */
 #include "cli.h"
+#include "args.h"
 #include "decomp.h"
 #include "info.h"
-#include "levels.h"
 #include "keepset.h"
-#include "namesmap.h"
+#include "names.h"
 #include "out.h"
 
 #include <errno.h>
@@ -60,19 +62,6 @@ static void show_progress(struct run *r, uint64_t done, int final)
 	if (final)
 		fputs("\r\033[K", stderr);
 	fflush(stderr);
-}
-
-static int usage_error(const struct run *r, const char *fmt, const char *a)
-{
-	const struct cli_tool *t = r->tool;
-	char msg[4096];
-
-	if (!r->verbosity)
-		return EXIT_USAGE;
-	snprintf(msg, sizeof msg, fmt, a);
-	cli_say("%s: %s\n", t->name, msg);
-	fprintf(stderr, "Try '%s --help'.\n", t->name);
-	return EXIT_USAGE;
 }
 
 /* fd's bytes through the engine, after head_len bytes already read from
@@ -394,150 +383,12 @@ static void summary(const struct run *r, const struct hs_state *st,
 		        (unsigned long long)st->evicted);
 }
 
-int cli_quiet(int argc, char **argv)
-{
-	int i;
-
-	for (i = 1; i < argc; i++) {
-		if (!strcmp(argv[i], "--"))
-			return 0;
-		if (!strcmp(argv[i], "-q"))
-			return 1;
-		if (!strcmp(argv[i], "-o"))
-			i++;
-	}
-	return 0;
-}
-
 /* The permission bits of the output: the input's, or 0600 for a pipe. */
 static unsigned out_mode(const struct stat *in)
 {
 	return S_ISREG(in->st_mode) ? (unsigned)in->st_mode & 0777 : 0600;
 }
 
-/* What the command line asks for. */
-struct args {
-	const char *in_path, *out_path;
-	const char *map_path;  /* --names-map */
-	const char *unredact;  /* --unredact MAP */
-	unsigned flags;
-	int info, json;
-	int stream;     /* --stream: segmented output for a file too */
-};
-
-/* Is --info among the options (before any "--")? */
-static int info_mode(const struct cli_tool *tool, int argc, char **argv)
-{
-	int i;
-
-	for (i = 1; tool->info_usage && i < argc; i++) {
-		if (!strcmp(argv[i], "--"))
-			return 0;
-		if (!strcmp(argv[i], "--info"))
-			return 1;
-	}
-	return 0;
-}
-
-/* --redact=WORD: the level it names (levels.h), the last given winning;
- * -1 for a word that names none. */
-static int redact_level(struct args *a, const char *word)
-{
-	int level = hs_redact_level(word);
-
-	if (level == HS_LEVEL_UNKNOWN)
-		return -1;
-	a->flags &= ~(unsigned)(HS_REDACT | HS_REDACT_NAMES);
-	if (level >= HS_LEVEL_VALUES)
-		a->flags |= HS_REDACT;
-	if (level == HS_LEVEL_NAMES)
-		a->flags |= HS_REDACT_NAMES;
-	return 0;
-}
-
-/* The one argument parser: -1 to go on, else the exit code. */
-static int parse(struct run *r, struct args *a, int argc, char **argv)
-{
-	const struct cli_tool *tool = r->tool;
-	int i, opts = 1;
-
-	for (i = 1; i < argc; i++) {
-		const char *s = argv[i];
-		if (opts && !strcmp(s, "--")) {
-			opts = 0;
-		} else if (opts && (!strcmp(s, "-h") || !strcmp(s, "--help"))) {
-			fputs(a->info ? tool->info_usage : tool->usage, stdout);
-			return EXIT_OK;
-		} else if (opts && !strcmp(s, "-v")) {
-			/* --info: accepted, changes nothing */
-			r->verbosity += r->verbosity > 0 && !a->info;
-		} else if (opts && !strcmp(s, "-q")) {
-			/* seen by cli_quiet */
-		} else if (opts && a->info && !strcmp(s, "--info")) {
-			/* the mode itself */
-		} else if (opts && a->info && !strcmp(s, "--json")) {
-			a->json = 1;
-		} else if (opts && !strcmp(s, "--salvage")) {
-			a->flags |= HS_SALVAGE;
-		} else if (opts && a->info && s[0] == '-' && s[1]) {
-			return usage_error(r, "--info: unsupported option '%s'", s);
-		} else if (opts && !a->info && !strcmp(s, "--stream")) {
-			a->stream = 1;
-		} else if (opts && tool->redacts && !strcmp(s, "--redact")) {
-			a->flags |= HS_REDACT;
-		} else if (opts && tool->redacts && !strncmp(s, "--redact=", 9)) {
-			if (redact_level(a, s + 9))
-				return usage_error(r, "--redact: unknown level '%s' "
-				                   "(the levels: values, names)",
-				                   s + 9);
-		} else if (opts && tool->redacts && !strcmp(s, "--names-map")) {
-			if (++i == argc)
-				return usage_error(r, "--names-map needs a file "
-				                   "name%s", "");
-			a->map_path = argv[i];
-		} else if (opts && tool->unredacts && !strcmp(s, "--unredact")) {
-			if (++i == argc)
-				return usage_error(r, "--unredact needs a names "
-				                   "map%s", "");
-			a->unredact = argv[i];
-			a->flags |= HS_UNREDACT;
-		} else if (opts && (!strcmp(s, "-V") || !strcmp(s, "--version"))) {
-			printf("%s %s\n", tool->name, HS_VERSION);
-			return EXIT_OK;
-		} else if (opts && !strcmp(s, "-o")) {
-			if (++i == argc)
-				return usage_error(r, "-o needs a file name%s", "");
-			a->out_path = argv[i];
-		} else if (opts && s[0] == '-' && s[1] == 'o' && s[2]) {
-			a->out_path = s + 2;
-		} else if (opts && s[0] == '-' && s[1]) {
-			const struct cli_option *o = tool->options;
-
-			while (o && o->name && strcmp(o->name, s))
-				o++;
-			if (!o || !o->name)
-				return usage_error(r, "unknown option '%s'", s);
-			a->flags |= o->flags;
-		} else if (!a->in_path) {
-			a->in_path = s;
-		} else {
-			return usage_error(r, "unexpected argument '%s'", s);
-		}
-	}
-	if ((a->flags & HS_REDACT) && (a->flags & HS_KEEP_STRINGS))
-		return usage_error(r, "--redact and --keep-strings cannot be "
-		                   "combined: redaction removes what Strings "
-		                   "hold%s", "");
-	if (a->map_path && !(a->flags & HS_REDACT_NAMES))
-		return usage_error(r, "--names-map goes with --redact=names%s",
-		                   "");
-	if ((a->flags & HS_REDACT_NAMES) && !a->map_path &&
-	    (!a->out_path || !strcmp(a->out_path, "-")))
-		return usage_error(r, "--redact=names to stdout needs "
-		                   "--names-map FILE, where the original names "
-		                   "go%s", "");
-	return -1;
-}
 
 /* The one input path: IN, or stdin for none or "-". -1 if it cannot be
  * opened (said, unless quiet). */
@@ -603,118 +454,6 @@ static int same_file(const struct run *r, const char *out_path)
 	return 1;
 }
 
-/* --redact=names: the map of the original names (namesmap.h), written
- * as the output is; --unredact: a map read. */
-struct names_io {
-	struct hs_names names;
-	struct out mo;         /* the map written */
-	int open;              /* ... is open */
-	struct hs_namesmap map;
-	struct hs_mapread rd;  /* the map read */
-	char path[4096];
-};
-
-/* Is path the file of fd, or the file at other (NULL: none)? */
-static int same_as(const char *path, int fd, const char *other)
-{
-	struct stat a, b;
-
-	if (stat(path, &a))
-		return other && !strcmp(path, other);
-	if (fd >= 0 && !fstat(fd, &b) && a.st_dev == b.st_dev &&
-	    a.st_ino == b.st_ino)
-		return 1;
-	return other && (!strcmp(path, other) ||
-	                 (!stat(other, &b) && a.st_dev == b.st_dev &&
-	                  a.st_ino == b.st_ino));
-}
-
-/* The map opened (its path: --names-map, or OUT.names) or read, into
- * cfg; -1 if it cannot be (said), -2 on a usage error (said). */
-static int names_start(struct run *r, const struct args *a,
-                       const char *out_path, struct names_io *n,
-                       struct hs_config *cfg)
-{
-	static unsigned char map_buf[256u << 10];
-	const char *name = r->tool->name;
-	char err[256];
-
-	memset(n, 0, sizeof *n);
-	if (a->flags & HS_UNREDACT) {
-		if (hs_map_load(&n->rd, a->unredact, err, sizeof err)) {
-			if (r->verbosity)
-				cli_say("%s: %s: %s\n", name, a->unredact,
-				        err);
-			hs_map_free(&n->rd);
-			return -1;
-		}
-		n->names.rename = hs_map_rename;
-		n->names.user = &n->rd;
-		cfg->names = &n->names;
-		return 0;
-	}
-	if (!(a->flags & HS_REDACT_NAMES))
-		return 0;
-	if (hs_names_key(getenv("HPROFSTRIP_NAMES_KEY"), n->names.key) < 0) {
-		if (r->verbosity)
-			cli_say("%s: HPROFSTRIP_NAMES_KEY: not 32 hex "
-			        "digits\n", name);
-		return -2;
-	}
-	snprintf(n->path, sizeof n->path, "%s%s",
-	         a->map_path ? a->map_path : out_path,
-	         a->map_path ? "" : ".names");
-	/* never over the dump read or written */
-	if (same_as(n->path, r->dc->in_fd, out_path)) {
-		if (r->verbosity)
-			cli_say("%s: %s: the names map would be the input "
-			        "or the output file\n", name, n->path);
-		return -2;
-	}
-	/* the names are the owner's alone: 0600, whatever the input's */
-	if (out_open_buf(&n->mo, n->path, name, 0600, !r->verbosity, map_buf,
-	                 sizeof map_buf))
-		return -1;
-	n->open = 1;
-	n->map.ob = &n->mo.ob;
-	n->names.original = hs_map_original;
-	n->names.user = &n->map;
-	cfg->names = &n->names;
-	return 0;
-}
-
-/* A second pass: the map written again. */
-static int names_restart(struct names_io *n)
-{
-	if (!n->open)
-		return 0;
-	memset(&n->map, 0, sizeof n->map);
-	n->map.ob = &n->mo.ob;
-	return out_truncate(&n->mo, 0);
-}
-
-/* The output committed (ok) or not: the map likewise; 0, or -1 (said). */
-static int names_end(struct names_io *n, const struct hs_state *st, int ok)
-{
-	int rc = 0;
-
-	if (n->open && ok) {
-		uint64_t cut = hs_map_end(&n->map, st->idsize, st->timestamp);
-		/* a text cut short (--salvage) */
-		if (cut != UINT64_MAX && out_truncate(&n->mo, cut)) {
-			out_report(&n->mo);
-			out_abort(&n->mo);
-			rc = -1;
-		} else {
-			rc = out_commit(&n->mo);
-		}
-	} else if (n->open) {
-		out_abort(&n->mo);
-	}
-	hs_map_free(&n->rd);
-	n->open = 0;
-	return rc;
-}
 
 /* The engine from in_fd into OUT; the exit code. */
 static int transform(struct run *r, const struct args *a)
@@ -775,7 +514,7 @@ static int transform(struct run *r, const struct args *a)
 			layouts_free(&lay);
 			return EXIT_BAD_INPUT;
 		}
-		cfg.keep = &ks.keep;
+		cfg.keep = &ks.tables;
 	}
 	/* before the output is touched: a decompressor that cannot be run
 	 * leaves no output at all */
@@ -789,7 +528,7 @@ static int transform(struct run *r, const struct args *a)
 		layouts_free(&lay);
 		return EXIT_BAD_INPUT;
 	}
-	if ((rc = names_start(r, a, out_path, &nio, &cfg)) != 0) {
+	if ((rc = names_start(a, r->dc->in_fd, out_path, &nio, &cfg)) != 0) {
 		out_abort(&o);
 		keepset_free(&ks);
 		layouts_free(&lay);
@@ -867,11 +606,12 @@ int cli_main(const struct cli_tool *tool, int argc, char **argv)
 
 	memset(&r, 0, sizeof r);
 	memset(&a, 0, sizeof a);
-	r.tool = tool;
-	r.verbosity = !cli_quiet(argc, argv);
+	r.tool = a.tool = tool;
+	a.verbosity = !cli_quiet(argc, argv);
 	a.flags = tool->flags;
-	a.info = info_mode(tool, argc, argv);
-	rc = parse(&r, &a, argc, argv);
+	a.info = args_info_mode(tool, argc, argv);
+	rc = args_parse(&a, argc, argv);
+	r.verbosity = a.verbosity;
 	if (rc >= 0)
 		return rc;
 	in_fd = open_input(&r, a.in_path);

@@ -1,6 +1,6 @@
 /* Compressed input for the tools: see decomp.h. */
 #include "decomp.h"
-#include "compressors.h"
+#include "../io/compressors.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -15,7 +15,7 @@
 
 int decomp_sniff(struct decomp *d, int in_fd)
 {
-	const struct hs_compressor *c;
+	const struct io_compressor *c;
 	struct stat sb;
 	size_t i, n = 0;
 	ssize_t got;
@@ -42,7 +42,7 @@ int decomp_sniff(struct decomp *d, int in_fd)
 		n += (size_t)got;
 	}
 	d->head_len = d->seekable ? 0 : n;
-	for (i = 0; (c = hs_compressor(i)) != NULL; i++)
+	for (i = 0; (c = io_compressor(i)) != NULL; i++)
 		if (n >= c->magic_len && !memcmp(d->head, c->magic, c->magic_len))
 			d->prog = c->name;
 	return 0;

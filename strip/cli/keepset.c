@@ -10,18 +10,19 @@
 int keepset_stream(struct keepset *k)
 {
 	memset(k, 0, sizeof *k);
-	k->keep.pending = calloc(HS_KEEP_PENDING, sizeof *k->keep.pending);
-	k->keep.classes = calloc(HS_KEEP_CLASSES, sizeof *k->keep.classes);
-	k->keep.hold = malloc(HS_KEEP_HOLD);
-	if (!k->keep.pending || !k->keep.classes || !k->keep.hold) {
-		keepset_free(k);
-		errno = ENOMEM;
-		return -1;
-	}
-	k->keep.pending_slots = HS_KEEP_PENDING;
-	k->keep.class_slots = HS_KEEP_CLASSES;
-	k->keep.hold_size = HS_KEEP_HOLD;
-	return 0;
+	k->tables = (struct hs_keep){
+		.pending = calloc(HS_KEEP_PENDING, sizeof(uint64_t)),
+		.pending_slots = HS_KEEP_PENDING,
+		.classes = calloc(HS_KEEP_CLASSES, sizeof(struct hs_class)),
+		.class_slots = HS_KEEP_CLASSES,
+		.hold = malloc(HS_KEEP_HOLD),
+		.hold_size = HS_KEEP_HOLD,
+	};
+	if (k->tables.pending && k->tables.classes && k->tables.hold)
+		return 0;
+	keepset_free(k);
+	errno = ENOMEM;
+	return -1;
 }
 
 static void found(void *user, uint64_t id)
@@ -81,17 +82,17 @@ int keepset_exact(struct keepset *k, int fd, unsigned flags,
 	k->exact = 1;
 	for (;;) {  /* pass 1, again with a bigger class table if it filled,
 	             * or with the layout known if it came late */
-		if (!k->keep.layout_known) {
-			free(k->keep.classes);
-			k->keep.classes = calloc(slots, sizeof *k->keep.classes);
-			if (!k->keep.classes)
+		if (!k->tables.layout_known) {
+			free(k->tables.classes);
+			k->tables.classes = calloc(slots, sizeof *k->tables.classes);
+			if (!k->tables.classes)
 				goto nomem;
-			k->keep.class_slots = slots;
+			k->tables.class_slots = slots;
 		}
-		k->keep.found = found;
-		k->keep.user = k;
+		k->tables.found = found;
+		k->tables.user = k;
 		k->n = 0;
-		cfg.keep = &k->keep;
+		cfg.keep = &k->tables;
 		hs_init(&st, &cfg, &info_discard);
 		if (lseek(fd, start, SEEK_SET) < 0 ||
 		    pass(user, &st) ||
@@ -103,15 +104,15 @@ int keepset_exact(struct keepset *k, int fd, unsigned flags,
 			slots <<= 2;
 			continue;
 		}
-		if (!st.late || k->keep.layout_known)
+		if (!st.late || k->tables.layout_known)
 			break;
-		k->keep.layout_known = 1;
-		k->keep.string_ref = st.string_ref;
-		k->keep.thread_ref = st.thread_ref;
+		k->tables.layout_known = 1;
+		k->tables.string_ref = st.string_ref;
+		k->tables.thread_ref = st.thread_ref;
 	}
-	free(k->keep.classes);
-	k->keep.classes = NULL;
-	k->keep.class_slots = 0;
+	free(k->tables.classes);
+	k->tables.classes = NULL;
+	k->tables.class_slots = 0;
 	k->strings = st.strings;
 	if (k->n)
 		qsort(k->ids, k->n, sizeof *k->ids, cmp_id);
@@ -119,8 +120,8 @@ int keepset_exact(struct keepset *k, int fd, unsigned flags,
 		if (!j || k->ids[i] != k->ids[j - 1])
 			k->ids[j++] = k->ids[i];
 	k->n = j;
-	k->keep.found = NULL;
-	k->keep.has = has;
+	k->tables.found = NULL;
+	k->tables.has = has;
 	return 0;
 nomem:
 	errno = ENOMEM;
@@ -140,8 +141,8 @@ size_t keepset_bytes(const struct keepset *k)
 void keepset_free(struct keepset *k)
 {
 	free(k->ids);
-	free(k->keep.pending);
-	free(k->keep.classes);
-	free(k->keep.hold);
+	free(k->tables.pending);
+	free(k->tables.classes);
+	free(k->tables.hold);
 	memset(k, 0, sizeof *k);
 }

@@ -9,7 +9,7 @@
 #include "../engine/hprof.h"
 
 struct keepset {
-	struct hs_keep keep;   /* for hs_config.keep */
+	struct hs_keep tables; /* the engine's, for hs_config.keep */
 	uint64_t *ids;         /* exact: the value ids, sorted, unique */
 	size_t n, cap;
 	int exact, oom;

@@ -1,7 +1,7 @@
 /* Output file handling for the offline tools: see out.h. */
 #include "out.h"
-#include "escape.h"
-#include "outbuf.h"
+#include "../io/escape.h"
+#include "../io/outbuf.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -19,14 +19,18 @@
 
 static unsigned char out_buf[OUT_BUF];
 
-static ssize_t out_pwrite(int fd, const void *buf, size_t len, int64_t off)
+static ssize_t out_pwrite(void *user, int fd, const void *buf, size_t len,
+                          int64_t off)
 {
+	(void)user;
 	return pwrite(fd, buf, len, (off_t)off);
 }
 
 /* OUT_STREAM: in order, at the output's own position. */
-static ssize_t out_append(int fd, const void *buf, size_t len, int64_t off)
+static ssize_t out_append(void *user, int fd, const void *buf, size_t len,
+                          int64_t off)
 {
+	(void)user;
 	(void)off;
 	return write(fd, buf, len);
 }
@@ -60,14 +64,15 @@ void cli_say(const char *fmt, ...)
 		return;
 	k = (size_t)n < sizeof line ? (size_t)n : sizeof line - 1;
 	nl = k && line[k - 1] == '\n';
-	k = hs_escape(out, sizeof out - 1, line, k - nl);
+	k = io_escape(out, sizeof out - 1, line, k - nl);
 	if (nl)
 		out[k++] = '\n';
 	fwrite(out, 1, k, stderr);
 }
 
-/* "prog: name: reason" */
-static void say(const struct out *o, const char *op, int err)
+/* Says "prog: name: OP REASON" (op: "write: " or "", reason: err's),
+ * unless quiet. */
+static void out_error(const struct out *o, const char *op, int err)
 {
 	if (!o->quiet)
 		cli_say("%s: %s: %s%s\n", o->prog, o->name, op,
@@ -76,7 +81,7 @@ static void say(const struct out *o, const char *op, int err)
 
 void out_report(const struct out *o)
 {
-	say(o, "write: ", o->err ? o->err : EIO);
+	out_error(o, "write: ", o->err ? o->err : EIO);
 }
 
 /* A pipe, socket or other non-seekable output: the engine streams into
@@ -250,12 +255,12 @@ int out_open_buf(struct out *o, const char *path, const char *prog,
 		rc = open_temp(o, path);
 	if (rc) {
 		if (!o->said)
-			say(o, "", errno);
+			out_error(o, "", errno);
 		out_abort(o);
 		return rc;
 	}
-	hs_ob_init(&o->ob, o->kind == OUT_STREAM ? out_append : out_pwrite, o->fd,
-	           o->base, buf, cap);
+	io_ob_init(&o->ob, o->kind == OUT_STREAM ? out_append : out_pwrite, NULL,
+	           o->fd, o->base, buf, cap);
 	return 0;
 }
 
@@ -270,7 +275,7 @@ int out_flush(struct out *o)
 {
 	if (o->err)
 		return -1;
-	return hs_ob_flush(&o->ob) ? ob_fail(o) : 0;
+	return io_ob_flush(&o->ob) ? ob_fail(o) : 0;
 }
 
 int out_write(void *user, const void *buf, size_t len)
@@ -279,7 +284,7 @@ int out_write(void *user, const void *buf, size_t len)
 
 	if (o->err)
 		return -1;
-	return hs_ob_write(&o->ob, buf, len) ? ob_fail(o) : 0;
+	return io_ob_write(&o->ob, buf, len) ? ob_fail(o) : 0;
 }
 
 int out_patch(void *user, uint64_t off, const void *buf, size_t len)
@@ -288,7 +293,7 @@ int out_patch(void *user, uint64_t off, const void *buf, size_t len)
 
 	if (o->err)
 		return -1;
-	return hs_ob_patch(&o->ob, off, buf, len) ? ob_fail(o) : 0;
+	return io_ob_patch(&o->ob, off, buf, len) ? ob_fail(o) : 0;
 }
 
 int out_truncate(void *user, uint64_t off)
@@ -301,7 +306,7 @@ int out_truncate(void *user, uint64_t off)
 		errno = ESPIPE;
 		return -1;
 	}
-	hs_ob_truncate(&o->ob, off);
+	io_ob_truncate(&o->ob, off);
 	if ((o->kind == OUT_RENAME || o->kind == OUT_INPLACE) &&
 	    ftruncate(o->fd, (off_t)(o->base + off)))
 		return fail(o);
@@ -322,7 +327,7 @@ static int close_own(int *fd)
 /* The step that makes the output whole; message printed if not. */
 static int finish(struct out *o)
 {
-	uint64_t end = o->base + hs_ob_size(&o->ob);
+	uint64_t end = o->base + io_ob_size(&o->ob);
 	struct stat sb;
 
 	switch (o->kind) {
@@ -331,19 +336,19 @@ static int finish(struct out *o)
 	case OUT_INPLACE:  /* cut off what an older, longer file had */
 		if (fstat(1, &sb) == 0 && (uint64_t)sb.st_size > end &&
 		    ftruncate(1, (off_t)end))
-			return say(o, "", errno), -1;
+			return out_error(o, "", errno), -1;
 		/* written with pwrite: leave stdout's position after the
 		 * output, for what the shell writes next */
 		if (lseek(1, (off_t)end, SEEK_SET) < 0)
-			return say(o, "", errno), -1;
+			return out_error(o, "", errno), -1;
 		return 0;
 	case OUT_DIRECT:
 	case OUT_STREAM:
-		return close_own(&o->fd) ? (say(o, "", errno), -1) : 0;
+		return close_own(&o->fd) ? (out_error(o, "", errno), -1) : 0;
 	case OUT_RENAME:
 		if (fchmod(o->fd, o->mode & ~current_umask()) ||
 		    close_own(&o->fd))
-			return say(o, "", errno), -1;
+			return out_error(o, "", errno), -1;
 		if (rename(o->tmp, o->target)) {
 			if (!o->quiet)
 				cli_say("%s: %s: cannot rename the "
@@ -393,7 +398,8 @@ void out_abort(struct out *o)
 		if (o->ob.flushed) {
 			static const unsigned char cut[9] = { 0x1C, 0, 0, 0, 0,
 			                                      0xFF, 0xFF, 0xFF, 0xFF };
-			if (hs_pwrite_full(out_append, o->fd, cut, sizeof cut, 0)) {
+			if (io_pwrite_full(out_append, NULL, o->fd, cut, sizeof cut,
+			                   0)) {
 				/* the reader sees a cut stream all the same */
 			}
 		}

@@ -20,7 +20,7 @@
 #ifndef HPROFSTRIP_OUT_H
 #define HPROFSTRIP_OUT_H
 
-#include "outbuf.h"
+#include "../io/outbuf.h"
 
 #include <stddef.h>
 #include <stdint.h>
@@ -43,7 +43,7 @@ struct out {
 	char target[4096]; /* named output after its symlinks */
 	char tmp[4096];    /* temporary name while writing a named output */
 	uint64_t base;     /* file offset of output byte 0 */
-	struct hs_outbuf ob;  /* the buffer in front of fd */
+	struct io_outbuf ob;  /* the buffer in front of fd */
 	int err;           /* errno of the first failure */
 	int said;          /* out_open's failure was told already */
 };

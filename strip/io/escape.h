@@ -13,7 +13,7 @@
 
 /* The n bytes at in, escaped into out (cap bytes, NUL-terminated): their
  * length, cut before the first escape that would not fit. */
-static inline size_t hs_escape(char *out, size_t cap, const char *in,
+static inline size_t io_escape(char *out, size_t cap, const char *in,
                                size_t n)
 {
 	static const char letter[] = "abtnvfr";  /* for 7 (\a) to 13 (\r) */

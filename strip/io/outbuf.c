@@ -4,13 +4,13 @@
 #include <errno.h>
 #include <string.h>
 
-int hs_pwrite_full(hs_pwrite_fn pw, int fd, const void *buf, size_t len,
-                   uint64_t off)
+int io_pwrite_full(io_pwrite_fn pw, void *user, int fd, const void *buf,
+                   size_t len, uint64_t off)
 {
 	const unsigned char *p = buf;
 
 	while (len) {
-		ssize_t n = pw(fd, p, len, (int64_t)off);
+		ssize_t n = pw(user, fd, p, len, (int64_t)off);
 		if (n < 0 && errno == EINTR)
 			continue;
 		if (n <= 0)
@@ -22,11 +22,12 @@ int hs_pwrite_full(hs_pwrite_fn pw, int fd, const void *buf, size_t len,
 	return 0;
 }
 
-void hs_ob_init(struct hs_outbuf *o, hs_pwrite_fn pwrite, int fd,
-                uint64_t base, void *buf, size_t cap)
+void io_ob_init(struct io_outbuf *o, io_pwrite_fn pwrite, void *user,
+                int fd, uint64_t base, void *buf, size_t cap)
 {
 	memset(o, 0, sizeof *o);
 	o->pwrite = pwrite;
+	o->user = user;
 	o->fd = fd;
 	o->base = base;
 	o->buf = buf;
@@ -34,13 +35,13 @@ void hs_ob_init(struct hs_outbuf *o, hs_pwrite_fn pwrite, int fd,
 }
 
 /* Writes len bytes at output offset off of the file; 0 or -1. */
-static int put(struct hs_outbuf *o, const void *buf, size_t len, uint64_t off)
+static int put(struct io_outbuf *o, const void *buf, size_t len, uint64_t off)
 {
 	int e;
 
 	if (o->err)
 		return -1;
-	e = hs_pwrite_full(o->pwrite, o->fd, buf, len, o->base + off);
+	e = io_pwrite_full(o->pwrite, o->user, o->fd, buf, len, o->base + off);
 	if (e) {
 		o->err = e;
 		return -1;
@@ -48,7 +49,7 @@ static int put(struct hs_outbuf *o, const void *buf, size_t len, uint64_t off)
 	return 0;
 }
 
-int hs_ob_flush(struct hs_outbuf *o)
+int io_ob_flush(struct io_outbuf *o)
 {
 	if (o->len && put(o, o->buf, o->len, o->flushed))
 		return -1;
@@ -57,15 +58,15 @@ int hs_ob_flush(struct hs_outbuf *o)
 	return o->err ? -1 : 0;
 }
 
-int hs_ob_write(void *user, const void *buf, size_t len)
+int io_ob_write(void *user, const void *buf, size_t len)
 {
-	struct hs_outbuf *o = user;
+	struct io_outbuf *o = user;
 	const unsigned char *p = buf;
 
 	if (o->err)
 		return -1;
 	if (len >= o->cap / 2) {
-		if (hs_ob_flush(o) || put(o, buf, len, o->flushed))
+		if (io_ob_flush(o) || put(o, buf, len, o->flushed))
 			return -1;
 		o->flushed += len;
 		return 0;
@@ -78,13 +79,13 @@ int hs_ob_write(void *user, const void *buf, size_t len)
 		o->len += k;
 		p += k;
 		len -= k;
-		if (o->len == o->cap && hs_ob_flush(o))
+		if (o->len == o->cap && io_ob_flush(o))
 			return -1;
 	}
 	return 0;
 }
 
-void hs_ob_truncate(struct hs_outbuf *o, uint64_t off)
+void io_ob_truncate(struct io_outbuf *o, uint64_t off)
 {
 	if (off >= o->flushed) {
 		if (off - o->flushed < o->len)
@@ -95,14 +96,14 @@ void hs_ob_truncate(struct hs_outbuf *o, uint64_t off)
 	o->flushed = off;
 }
 
-int hs_ob_patch(void *user, uint64_t off, const void *buf, size_t len)
+int io_ob_patch(void *user, uint64_t off, const void *buf, size_t len)
 {
-	struct hs_outbuf *o = user;
+	struct io_outbuf *o = user;
 	const unsigned char *p = buf;
 
 	if (o->err)
 		return -1;
-	if (off > hs_ob_size(o) || len > hs_ob_size(o) - off) {
+	if (off > io_ob_size(o) || len > io_ob_size(o) - off) {
 		o->err = EINVAL;  /* only bytes already written are patched */
 		return -1;
 	}
@@ -119,7 +120,7 @@ int hs_ob_patch(void *user, uint64_t off, const void *buf, size_t len)
 	return 0;
 }
 
-uint64_t hs_ob_size(const struct hs_outbuf *o)
+uint64_t io_ob_size(const struct io_outbuf *o)
 {
 	return o->flushed + o->len;
 }

@@ -14,17 +14,17 @@
 #include <string.h>
 #include <strings.h>
 
-enum { HS_LEVEL_UNKNOWN = -1, HS_LEVEL_OFF, HS_LEVEL_VALUES, HS_LEVEL_NAMES };
+enum { IO_LEVEL_UNKNOWN = -1, IO_LEVEL_OFF, IO_LEVEL_VALUES, IO_LEVEL_NAMES };
 
-/* The level word w names, or HS_LEVEL_UNKNOWN. */
-static inline int hs_redact_level(const char *w)
+/* The level word w names, or IO_LEVEL_UNKNOWN. */
+static inline int io_redact_level(const char *w)
 {
 	static const struct { const char *word; int level; } words[] = {
-		{ "values", HS_LEVEL_VALUES }, { "names", HS_LEVEL_NAMES },
-		{ "1", HS_LEVEL_VALUES }, { "yes", HS_LEVEL_VALUES },
-		{ "true", HS_LEVEL_VALUES }, { "on", HS_LEVEL_VALUES },
-		{ "0", HS_LEVEL_OFF }, { "no", HS_LEVEL_OFF },
-		{ "false", HS_LEVEL_OFF }, { "off", HS_LEVEL_OFF },
+		{ "values", IO_LEVEL_VALUES }, { "names", IO_LEVEL_NAMES },
+		{ "1", IO_LEVEL_VALUES }, { "yes", IO_LEVEL_VALUES },
+		{ "true", IO_LEVEL_VALUES }, { "on", IO_LEVEL_VALUES },
+		{ "0", IO_LEVEL_OFF }, { "no", IO_LEVEL_OFF },
+		{ "false", IO_LEVEL_OFF }, { "off", IO_LEVEL_OFF },
 	};
 	static const char blank[] = " \t\r\n\v\f";
 	size_t i, n;
@@ -36,7 +36,7 @@ static inline int hs_redact_level(const char *w)
 		if (strlen(words[i].word) == n &&
 		    !strncasecmp(w, words[i].word, n))
 			return words[i].level;
-	return HS_LEVEL_UNKNOWN;
+	return IO_LEVEL_UNKNOWN;
 }
 
 #endif

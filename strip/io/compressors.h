@@ -11,7 +11,7 @@
 #include <stddef.h>
 #include <string.h>
 
-struct hs_compressor {
+struct io_compressor {
 	const char *name;             /* the program, and the variable's word */
 	const char *suffix;           /* of what it writes: PATH.zst */
 	int lo, hi;                   /* its levels: -lo .. -hi */
@@ -21,9 +21,9 @@ struct hs_compressor {
 };
 
 /* The i-th compressor (0, 1, ...), or NULL past the last. */
-static inline const struct hs_compressor *hs_compressor(size_t i)
+static inline const struct io_compressor *io_compressor(size_t i)
 {
-	static const struct hs_compressor all[] = {
+	static const struct io_compressor all[] = {
 		/* a thread reads while others compress: measured faster than
 		 * one thread even on 2 cores (make bench, section 7) */
 		{ "zstd", ".zst", 1, 19, { "-q", "-T0", NULL },
@@ -42,13 +42,13 @@ static inline const struct hs_compressor *hs_compressor(size_t i)
 }
 
 /* The compressor called by the n bytes at name, or NULL. */
-static inline const struct hs_compressor *hs_compressor_named(const char *name,
+static inline const struct io_compressor *io_compressor_named(const char *name,
                                                               size_t n)
 {
-	const struct hs_compressor *c;
+	const struct io_compressor *c;
 	size_t i;
 
-	for (i = 0; (c = hs_compressor(i)) != NULL; i++)
+	for (i = 0; (c = io_compressor(i)) != NULL; i++)
 		if (strlen(c->name) == n && !memcmp(c->name, name, n))
 			return c;
 	return NULL;

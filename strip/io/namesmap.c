@@ -23,37 +23,37 @@ static void put_id(unsigned char *p, unsigned idsize, uint64_t id)
 	hs_put_be32(p, (uint32_t)id);
 }
 
-static void header(struct hs_namesmap *m, unsigned idsize)
+static void header(struct io_namesmap *m, unsigned idsize)
 {
 	unsigned char h[sizeof MAP_HEADER + 12] = MAP_HEADER;
 
 	hs_put_be32(h + sizeof MAP_HEADER, idsize);
 	/* the time stamp is the dump's, patched in at the end */
-	hs_ob_write(m->ob, h, sizeof h);
+	io_ob_write(m->ob, h, sizeof h);
 	m->started = 1;
 }
 
-void hs_map_original(void *user, unsigned idsize, uint64_t id, uint32_t len,
+void io_map_original(void *user, unsigned idsize, uint64_t id, uint32_t len,
                      uint32_t at, const unsigned char *text, size_t n)
 {
-	struct hs_namesmap *m = user;
+	struct io_namesmap *m = user;
 	unsigned char r[9 + 8] = { HS_REC_STRING };
 
 	if (!m->started)
 		header(m, idsize);
 	if (at == 0) {  /* a record begins: tag, time 0, length, id */
-		m->rec_start = hs_ob_size(m->ob);
+		m->rec_start = io_ob_size(m->ob);
 		m->rec_left = len;
 		hs_put_be32(r + 5, idsize + len);
 		put_id(r + 9, idsize, id);
-		hs_ob_write(m->ob, r, 9 + idsize);
+		io_ob_write(m->ob, r, 9 + idsize);
 		m->names++;
 	}
-	hs_ob_write(m->ob, text, n);
+	io_ob_write(m->ob, text, n);
 	m->rec_left -= n < m->rec_left ? (uint32_t)n : m->rec_left;
 }
 
-uint64_t hs_map_end(struct hs_namesmap *m, unsigned idsize, uint64_t time)
+uint64_t io_map_end(struct io_namesmap *m, unsigned idsize, uint64_t time)
 {
 	unsigned char t[8];
 
@@ -61,10 +61,10 @@ uint64_t hs_map_end(struct hs_namesmap *m, unsigned idsize, uint64_t time)
 		header(m, idsize ? idsize : 8);
 	hs_put_be32(t, (uint32_t)(time >> 32));
 	hs_put_be32(t + 4, (uint32_t)time);
-	hs_ob_patch(m->ob, sizeof MAP_HEADER + 4, t, sizeof t);
+	io_ob_patch(m->ob, sizeof MAP_HEADER + 4, t, sizeof t);
 	if (!m->rec_left)
 		return UINT64_MAX;
-	hs_ob_truncate(m->ob, m->rec_start);
+	io_ob_truncate(m->ob, m->rec_start);
 	m->rec_left = 0;
 	m->names--;
 	return m->rec_start;
@@ -73,12 +73,12 @@ uint64_t hs_map_end(struct hs_namesmap *m, unsigned idsize, uint64_t time)
 /* ---- reading ------------------------------------------------------------ */
 
 /* qsort has no user pointer: the entries being sorted by, for by_id */
-static const struct hs_mapent *sorting;
+static const struct io_mapent *sorting;
 
 static int by_id(const void *a, const void *b)
 {
-	const struct hs_mapent *x = &sorting[*(const size_t *)a];
-	const struct hs_mapent *y = &sorting[*(const size_t *)b];
+	const struct io_mapent *x = &sorting[*(const size_t *)a];
+	const struct io_mapent *y = &sorting[*(const size_t *)b];
 	return x->id < y->id ? -1 : x->id > y->id;
 }
 
@@ -90,7 +90,7 @@ static int bad(char *err, size_t errlen, size_t off, const char *what)
 
 /* The records of the map in r->buf, after the header at off: STRING
  * records only, none cut. */
-static int index_records(struct hs_mapread *r, size_t off, char *err,
+static int index_records(struct io_mapread *r, size_t off, char *err,
                          size_t errlen)
 {
 	size_t cap = 0, p;
@@ -106,7 +106,7 @@ static int index_records(struct hs_mapread *r, size_t off, char *err,
 		if (len < id || r->size - p - 9 < len)
 			return bad(err, errlen, p, "record cut short");
 		if (r->n == cap) {
-			struct hs_mapent *e;
+			struct io_mapent *e;
 			cap = cap ? 2 * cap : 1024;
 			e = realloc(r->ent, cap * sizeof *e);
 			if (!e)
@@ -131,7 +131,7 @@ static int index_records(struct hs_mapread *r, size_t off, char *err,
 	return 0;
 }
 
-int hs_map_load(struct hs_mapread *r, const char *path, char *err,
+int io_map_load(struct io_mapread *r, const char *path, char *err,
                 size_t errlen)
 {
 	struct stat sb;
@@ -176,10 +176,10 @@ int hs_map_load(struct hs_mapread *r, const char *path, char *err,
 	return index_records(r, hl + 12, err, errlen);
 }
 
-const unsigned char *hs_map_rename(void *user, uint64_t id, uint32_t len)
+const unsigned char *io_map_rename(void *user, uint64_t id, uint32_t len)
 {
-	struct hs_mapread *r = user;
-	const struct hs_mapent *e;
+	struct io_mapread *r = user;
+	const struct io_mapent *e;
 	size_t lo = 0, hi = r->n;
 
 	if (r->dump_time && *r->dump_time != r->time)
@@ -202,7 +202,7 @@ const unsigned char *hs_map_rename(void *user, uint64_t id, uint32_t len)
 	return NULL;
 }
 
-void hs_map_free(struct hs_mapread *r)
+void io_map_free(struct io_mapread *r)
 {
 	free(r->buf);
 	free(r->ent);
@@ -218,7 +218,7 @@ static int hexval(int c)
 	       : c >= 'A' && c <= 'F' ? c - 'A' + 10 : -1;
 }
 
-int hs_names_key(const char *v, uint64_t key[2])
+int io_names_key(const char *v, uint64_t key[2])
 {
 	size_t i;
 	long got;
