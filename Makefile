@@ -96,9 +96,13 @@ $(BUILD)/embedtest: tests/embedtest.c examples/android/hook-example.c \
 $(LAUNCHER): preload/hprofstrip-run.c strip/engine/hprof.h strip/cli/compressors.h strip/cli/levels.h | $(BUILD)
 	$(CC) $(ALL_CFLAGS) -o $@ preload/hprofstrip-run.c $(LDFLAGS)
 
+# splitcheck's mode letters, from the table of modes
+$(BUILD)/modes.h: tests/modes.tsv tests/modes.sh | $(BUILD)
+	tests/modes.sh header >$@.tmp && mv $@.tmp $@
+
 $(BUILD)/splitcheck: tests/splitcheck.c tests/cutrun.c tests/cutrun.h $(ENGINE) \
-		strip/engine/hprof.h strip/engine/internal.h | $(BUILD)
-	$(CC) $(ALL_CFLAGS) -o $@ tests/splitcheck.c tests/cutrun.c $(ENGINE) $(LDFLAGS)
+		strip/engine/hprof.h strip/engine/internal.h $(BUILD)/modes.h | $(BUILD)
+	$(CC) $(ALL_CFLAGS) -I$(BUILD) -o $@ tests/splitcheck.c tests/cutrun.c $(ENGINE) $(LDFLAGS)
 
 # the engine's hold-back clamp, through the public API
 $(BUILD)/holdtest: tests/holdtest.c $(ENGINE) strip/engine/hprof.h \

@@ -25,7 +25,8 @@
 # output edited by tests/names-fixture: a name left untokenized, a kept
 # name changed, a token's shape broken, a word given two tokens, a
 # record missing from the names map.
-# Every check is a row of the table MODES below, walked for every dump;
+# Every check is a row of the table of modes (tests/modes.tsv), walked for
+# every dump;
 # UNIT_ONLY=REGEX runs only the rows whose name matches (bash =~),
 # UNIT_SKIP=REGEX all but those (make check-arm64, under qemu, leaves out
 # the redaction's variants and redactcheck's own checks: ARM64_UNIT_SKIP in
@@ -422,64 +423,11 @@ fi
 #            S's size at 2/3
 #   name     the check's name (its @ words too), then ": " and F's name
 #            (the rest of the line: it may hold a |)
-mapfile -t modes <<'MODES'
-all    | F   | cuts          |                 | split invariance, strip
-all    | F+S | cli_strip     |                 | hprofstrip equals the engine's one-shot strip
-all    | F+S | restored      |                 | restore equals the oracle's zeroed original
-all    | S   | cuts          | -r              | split invariance, restore
-all    | F   | cuts/4        | -O              | JDK 8 placeholder lengths
-1.0.3  | S   | cuts/4        | -j              | split invariance, --jvm
-1.0.3  | S   | cuts/4        | -a              | split invariance, --app-only
-1.0.3  | F+S | hprof_conv    | --jvm           | --jvm equals hprof-conv
-1.0.3  | F+S | hprof_conv_ne | --app-only -z   | --app-only equals hprof-conv -z
-1.0.3  | F   | cuts/4        | -A              | split invariance, strip --app-only
-1.0.3  | F   | cuts/4        | -A -S           | split invariance, strip --app-only --stream
-1.0.3  | F   | cuts/4        | -A -k           | split invariance, strip --app-only keeping strings
-1.0.3  | F   | cuts/4        | -A -k -S        | split invariance, strip --app-only keeping strings, --stream
-1.0.3  | F   | cuts/4        | -A -O           | JDK 8 placeholder lengths, strip --app-only
-1.0.3  | F   | cuts/4        | -A -F @off      | fallback at offset @off, strip --app-only
-1.0.3  | F   | cuts/4        | -A -S -F @off   | fallback at offset @off, strip --app-only --stream
-zygote | F   | cuts/4        | -A -F @zoff     | fallback in the zygote heap at @zoff, strip --app-only
-zygote | F   | cuts/4        | -A -S -F @zoff  | fallback in the zygote heap at @zoff, strip --app-only --stream
-1.0.3  | F+S | app_only_jvm  |                 | strip --app-only, restored with --jvm, equals --app-only of the plain strip
-all    | F   | cuts/4        | -F @off         | fallback at offset @off
-all    | F   | cuts/4        | -k              | split invariance, keep strings
-all    | F   | cuts/4        | -k -t 4         | split invariance, keep strings, tables of 4 slots (too small: none)
-all    | F   | cuts/4        | -k -O           | JDK 8 placeholder lengths, keep strings
-all    | F   | cuts/4        | -k -F @off      | fallback at offset @off, keep strings
-all    | F   | cuts/4        | -S              | split invariance, --stream strip
-all    | S   | cuts/4        | -S -r           | split invariance, --stream restore
-all    | F   | cuts/4        | -S -k           | split invariance, --stream keeping strings
-all    | F   | cuts/4        | -S -O           | JDK 8 placeholder lengths, --stream
-all    | F   | cuts/4        | -V -c @cut60    | split invariance, --salvage cut at @cut60
-all    | F   | cuts/4        | -V -S -c @cut60 | split invariance, --salvage --stream cut at @cut60
-all    | F   | cuts/4        | -V -c @cut1     | split invariance, --salvage cut at @cut1
-all    | F   | cuts/4        | -V -S -c @cut1  | split invariance, --salvage --stream cut at @cut1
-all    | S   | cuts/4        | -V -r -c @scut  | split invariance, restore --salvage cut at @scut
-all    | F   | cuts/4        | -S -F @off      | fallback at offset @off, --stream (the shim compressing)
-all    | F   | redact_cli    |                 | hprofstrip --redact passes redactcheck: from a file, restored, through pipes
-all    | F   | cuts/4        | -R              | split invariance, redact
-all    | F   | cuts/4        | -R -S           | split invariance, redact --stream
-all    | F   | cuts/4        | -R -t 8         | split invariance, redact, a layout table of 8 slots (most classes lost)
-all    | F   | cuts/4        | -R -O           | JDK 8 placeholder lengths, redact
-all    | F   | cuts/4        | -R -F @off      | fallback at offset @off, redact: the record's rest zeros
-all    | F   | cuts/4        | -R -S -F @off   | fallback at offset @off, redact --stream
-all    | F   | cuts/4        | -R -V -c @cut60 | split invariance, redact --salvage cut at @cut60
-1.0.3  | F   | cuts/4        | -R -A           | split invariance, redact --app-only
-all    | F   | cuts/4        | -N              | split invariance, redact names (the originals given too)
-all    | F   | cuts/4        | -N -S           | split invariance, redact names --stream
-all    | F   | cuts/4        | -N -V -c @cut60 | split invariance, redact names --salvage cut at @cut60
-all    | F   | pipes         |                 | strip | restore through pipes, no TMPDIR: the zeroed original's sub-records
-all    | F   | kept_file     |                 | keep strings from a file: all String values, nothing else
-all    | F   | kept_streamed |                 | keep strings streamed: most String values, nothing else
-all    | F+S | redact_plain  |                 | redactcheck fails on the plain strip: values kept
-all    | F+S | redacted      |                 | redactcheck passes zeroed values (stripped, restored, streamed), fails on a flipped byte at its offset
-all    | F+S | redact_held   |                 | redactcheck --withheld: the fixture's count passes, one too many or too few fails
-all    | F+S | redact_runtime |                | redactcheck fails on a static of the runtime's changed: flipped, or zeroed as an application's
-all    | F+S | redact_sizes  |                 | redactcheck fails on a listed size changed: flipped, or zeroed as any other field
-all    | F   | redact_names  |                 | hprofstrip --redact=names passes redactcheck --names: from a file, through pipes; --unredact gives every name back
-all    | F   | redact_names_wrong |            | redactcheck --names fails at the offset: a name not tokenized, a kept name changed, a token's separator, a word's two tokens, the map's last record missing
-MODES
+# The rows are those of tests/modes.tsv, under each mode's row there (the
+# modes named in OPTIONS become splitcheck's letters)
+rows=$("$root/tests/modes.sh" unit) && [ -n "$rows" ] ||
+	{ echo "unit: tests/modes.sh unit gave no rows" >&2; exit 2; }
+mapfile -t modes <<<"$rows"
 
 # at TEXT: TEXT with the dump's @ words replaced
 at() {
