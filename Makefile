@@ -105,7 +105,7 @@ $(BUILD)/splitcheck: tests/splitcheck.c tests/cutrun.c tests/cutrun.h $(ENGINE) 
 	$(CC) $(ALL_CFLAGS) -I$(BUILD) -o $@ tests/splitcheck.c tests/cutrun.c $(ENGINE) $(LDFLAGS)
 
 # the engine's hold-back clamp, through the public API
-$(BUILD)/holdtest: tests/holdtest.c $(ENGINE) strip/engine/hprof.h \
+$(BUILD)/holdtest: tests/holdtest.c tests/check.h $(ENGINE) strip/engine/hprof.h \
 		strip/engine/internal.h | $(BUILD)
 	$(CC) $(ALL_CFLAGS) -o $@ tests/holdtest.c $(ENGINE) $(LDFLAGS)
 
@@ -139,7 +139,7 @@ $(BUILD)/replay: tests/replay.c $(WALK) $(STUBS) | $(BUILD)
 		$(LDFLAGS)
 
 # the shim's policy as plain C, without LD_PRELOAD
-$(BUILD)/policytest: tests/policytest.c preload/policy.c preload/policy.h \
+$(BUILD)/policytest: tests/policytest.c tests/check.h preload/policy.c preload/policy.h \
 		strip/cli/compressors.h strip/cli/levels.h | $(BUILD)
 	$(CC) $(ALL_CFLAGS) -o $@ tests/policytest.c preload/policy.c \
 		-ldl $(LDFLAGS)
