@@ -134,7 +134,7 @@ $(STUBS): tests/runtime-stub.c
 	mkdir -p $(BUILD)/stub
 	$(CC) $(ALL_CFLAGS) -fPIC -shared -o $@ tests/runtime-stub.c
 
-$(BUILD)/replay: tests/replay.c $(WALK) $(STUBS) | $(BUILD)
+$(BUILD)/replay: tests/replay.c tests/shimdrive.h $(WALK) $(STUBS) | $(BUILD)
 	$(CC) $(ALL_CFLAGS) -pthread -o $@ tests/replay.c tests/walk.c -ldl \
 		$(LDFLAGS)
 
