@@ -6,13 +6,16 @@
 # path). Every corpus dump, and the dumps in $CMP_EXTRA (e.g. fresh JDK 17
 # dumps), in every mode:
 #   hprofstrip: file, pipe, --stream, --keep-strings (file, pipe, stream),
-#     --app-only, --info (--json), -v, a gzip input, and a cut at 6 places
-#     with and without --salvage (file, pipe, stream, keep-strings);
+#     --redact (file, pipe, stream), --redact=names (file, stream: its
+#     names map too), --app-only, --info (--json), -v, a gzip input, and a
+#     cut at 6 places with and without --salvage (file, pipe, stream,
+#     keep-strings, redact, names);
 #   hprofrestore of the stripped dump: file, pipe, --stream, --jvm,
 #     --app-only, and --salvage of a cut;
 #   the shim under every replay mode of OLD's tests/replay.c (the one driver
-#     for both sides), plain, a copy (no runtime), zstd, keep-strings and
-#     app-only.
+#     for both sides), plain, a copy (no runtime), zstd, keep-strings,
+#     app-only, redact values and names.
+# The runs of each mode come from the table of modes (tests/modes.tsv).
 # Each comparison is stdout, stderr (sorted, the build and work paths
 # masked), the exit status and every file left. Prints
 # "comparisons: N, differing: M" and exits 1 if M > 0; the first lines of
@@ -25,6 +28,9 @@ for t in hprofstrip hprofrestore libhprofstrip.so replay; do
 		{ echo "cmp-builds: $t missing in $OLD or $NEW" >&2; exit 2; }
 done
 W=$(mktemp -d /tmp/cmp-builds.XXXXXX) || exit 2
+# the names level's tokens from a fixed key, the same on both sides (a
+# random one would differ run to run); no other mode reads it
+export HPROFSTRIP_NAMES_KEY=00112233445566778899aabbccddeeff
 n=0 bad=0
 : >"$W/diffs"
 
