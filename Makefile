@@ -103,12 +103,16 @@ $(BUILD)/embedtest: tests/embedtest.c examples/android/hook-example.c \
 $(LAUNCHER): preload/hprofstrip-run.c strip/engine/hprof.h strip/io/compressors.h strip/io/levels.h | $(BUILD)
 	$(CC) $(ALL_CFLAGS) -o $@ preload/hprofstrip-run.c $(LDFLAGS)
 
+# splitcheck's mode letters, from the table of modes
+$(BUILD)/modes.h: tests/modes.tsv tests/modes.sh | $(BUILD)
+	tests/modes.sh header >$@.tmp && mv $@.tmp $@
+
 $(BUILD)/splitcheck: tests/splitcheck.c tests/cutrun.c tests/cutrun.h $(ENGINE) \
-		strip/engine/hprof.h strip/engine/internal.h | $(BUILD)
-	$(CC) $(ALL_CFLAGS) -o $@ tests/splitcheck.c tests/cutrun.c $(ENGINE) $(LDFLAGS)
+		strip/engine/hprof.h strip/engine/internal.h $(BUILD)/modes.h | $(BUILD)
+	$(CC) $(ALL_CFLAGS) -I$(BUILD) -o $@ tests/splitcheck.c tests/cutrun.c $(ENGINE) $(LDFLAGS)
 
 # the engine's hold-back clamp, through the public API
-$(BUILD)/holdtest: tests/holdtest.c $(ENGINE) strip/engine/hprof.h \
+$(BUILD)/holdtest: tests/holdtest.c tests/check.h $(ENGINE) strip/engine/hprof.h \
 		strip/engine/internal.h | $(BUILD)
 	$(CC) $(ALL_CFLAGS) -o $@ tests/holdtest.c $(ENGINE) $(LDFLAGS)
 
@@ -141,12 +145,12 @@ $(STUBS): tests/runtime-stub.c
 	mkdir -p $(BUILD)/stub
 	$(CC) $(ALL_CFLAGS) -fPIC -shared -o $@ tests/runtime-stub.c
 
-$(BUILD)/replay: tests/replay.c $(WALK) $(STUBS) | $(BUILD)
+$(BUILD)/replay: tests/replay.c tests/shimdrive.h $(WALK) $(STUBS) | $(BUILD)
 	$(CC) $(ALL_CFLAGS) -pthread -o $@ tests/replay.c tests/walk.c -ldl \
 		$(LDFLAGS)
 
 # the shim's policy as plain C, without LD_PRELOAD
-$(BUILD)/policytest: tests/policytest.c preload/policy.c preload/policy.h \
+$(BUILD)/policytest: tests/policytest.c tests/check.h preload/policy.c preload/policy.h \
 		strip/io/compressors.h strip/io/levels.h | $(BUILD)
 	$(CC) $(ALL_CFLAGS) -o $@ tests/policytest.c preload/policy.c \
 		-ldl $(LDFLAGS)

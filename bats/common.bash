@@ -2,11 +2,17 @@
 
 # The caller's shim settings (HPROFSTRIP_QUIET, _PATTERN, _LOG, _SNIFF...)
 # and preloads must not reach the tests; HPROFSTRIP_CORPUS and
-# HPROFSTRIP_SANITIZED configure the tests themselves.
-for _v in ${!HPROFSTRIP_*}; do
-	case $_v in HPROFSTRIP_CORPUS | HPROFSTRIP_SANITIZED) ;; *) unset "$_v" ;; esac
-done
-unset _v LD_PRELOAD
+# HPROFSTRIP_SANITIZED configure the tests themselves. clear_env unsets the
+# others and LD_PRELOAD (a suite whose tests set the shim's settings calls
+# it again in its setup).
+clear_env() {
+	local v
+	for v in ${!HPROFSTRIP_*}; do
+		case $v in HPROFSTRIP_CORPUS | HPROFSTRIP_SANITIZED) ;; *) unset "$v" ;; esac
+	done
+	unset LD_PRELOAD
+}
+clear_env
 # TEST_LD_PRELOAD: the suite runs with it exported as LD_PRELOAD, as a
 # Dockerfile ENV would have it (make check-preloaded): the tools must give
 # exactly the results they give without it

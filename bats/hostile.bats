@@ -119,6 +119,15 @@ cut_short() {
 	rejected "$1" "$(size_of "$1")" 'stream ended inside a record \(--salvage keeps what came before it\)'
 }
 
+# past_record BODY [LEN]: the base $T/b and a heap record of LEN bytes
+# (BODY's size unless given) holding BODY, rejected at BODY's first byte:
+# its sub-record runs past the end of the heap record
+past_record() {
+	{ cat "$T/b"; rec 1c "${2:-$(size_of "$1")}"; cat "$1"; } >"$T/h"
+	rejected "$T/h" $(($(size_of "$T/b") + 9)) \
+		'sub-record runs past the end of its heap record'
+}
+
 # both SRC...: runs the test body (function case_body SRC) for the 8-byte
 # 1.0.2 base and the 4-byte 1.0.3 one
 both() {
@@ -171,23 +180,19 @@ array() {
 
 @test "element counts whose byte size overflows 32 bits" {
 	case_body() {
-		local id off
+		local id
 		id=$(base "$1" "$T/b")
-		off=$(($(size_of "$T/b") + 9))
 		# 0xFFFFFFFF longs, 2^29 longs (exactly 4 GiB), 0xFFFFFFFF ids,
 		# in a record of the header's length and in one of 2^32-1
 		for a in "23 4294967295 0b" "23 536870912 0b" "22 4294967295"; do
 			array ${a%% *} "$id" ${a#* } >"$T/a"
 			for len in "$(size_of "$T/a")" 4294967295; do
-				{ cat "$T/b"; rec 1c "$len"; cat "$T/a"; } >"$T/h"
-				rejected "$T/h" "$off" \
-					'sub-record runs past the end of its heap record'
+				past_record "$T/a" "$len"
 			done
 		done
 		# an instance claiming 0xFFFFFFFF bytes of fields
-		{ cat "$T/b"; rec 1c 4294967295; bytes 21; zeros $((2 * id + 4))
-		  printf "$(be32 4294967295)"; } >"$T/h"
-		rejected "$T/h" "$off" 'sub-record runs past the end of its heap record'
+		{ bytes 21; zeros $((2 * id + 4)); printf "$(be32 4294967295)"; } >"$T/a"
+		past_record "$T/a" 4294967295
 	}
 	both
 }
@@ -209,14 +214,11 @@ class_dump() {
 
 @test "class dumps claiming 65535 constants, statics or instance fields" {
 	case_body() {
-		local id off
+		local id
 		id=$(base "$1" "$T/b")
-		off=$(($(size_of "$T/b") + 9))
 		for counts in "65535 0 0" "0 65535 0" "0 0 65535"; do
 			class_dump "$id" $counts >"$T/c"
-			{ cat "$T/b"; rec 1c "$(size_of "$T/c")"; cat "$T/c"; } >"$T/h"
-			rejected "$T/h" "$off" \
-				'sub-record runs past the end of its heap record'
+			past_record "$T/c"
 		done
 	}
 	both

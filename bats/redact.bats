@@ -31,15 +31,9 @@ PAIR=$ROOT/tests/pair-names
 # a key for the tokens that every run of a test shares
 KEY=0123456789abcdef0123456789ABCDEF
 
-# The shim's settings and preloads come from each test, never the caller
-# (common.bash clears HPROFSTRIP_*; TEST_LD_PRELOAD would set LD_PRELOAD).
-clear_env() {
-	local v
-	for v in ${!HPROFSTRIP_*}; do
-		case $v in HPROFSTRIP_CORPUS | HPROFSTRIP_SANITIZED) ;; *) unset "$v" ;; esac
-	done
-	unset LD_PRELOAD
-}
+# The shim's settings and preloads come from each test, never the caller:
+# setup_file and setup call common.bash's clear_env (TEST_LD_PRELOAD would
+# set LD_PRELOAD).
 
 # What every test compares with: Secrets' patterns, field values and
 # names, an MXBean dump of its heap taken without the shim (orig.hprof),
@@ -76,63 +70,80 @@ setup() {
 	mapfile -t LITS < <(cut -d' ' -f2 "$D/literals")
 }
 
+# find_none FILE WHAT PATTERN...: find-bytes finds none of the patterns
+# (WHAT, in the message) in FILE
+find_none() {
+	local f=$1 what=$2
+	shift 2
+	run "$FIND" "$f" "$@"
+	[ "$status" -eq 0 ] || fail "$f holds $what: $output"
+}
+
+# find_each FILE LIST LEAST PATTERN...: find-bytes finds the patterns in
+# FILE, each "NAME HEX" of LIST at least `LEAST NAME` times (LEAST prints
+# nothing: NAME is not looked for)
+find_each() {
+	local f=$1 list=$2 least=$3 name hex n min
+	shift 3
+	run "$FIND" "$f" "$@"
+	[ "$status" -eq 1 ] || fail "find-bytes: status $status on $f: $output"
+	while read -r name hex; do
+		min=$("$least" "$name")
+		[ -n "$min" ] || continue
+		n=$(printf '%s\n' "$output" | sed -n "s/^$hex //p")
+		[ "${n:-0}" -ge "$min" ] ||
+			fail "$f: $name ($hex) found ${n:-0} times, not $min: $output"
+	done <"$list"
+}
+
+# once NAME: 1 (each name of a list at least once)
+once() {
+	echo 1
+}
+
+# per_customer NAME: how often a pattern of Secrets expect must be found:
+# KEY at least once, an instance field's once per Customer
+per_customer() {
+	[ "$1" = KEY ] && echo 1 || echo 500
+}
+
+# in_strings NAME: 1, but nothing for the class name as Java writes it (a
+# dot in it), which only the contents of Strings hold
+in_strings() {
+	[[ $1 == *.* ]] || echo 1
+}
+
 # assert_no_secret DUMP: find-bytes finds none of Secrets' patterns in DUMP
 assert_no_secret() {
-	run "$FIND" "$1" "${PATS[@]}"
-	[ "$status" -eq 0 ] || fail "$1 holds secrets: $output"
+	find_none "$1" secrets "${PATS[@]}"
 }
 
 # assert_every_secret DUMP: find-bytes finds each of Secrets' patterns in
 # DUMP, the instance fields' once per Customer, KEY at least once
 assert_every_secret() {
-	local name hex n
-	run "$FIND" "$1" "${PATS[@]}"
-	[ "$status" -eq 1 ] || fail "find-bytes: status $status on $1: $output"
-	while read -r name hex; do
-		n=$(printf '%s\n' "$output" | sed -n "s/^$hex //p")
-		[ -n "$n" ] || fail "find-bytes did not report $hex: $output"
-		if [ "$name" = KEY ]; then
-			[ "$n" -ge 1 ] || fail "$1: no $name ($hex)"
-		else
-			[ "$n" -ge 500 ] || fail "$1: $name ($hex) $n times, not once per Customer"
-		fi
-	done <"$D/expect"
+	find_each "$1" "$D/expect" per_customer "${PATS[@]}"
 }
 
 # assert_no_name DUMP: find-bytes finds none of Secrets' names in DUMP
 assert_no_name() {
-	run "$FIND" "$1" "${NAMES[@]}"
-	[ "$status" -eq 0 ] || fail "$1 holds names: $output"
+	find_none "$1" names "${NAMES[@]}"
 }
 
 # assert_every_name FILE: find-bytes finds each of Secrets' names in FILE,
 # a dump's or a map's STRING records: all but the class name as Java
-# writes it (a dot in it), which only the contents of Strings hold
+# writes it
 assert_every_name() {
-	local name hex n
-	run "$FIND" "$1" "${NAMES[@]}"
-	[ "$status" -eq 1 ] || fail "find-bytes: status $status on $1: $output"
-	while read -r name hex; do
-		[[ $name == *.* ]] && continue
-		n=$(printf '%s\n' "$output" | sed -n "s/^$hex //p")
-		[ "${n:-0}" -ge 1 ] || fail "$1: no $name ($hex): $output"
-	done <"$D/names"
+	find_each "$1" "$D/names" in_strings "${NAMES[@]}"
 }
 
 # assert_literals HOW FILE: find-bytes finds each of the literals' secret
 # parts in FILE (HOW "each") or none of them (HOW "none")
 assert_literals() {
-	local part hex n
-	run "$FIND" "$2" "${LITS[@]}"
 	if [ "$1" = none ]; then
-		[ "$status" -eq 0 ] || fail "$2 holds the literals' secrets: $output"
-		return
+		find_none "$2" "the literals' secrets" "${LITS[@]}"
+	else
+		find_each "$2" "$D/literals" once "${LITS[@]}"
 	fi
-	[ "$status" -eq 1 ] || fail "find-bytes: status $status on $2: $output"
-	while read -r part hex; do
-		n=$(printf '%s\n' "$output" | sed -n "s/^$hex //p")
-		[ "${n:-0}" -ge 1 ] || fail "$2: no $part ($hex): $output"
-	done <"$D/literals"
 }
 
 # map_names MAP: the records of MAP, a names map, framed to its end

@@ -75,6 +75,20 @@ assert_plain_102() {
 	assert_equal "$(count "$output" HEAP_DUMP_INFO)" ""
 }
 
+# jvm_of F: hprofrestore --jvm of F into $T/NAME.jvm.hprof; that path
+jvm_of() {
+	local out
+	out=$T/$(basename "$1" .hprof).jvm.hprof
+	"$HR" --jvm -o "$out" "$1" >&2 && echo "$out"
+}
+
+# conv_of F: hprof-conv of F into $T/NAME.conv.hprof; that path
+conv_of() {
+	local conv
+	conv=$T/$(basename "$1" .hprof).conv.hprof
+	"$HPROFCONV" "$1" "$conv" >&2 && echo "$conv"
+}
+
 # Android roots in a --info --json report, 0x89..0x8E and 0x90
 android_roots() {
 	local n s=0
@@ -97,7 +111,7 @@ android_roots() {
 }
 
 @test "--jvm on stripped ART dumps reads in VisualVM exactly as the original" {
-	local f s out
+	local f s out direct
 	for f in "${ART[@]}"; do
 		s=$T/$(basename "$f" .hprof).s.hprof
 		out=$T/$(basename "$f" .hprof).sjvm.hprof
@@ -106,16 +120,15 @@ android_roots() {
 		assert_success
 		same_histo "$f" "$out"
 		# the same dump as --jvm on the original, arrays zeroed
-		"$HR" --jvm -o "$T/direct.hprof" "$f"
-		assert_equal "$(census "$out")" "$(census "$T/direct.hprof")"
+		direct=$(jvm_of "$f")
+		assert_equal "$(census "$out")" "$(census "$direct")"
 	done
 }
 
 @test "--jvm output is 1.0.2 without Android tags or empty segments" {
 	local f out in_json
 	for f in "${ART[@]}"; do
-		out=$T/$(basename "$f" .hprof).jvm.hprof
-		"$HR" --jvm -o "$out" "$f"
+		out=$(jvm_of "$f")
 		in_json=$("$HS" --info --json "$f")
 		assert_plain_102 "$out"
 		# every Android root became a ROOT_UNKNOWN, and nothing else did
@@ -134,10 +147,8 @@ android_roots() {
 @test "--jvm matches hprof-conv (less its empty segments)" {
 	local f out conv n_conv n_ours e_conv b_conv b_ours
 	for f in "${ART[@]}"; do
-		out=$T/$(basename "$f" .hprof).jvm.hprof
-		conv=$T/$(basename "$f" .hprof).conv.hprof
-		"$HR" --jvm -o "$out" "$f"
-		"$HPROFCONV" "$f" "$conv"
+		out=$(jvm_of "$f")
+		conv=$(conv_of "$f")
 		# the same sub-records
 		assert_equal "$(subs "$out")" "$(subs "$conv")"
 		# the same heap records, less hprof-conv's empty ones
@@ -159,10 +170,8 @@ android_roots() {
 @test "--jvm reads in VisualVM like hprof-conv's output, where that reads" {
 	local f out conv
 	for f in "${ART[@]}"; do
-		out=$T/$(basename "$f" .hprof).jvm.hprof
-		conv=$T/$(basename "$f" .hprof).conv.hprof
-		"$HR" --jvm -o "$out" "$f"
-		"$HPROFCONV" "$f" "$conv"
+		out=$(jvm_of "$f")
+		conv=$(conv_of "$f")
 		if ! histo "$conv" > "$T/want" 2>"$T/err"; then
 			# hprof-conv keeps empty segments, which 1.0.2 readers reject
 			[ "$f" != "$DALVIK" ] || fail "hprof-conv output unreadable: $(cat "$T/err")"

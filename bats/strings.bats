@@ -16,15 +16,9 @@ bats_require_minimum_version 1.5.0
 TMO=${STRINGS_TIMEOUT:-120}
 STRCHECK=$B/strcheck
 
-# The shim's settings and preloads come from each test, never the caller
-# (common.bash clears HPROFSTRIP_*; TEST_LD_PRELOAD would set LD_PRELOAD).
-clear_env() {
-	local v
-	for v in ${!HPROFSTRIP_*}; do
-		case $v in HPROFSTRIP_CORPUS | HPROFSTRIP_SANITIZED) ;; *) unset "$v" ;; esac
-	done
-	unset LD_PRELOAD
-}
+# The shim's settings and preloads come from each test, never the caller:
+# setup_file and setup call common.bash's clear_env (TEST_LD_PRELOAD would
+# set LD_PRELOAD).
 
 # What every test compares with: StringHeap's values, and one unstripped
 # MXBean dump of its heap per collector, taken side by side.

@@ -6,13 +6,16 @@
 # path). Every corpus dump, and the dumps in $CMP_EXTRA (e.g. fresh JDK 17
 # dumps), in every mode:
 #   hprofstrip: file, pipe, --stream, --keep-strings (file, pipe, stream),
-#     --app-only, --info (--json), -v, a gzip input, and a cut at 6 places
-#     with and without --salvage (file, pipe, stream, keep-strings);
+#     --redact (file, pipe, stream), --redact=names (file, stream: its
+#     names map too), --app-only, --info (--json), -v, a gzip input, and a
+#     cut at 6 places with and without --salvage (file, pipe, stream,
+#     keep-strings, redact, names);
 #   hprofrestore of the stripped dump: file, pipe, --stream, --jvm,
 #     --app-only, and --salvage of a cut;
 #   the shim under every replay mode of OLD's tests/replay.c (the one driver
-#     for both sides), plain, a copy (no runtime), zstd, keep-strings and
-#     app-only.
+#     for both sides), plain, a copy (no runtime), zstd, keep-strings,
+#     app-only, redact values and names.
+# The runs of each mode come from the table of modes (tests/modes.tsv).
 # Each comparison is stdout, stderr (sorted, the build and work paths
 # masked), the exit status and every file left. Prints
 # "comparisons: N, differing: M" and exits 1 if M > 0; the first lines of
@@ -25,6 +28,9 @@ for t in hprofstrip hprofrestore libhprofstrip.so replay; do
 		{ echo "cmp-builds: $t missing in $OLD or $NEW" >&2; exit 2; }
 done
 W=$(mktemp -d /tmp/cmp-builds.XXXXXX) || exit 2
+# the names level's tokens from a fixed key, the same on both sides (a
+# random one would differ run to run); no other mode reads it
+export HPROFSTRIP_NAMES_KEY=00112233445566778899aabbccddeeff
 n=0 bad=0
 : >"$W/diffs"
 
@@ -49,49 +55,48 @@ one() {
 	fi
 }
 
+# each mode's runs, from the table of modes (tests/modes.tsv)
+rows=$("$root/tests/modes.sh" cmp) && [ -n "$rows" ] ||
+	{ echo "cmp-builds: tests/modes.sh cmp gave no runs" >&2; exit 2; }
+mapfile -t runs <<<"$rows"
+# mode KIND: one each run of that kind (@f the dump, @c a cut's length,
+# @r the strip's cut length), its tag after F's name and TAIL
+mode() {
+	local kind=$1 tail=$2 row k tag cmd
+	for row in "${runs[@]}"; do
+		IFS='|' read -r k tag cmd <<<"$row"
+		[ "$k" = "$kind" ] || continue
+		cmd=${cmd//@f/$f} cmd=${cmd//@c/$c}
+		one "$f $tag$tail" "${cmd//@r/$r}"
+	done
+}
+
 dumps="$(ls "$corpus"/*/*.hprof) ${CMP_EXTRA:-}"
 for f in $dumps; do
 	s=$(stat -c %s "$f")
-	one "$f strip" "\$B/hprofstrip -o out $f"
-	one "$f strip pipe" "cat $f | \$B/hprofstrip > out"
-	one "$f stream" "\$B/hprofstrip --stream -o out $f"
-	one "$f keep" "\$B/hprofstrip --keep-strings -o out $f"
-	one "$f keep pipe" "cat $f | \$B/hprofstrip --keep-strings > out"
-	one "$f keep stream" "\$B/hprofstrip --keep-strings --stream -o out $f"
-	one "$f app-only" "\$B/hprofstrip --app-only -o out $f"
-	one "$f app-only pipe" "cat $f | \$B/hprofstrip --app-only -v > out"
+	mode dump ""
 	one "$f info" "\$B/hprofstrip --info $f"
 	one "$f info json" "\$B/hprofstrip --info --json $f"
 	one "$f -v" "\$B/hprofstrip -v -o out $f"
 	one "$f gzip" "gzip -1c $f > in.gz && \$B/hprofstrip -o out in.gz"
 	one "$f restore unstripped" "\$B/hprofrestore -o out $f"
-	for r in "" "--stream" "--jvm" "--app-only"; do
-		one "$f restore $r" "\$B/hprofstrip -o s $f && \$B/hprofrestore $r -o out s"
-		one "$f restore pipe $r" "\$B/hprofstrip -o s $f && cat s | \$B/hprofrestore $r > out"
-	done
 	for pct in 3 17 41 66 89 99; do
 		c=$((s * pct / 100 + pct)) r=$((s * pct / 400 + 40))
-		cut="head -c $c $f > cut;"
-		one "$f cut $pct" "$cut \$B/hprofstrip -o out cut"
-		one "$f info cut $pct" "$cut \$B/hprofstrip --info cut"
-		one "$f salvage $pct" "$cut \$B/hprofstrip --salvage -o out cut"
-		one "$f salvage pipe $pct" "head -c $c $f | \$B/hprofstrip --salvage > out"
-		one "$f salvage stream $pct" "$cut \$B/hprofstrip --salvage --stream -o out cut"
-		one "$f salvage keep $pct" "$cut \$B/hprofstrip --salvage --keep-strings -o out cut"
-		for j in "" "--jvm"; do
-			one "$f restore salvage $j $pct" "\$B/hprofstrip -o s $f; head -c $r s > cut; \$B/hprofrestore --salvage $j -o out cut"
-		done
+		mode cut " $pct"
+		one "$f info cut $pct" "head -c $c $f > cut; \$B/hprofstrip --info cut"
 	done
 done
 
 if [ "$ONLY" != --tools-only ]; then
+	mapfile -t envs < <(for row in "${runs[@]}"; do
+		[ "${row%%|*}" = shim ] && echo "${row##*|}"; done)
+	# and the plain strip in a process that hosts a runtime's stand-in
+	# (REPLAY_RUNTIME unset: X=copy only names the run)
+	envs+=("X=copy")
 	for f in $dumps; do
 		for mode in random threads jdk8 jdk22 art artcloexec pwrite writev setlength; do
-			for envs in "REPLAY_RUNTIME=none" "X=copy" \
-				"HPROFSTRIP_COMPRESS=zstd REPLAY_RUNTIME=none" \
-				"HPROFSTRIP_KEEP=strings REPLAY_RUNTIME=none" \
-				"HPROFSTRIP_APP_ONLY=1 REPLAY_RUNTIME=none"; do
-				one "$f replay $mode $envs" "env $envs HPROFSTRIP_PROGRAMS=replay REPLAY_STAMP=keep LD_PRELOAD=\$B/libhprofstrip.so timeout 120 $OLD/replay $mode $f out.hprof 7 >/dev/null; if [ -f out.hprof.zst ]; then zstd -q -d --rm out.hprof.zst; fi"
+			for e in "${envs[@]}"; do
+				one "$f replay $mode $e" "env $e HPROFSTRIP_PROGRAMS=replay REPLAY_STAMP=keep LD_PRELOAD=\$B/libhprofstrip.so timeout 120 $OLD/replay $mode $f out.hprof 7 >/dev/null; if [ -f out.hprof.zst ]; then zstd -q -d --rm out.hprof.zst; fi"
 			done
 		done
 	done

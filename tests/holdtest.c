@@ -14,25 +14,12 @@
  * failed check and 'hold: N passed, N failed'.
  */
 #include "../strip/engine/hprof.h"
+#include "check.h"
 
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-
-static int pass, fail;
-
-#define CHECK(cond, ...)                                        \
-	do {                                                    \
-		if (cond) {                                     \
-			pass++;                                 \
-		} else {                                        \
-			fail++;                                 \
-			printf("FAIL line %d: ", __LINE__);     \
-			printf(__VA_ARGS__);                    \
-			printf("\n");                           \
-		}                                               \
-	} while (0)
 
 /* ---- a dump, built in memory (ids of 4 bytes) ---------------------------- */
 
@@ -230,6 +217,5 @@ int main(void)
 	      (unsigned long long)r.kept, (unsigned long long)r.arrays,
 	      (unsigned long long)r.out);
 	free(b.p);
-	printf("hold: %d passed, %d failed\n", pass, fail);
-	return fail != 0;
+	return check_done("hold");
 }

@@ -34,57 +34,66 @@ ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 # A test is a Bats file's name (bats/NAME.bats, run whole) or a named
 # command, run from the scratch tree with BUILD set.
 
-# the engine's split invariance over every corpus dump, short
-UNIT_ALL = ("splitcheck: every corpus dump", ["sh", "-c",
-            'for f in ../shared/corpus/*/*.hprof; do '
-            '"$BUILD/splitcheck" -p 32 -n 2 -s 1 "$f" || exit 1; done'])
+def sh(name, script):
+    """A named test: SCRIPT run by sh -c (from the scratch tree, BUILD set)."""
+    return (name, ["sh", "-c", script])
 
-UNIT_JDK8 = ("splitcheck: JDK 8, plain and -O", ["sh", "-c",
-             'f=../shared/corpus/hotspot/jdk8-u05-x64.hprof; '
-             '"$BUILD/splitcheck" -p 64 -n 4 -s 1 "$f" && '
-             '"$BUILD/splitcheck" -O -p 16 -n 2 -s 1 "$f"'])
+
+# the engine's split invariance over every corpus dump, short
+UNIT_ALL = sh("splitcheck: every corpus dump", """
+    for f in ../shared/corpus/*/*.hprof; do
+        "$BUILD/splitcheck" -p 32 -n 2 -s 1 "$f" || exit 1
+    done""")
+
+UNIT_JDK8 = sh("splitcheck: JDK 8, plain and -O", """
+    f=../shared/corpus/hotspot/jdk8-u05-x64.hprof
+    "$BUILD/splitcheck" -p 64 -n 4 -s 1 "$f" &&
+        "$BUILD/splitcheck" -O -p 16 -n 2 -s 1 "$f"
+    """)
 
 # keep strings streamed from a pipe: no array kept that is not a String's
-KEEP_PIPE = ("strcheck: keep-strings from a pipe", ["sh", "-c",
-             'for f in ../shared/corpus/*/*.hprof; do '
-             'cat "$f" | "$BUILD/hprofstrip" --keep-strings >k.hprof && '
-             '"$BUILD/strcheck" "$f" k.hprof >/dev/null || exit 1; done; '
-             'rm -f k.hprof'])
+KEEP_PIPE = sh("strcheck: keep-strings from a pipe", """
+    for f in ../shared/corpus/*/*.hprof; do
+        cat "$f" | "$BUILD/hprofstrip" --keep-strings >k.hprof &&
+            "$BUILD/strcheck" "$f" k.hprof >/dev/null || exit 1
+    done
+    rm -f k.hprof""")
 
 # --stream: split invariance of a restore, which passes long runs
-STREAM_RESTORE = ("splitcheck: a streamed restore", ["sh", "-c",
-                  'f=../shared/corpus/hotspot/jdk8-u05-x64.hprof; '
-                  '"$BUILD/hprofstrip" -o s.hprof "$f" && '
-                  '"$BUILD/splitcheck" -S -r -p 64 -n 4 -s 1 s.hprof; '
-                  'r=$?; rm -f s.hprof; exit $r'])
+STREAM_RESTORE = sh("splitcheck: a streamed restore", """
+    f=../shared/corpus/hotspot/jdk8-u05-x64.hprof
+    "$BUILD/hprofstrip" -o s.hprof "$f" &&
+        "$BUILD/splitcheck" -S -r -p 64 -n 4 -s 1 s.hprof
+    r=$?; rm -f s.hprof; exit $r""")
 
 # --salvage of every corpus dump cut at 97%, split-invariant
-SALVAGE_SPLIT = ("splitcheck: --salvage at 97%", ["sh", "-c",
-                 'for f in ../shared/corpus/*/*.hprof; do '
-                 's=$(stat -c %s "$f"); "$BUILD/splitcheck" -V '
-                 '-c $((s * 97 / 100)) -p 8 -n 1 -s 1 "$f" >/dev/null '
-                 '|| exit 1; done'])
+SALVAGE_SPLIT = sh("splitcheck: --salvage at 97%", """
+    for f in ../shared/corpus/*/*.hprof; do
+        s=$(stat -c %s "$f")
+        "$BUILD/splitcheck" -V -c $((s * 97 / 100)) -p 8 -n 1 -s 1 "$f" \
+            >/dev/null || exit 1
+    done""")
 
 # redaction: the independent redactcheck on every corpus dump, at both
 # levels (a fixed key), split invariance with -R and -N, and a fallback
 # under -R (its record's rest zeros)
-REDACT_CHECK = ("redactcheck: every corpus dump, values and names", ["sh", "-c",
-                'export HPROFSTRIP_NAMES_KEY=0123456789abcdef0123456789abcdef; '
-                'for f in ../shared/corpus/*/*.hprof; do '
-                '"$BUILD/hprofstrip" --redact -o r.hprof "$f" && '
-                '"$BUILD/redactcheck" "$f" r.hprof >/dev/null && '
-                '"$BUILD/hprofstrip" --redact=names -o n.hprof "$f" && '
-                '"$BUILD/redactcheck" --names n.hprof.names "$f" n.hprof '
-                '>/dev/null && '
-                '"$BUILD/splitcheck" -R -p 16 -n 2 -s 1 "$f" >/dev/null && '
-                '"$BUILD/splitcheck" -N -p 16 -n 2 -s 1 "$f" >/dev/null || exit 1; '
-                'done; f=../shared/corpus/hotspot/jdk8-u05-x64.hprof; '
-                'o=$(( $("$BUILD/oracle" offsets "$f" | sed -n "s/^sub-header //p") - 4 )); '
-                '"$BUILD/splitcheck" -R -F $o -p 16 -n 2 -s 1 "$f" >/dev/null; '
-                'r=$?; rm -f r.hprof n.hprof n.hprof.names; exit $r'])
+REDACT_CHECK = sh("redactcheck: every corpus dump, values and names", """
+    export HPROFSTRIP_NAMES_KEY=0123456789abcdef0123456789abcdef
+    for f in ../shared/corpus/*/*.hprof; do
+        "$BUILD/hprofstrip" --redact -o r.hprof "$f" &&
+            "$BUILD/redactcheck" "$f" r.hprof >/dev/null &&
+            "$BUILD/hprofstrip" --redact=names -o n.hprof "$f" &&
+            "$BUILD/redactcheck" --names n.hprof.names "$f" n.hprof >/dev/null &&
+            "$BUILD/splitcheck" -R -p 16 -n 2 -s 1 "$f" >/dev/null &&
+            "$BUILD/splitcheck" -N -p 16 -n 2 -s 1 "$f" >/dev/null || exit 1
+    done
+    f=../shared/corpus/hotspot/jdk8-u05-x64.hprof
+    o=$(( $("$BUILD/oracle" offsets "$f" | sed -n "s/^sub-header //p") - 4 ))
+    "$BUILD/splitcheck" -R -F $o -p 16 -n 2 -s 1 "$f" >/dev/null
+    r=$?; rm -f r.hprof n.hprof n.hprof.names; exit $r""")
 
 # the engine's hold-back clamp (tests/holdtest.c)
-HOLD = ("holdtest", ["sh", "-c", '"$BUILD/holdtest"'])
+HOLD = sh("holdtest", '"$BUILD/holdtest"')
 
 # the layers' memory from the caller, checked by hs_init (tests/memtest.c)
 MEM = ("memtest", ["sh", "-c", '"$BUILD/memtest"'])
@@ -92,22 +101,22 @@ MEM = ("memtest", ["sh", "-c", '"$BUILD/memtest"'])
 # more than 1 MiB of dense value instances in one heap record
 # (tests/dense-dump), redacted in one piece: offline (splitcheck -w) and
 # under the shim in JDK 8's 8 MiB writes; redactcheck judges both
-DENSE = ("dense: redaction fed in one piece, offline and shim", ["sh", "-c",
-         'tests/dense-dump d.hprof && tests/dense-dump --jdk8 d8.hprof && '
-         '"$BUILD/splitcheck" -R -w d.hprof w.hprof && '
-         '"$BUILD/redactcheck" d.hprof w.hprof >/dev/null && rm -f s.hprof && '
-         'HPROFSTRIP_REDACT=values LD_PRELOAD="$BUILD/libhprofstrip.so" '
-         '"$BUILD/replay" jdk8 d8.hprof s.hprof 2>/dev/null && '
-         '"$BUILD/redactcheck" d8.hprof s.hprof >/dev/null; '
-         'r=$?; rm -f d.hprof d8.hprof w.hprof s.hprof; exit $r'])
+DENSE = sh("dense: redaction fed in one piece, offline and shim", """
+    tests/dense-dump d.hprof && tests/dense-dump --jdk8 d8.hprof &&
+        "$BUILD/splitcheck" -R -w d.hprof w.hprof &&
+        "$BUILD/redactcheck" d.hprof w.hprof >/dev/null && rm -f s.hprof &&
+        HPROFSTRIP_REDACT=values LD_PRELOAD="$BUILD/libhprofstrip.so" \
+            "$BUILD/replay" jdk8 d8.hprof s.hprof 2>/dev/null &&
+        "$BUILD/redactcheck" d8.hprof s.hprof >/dev/null
+    r=$?; rm -f d.hprof d8.hprof w.hprof s.hprof; exit $r""")
 
 # the shim's policy as plain C
-POLICY = ("policytest", ["sh", "-c", '"$BUILD/policytest"'])
+POLICY = sh("policytest", '"$BUILD/policytest"')
 
 # the shim and tests/shimrace.c under ThreadSanitizer (issue 27): named
 # by the mutants of the shim's synchronization only (a minute or two)
-TSAN = ("check-tsan: the shim under ThreadSanitizer", ["sh", "-c",
-        'make -s BUILD="$BUILD" check-tsan'])
+TSAN = sh("check-tsan: the shim under ThreadSanitizer",
+         'make -s BUILD="$BUILD" check-tsan')
 
 SHIM = ["shim", "dumps", "own-dumps", "shim-robust", "handover", "faults",
         "shim-compress", "redact-closed"]

@@ -6,26 +6,13 @@
  * 'policy: N passed, N failed'.
  */
 #include "../preload/policy.h"
+#include "check.h"
 
 #include <fcntl.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <string.h>
 #include <unistd.h>
-
-static int pass, fail;
-
-#define CHECK(cond, ...)                                        \
-	do {                                                    \
-		if (cond) {                                     \
-			pass++;                                 \
-		} else {                                        \
-			fail++;                                 \
-			printf("FAIL line %d: ", __LINE__);     \
-			printf(__VA_ARGS__);                    \
-			printf("\n");                           \
-		}                                               \
-	} while (0)
 
 static void kind_is(const struct policy *p, const char *path, int want,
                     const char *want_base)
@@ -388,6 +375,5 @@ int main(void)
 	      "absolute: %s", buf);
 	CHECK(!policy_absolute(AT_FDCWD, "x", buf, 2), "too long");
 
-	printf("policy: %d passed, %d failed\n", pass, fail);
-	return fail != 0;
+	return check_done("policy");
 }

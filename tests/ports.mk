@@ -36,16 +36,16 @@ $(FAULTINJ): tests/faultinject.c | $(BUILD)
 # is off in the first two whatever the compiler's default.
 SHIMSTRESS_CFLAGS = $(WARN) -O2 -g -pthread -U_FORTIFY_SOURCE
 
-$(BUILD)/shimstress: tests/shimstress.c | $(BUILD)
+$(BUILD)/shimstress: tests/shimstress.c tests/shimdrive.h | $(BUILD)
 	$(CC) $(SHIMSTRESS_CFLAGS) -o $@ tests/shimstress.c $(LDFLAGS)
 
-$(BUILD)/shimstress-lfs: tests/shimstress.c | $(BUILD)
+$(BUILD)/shimstress-lfs: tests/shimstress.c tests/shimdrive.h | $(BUILD)
 	$(CC) $(SHIMSTRESS_CFLAGS) -D_FILE_OFFSET_BITS=64 -o $@ tests/shimstress.c $(LDFLAGS)
 
-$(BUILD)/shimstress-fortify: tests/shimstress.c | $(BUILD)
+$(BUILD)/shimstress-fortify: tests/shimstress.c tests/shimdrive.h | $(BUILD)
 	$(CC) $(SHIMSTRESS_CFLAGS) -D_FORTIFY_SOURCE=2 -o $@ tests/shimstress.c $(LDFLAGS)
 
-$(BUILD)/shimstress-fortify64: tests/shimstress.c | $(BUILD)
+$(BUILD)/shimstress-fortify64: tests/shimstress.c tests/shimdrive.h | $(BUILD)
 	$(CC) $(SHIMSTRESS_CFLAGS) -D_FORTIFY_SOURCE=2 -D_FILE_OFFSET_BITS=64 \
 		-o $@ tests/shimstress.c $(LDFLAGS)
 

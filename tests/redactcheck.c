@@ -151,74 +151,16 @@
 #define MAGIC_LEN 17 /* "JAVA PROFILE 1.0.": the version digit next */
 
 /* ------------------------------------------------------------------ */
-/* input                                                              */
-
-struct dump {
-	const char *name;
-	int status;             /* exit status when it does not parse */
-	struct walk_file f;     /* the whole file */
-	struct walk w;          /* its walk: w.b, w.idsize ... */
-};
-
-static _Noreturn void die_sys(const char *name)
-{
-	fprintf(stderr, "redactcheck: %s: %s\n", name, strerror(errno));
-	exit(2);
-}
-
-/* Something wrong at offset off of d: one line, exit d's status. */
-static _Noreturn void bad(const struct dump *d, uint64_t off,
-                          const char *fmt, ...)
-{
-	va_list ap;
-
-	fprintf(stderr, "redactcheck: %s: offset %llu: ", d->name,
-	        (unsigned long long)off);
-	va_start(ap, fmt);
-	vfprintf(stderr, fmt, ap);
-	va_end(ap);
-	fputc('\n', stderr);
-	exit(d->status);
-}
+/* input: struct walk_dump (tests/walk.h)                             */
 
 static _Noreturn void oom(void)
 {
-	fprintf(stderr, "redactcheck: out of memory\n");
-	exit(2);
-}
-
-/* The file, mapped; read whole when it cannot be (a pipe). */
-static void load(struct dump *d, const char *name, int status)
-{
-	d->name = name;
-	d->status = status;
-	if (walk_load(&d->f, name) == 0)
-		return;
-	if (errno == ENOMEM)
-		oom();
-	die_sys(name);
+	walk_oom("redactcheck");
 }
 
 /* ------------------------------------------------------------------ */
 /* walking the records                                                */
 
-/* The walk of d found a problem: said in redactcheck's words, at the
-   byte when a type is wrong, else at the record or sub-record it is in. */
-static _Noreturn void walk_bad(const struct dump *d)
-{
-	uint64_t at;
-	const char *what = walk_problem(&d->w, &at);
-
-	bad(d, at, "%s", what);
-}
-
-static void read_header(struct dump *d)
-{
-	if (d->f.size == 0)
-		bad(d, 0, "empty file: not an HPROF dump");
-	if (walk_header(&d->w, d->f.b, d->f.size, 0))
-		walk_bad(d);
-}
 
 /* Where a walk of one dump is: its records other than the heap's, and
    its heap sub-records as one sequence whatever records hold them. */
@@ -227,14 +169,14 @@ struct cursor {
 	uint64_t sub, end;     /* the next sub-record, its heap record's end */
 };
 
-static struct cursor start(const struct dump *d)
+static struct cursor start(const struct walk_dump *d)
 {
 	return (struct cursor){ d->w.first, 0, 0 };
 }
 
 /* The next heap record (heap 1) or other record (heap 0), HEAP_DUMP_END
    skipped: 1, or 0 at the end of the file. */
-static int next_record(struct dump *d, struct cursor *c, struct walk_rec *r,
+static int next_record(struct walk_dump *d, struct cursor *c, struct walk_rec *r,
                        int heap)
 {
 	int rc;
@@ -245,12 +187,12 @@ static int next_record(struct dump *d, struct cursor *c, struct walk_rec *r,
 			return 1;
 	}
 	if (rc < 0)
-		walk_bad(d);
+		walk_dump_problem(d);
 	return 0;
 }
 
 /* The next heap sub-record: 1, or 0 after the last. */
-static int next_sub(struct dump *d, struct cursor *c, struct walk_sub *s)
+static int next_sub(struct walk_dump *d, struct cursor *c, struct walk_sub *s)
 {
 	struct walk_rec r;
 
@@ -261,7 +203,7 @@ static int next_sub(struct dump *d, struct cursor *c, struct walk_sub *s)
 		c->end = r.end;
 	}
 	if (walk_sub(&d->w, c->sub, c->end, s) < 0)
-		walk_bad(d);
+		walk_dump_problem(d);
 	c->sub = s->end;
 	return 1;
 }
@@ -300,7 +242,7 @@ struct cls {
 	                           there; else NULL */
 };
 
-static struct dump orig, red, map;
+static struct walk_dump orig, red, map;
 static struct walk_vec strings = WALK_VEC(struct name), classes = WALK_VEC(struct cls);
 static struct walk_vec loads = WALK_VEC(struct loaded);
 
@@ -1152,7 +1094,7 @@ static void word_seen(uint64_t woff, uint64_t toff, uint64_t n,
 	}
 	if ((i = differs(red.w.b + e->toff, t, n)) < n) {
 		char a[4 * 64 + 1], b[4 * 64 + 1], c[4 * 64 + 1];
-		bad(&red, toff + i, "STRING 0x%llx: the word `%s` became `%s`, "
+		walk_dump_bad(&red, toff + i, "STRING 0x%llx: the word `%s` became `%s`, "
 		    "but `%s` at offset %llu: a word has one token across the "
 		    "dump", ull(sid), printable(w, n, a, sizeof a),
 		    printable(t, n, b, sizeof b),
@@ -1169,14 +1111,14 @@ static void map_header(void)
 	uint64_t t = map.w.first - 8;
 
 	if (map.w.version != '2')
-		bad(&map, MAGIC_LEN, "names map header JAVA PROFILE 1.0.%c, "
+		walk_dump_bad(&map, MAGIC_LEN, "names map header JAVA PROFILE 1.0.%c, "
 		    "not 1.0.2", map.w.version);
 	if (map.w.idsize != orig.w.idsize)
-		bad(&map, MAGIC_LEN + 2, "names map identifier size %u, the "
+		walk_dump_bad(&map, MAGIC_LEN + 2, "names map identifier size %u, the "
 		    "original's %u", map.w.idsize, orig.w.idsize);
 	/* the dump's own: a map tells whose it is */
 	if (memcmp(map.w.b + t, red.w.b + red.w.first - 8, 8))
-		bad(&map, t, "names map time stamp is not the dump's");
+		walk_dump_bad(&map, t, "names map time stamp is not the dump's");
 	map_at = start(&map);
 }
 
@@ -1186,7 +1128,7 @@ static int map_next(struct walk_rec *m)
 	int rc = walk_record(&map.w, map_at.rec, m);
 
 	if (rc < 0)
-		walk_bad(&map);
+		walk_dump_problem(&map);
 	if (rc > 0)
 		map_at.rec = m->end;
 	return rc > 0;
@@ -1202,24 +1144,24 @@ static void map_holds(const struct walk_rec *o, const struct walk_rec *r,
 	uint64_t i;
 
 	if (!map_next(&m))
-		bad(&red, r->off, "STRING 0x%llx %s: tokenized, but the names "
+		walk_dump_bad(&red, r->off, "STRING 0x%llx %s: tokenized, but the names "
 		    "map has no more records: its original is not there",
 		    ull(sid), text);
 	if (m.tag != 0x01 || m.len != o->len)
-		bad(&red, r->off, "STRING 0x%llx %s: tokenized, but the names "
+		walk_dump_bad(&red, r->off, "STRING 0x%llx %s: tokenized, but the names "
 		    "map's next record (offset %llu) is %s of %llu bytes, not "
 		    "its original's STRING of %llu", ull(sid), text,
 		    ull(m.off), m.tag == 0x01 ? "a STRING" : "no STRING",
 		    ull(m.len), ull(o->len));
 	if (walk_id(&map.w, m.body) != sid)
-		bad(&red, r->off, "STRING 0x%llx %s: tokenized, but the names "
+		walk_dump_bad(&red, r->off, "STRING 0x%llx %s: tokenized, but the names "
 		    "map's next record (offset %llu) is the STRING of 0x%llx",
 		    ull(sid), text, ull(m.off),
 		    ull(walk_id(&map.w, m.body)));
 	i = differs(orig.w.b + o->body + id, map.w.b + m.body + id,
 	            o->len - id);
 	if (i < o->len - id)
-		bad(&red, r->off, "STRING 0x%llx %s: tokenized, but the names "
+		walk_dump_bad(&red, r->off, "STRING 0x%llx %s: tokenized, but the names "
 		    "map's record of it (offset %llu) differs from the "
 		    "original at its offset %llu", ull(sid), text,
 		    ull(m.off), ull(m.body + id + i));
@@ -1238,7 +1180,7 @@ static void name_text(const struct walk_rec *o, const struct walk_rec *r)
 	snprintf(text, sizeof text, "`%s`", printable(s, n, t64, sizeof t64));
 	if (name_kept(s, n)) {
 		if ((i = differs(s, t, n)) < n)
-			bad(&red, at + i, "STRING 0x%llx %s: a name the rule "
+			walk_dump_bad(&red, at + i, "STRING 0x%llx %s: a name the rule "
 			    "keeps (the runtime's) differs from the original",
 			    ull(sid), text);
 		names_kept++;
@@ -1248,20 +1190,20 @@ static void name_text(const struct walk_rec *o, const struct walk_rec *r)
 	for (i = lead; i < n; i++)
 		nw += word_byte(s[i]);
 	if (nw >= 4 && !memcmp(s, t, (size_t)n))
-		bad(&red, at, "STRING 0x%llx %s: not tokenized: the original "
+		walk_dump_bad(&red, at, "STRING 0x%llx %s: not tokenized: the original "
 		    "text (%llu letters and digits)", ull(sid), text, ull(nw));
 	for (i = 0; i < n; i++) {
 		unsigned c = s[i], x = t[i];
 		if (i < lead || !word_byte(c)) {
 			if (x != c)
-				bad(&red, at + i, "STRING 0x%llx %s: byte %llu "
+				walk_dump_bad(&red, at + i, "STRING 0x%llx %s: byte %llu "
 				    "%s became %s: a token keeps %s", ull(sid),
 				    text, ull(i), shown(c, b1), shown(x, b2),
 				    i < lead ? "an array's leading '[' run and "
 				    "type letter" : "every byte that is not a "
 				    "word byte");
 		} else if (!of_kind(c, x))
-			bad(&red, at + i, "STRING 0x%llx %s: byte %llu %s "
+			walk_dump_bad(&red, at + i, "STRING 0x%llx %s: byte %llu %s "
 			    "became %s, not %s", ull(sid), text, ull(i),
 			    shown(c, b1), shown(x, b2), kind_of(c));
 	}
@@ -1283,7 +1225,7 @@ static void map_end(void)
 	struct walk_rec m;
 
 	if (map_next(&m))
-		bad(&red, red.f.size, "the names map has a record more "
+		walk_dump_bad(&red, red.f.size, "the names map has a record more "
 		    "(0x%02X at its offset %llu%s): for no tokenized text",
 		    m.tag, ull(m.off), m.tag == 0x01 ? ", a STRING" : "");
 }
@@ -1299,10 +1241,10 @@ static void header(void)
 	int ov = orig.w.version, rv = red.w.version;
 
 	if (rv != ov && !(ov == '1' && rv == '2'))
-		bad(&red, MAGIC_LEN, "header JAVA PROFILE 1.0.%c, the "
+		walk_dump_bad(&red, MAGIC_LEN, "header JAVA PROFILE 1.0.%c, the "
 		    "original's 1.0.%c", rv, ov);
 	if (red.w.idsize != orig.w.idsize)
-		bad(&red, MAGIC_LEN + 2, "identifier size %u, the original's "
+		walk_dump_bad(&red, MAGIC_LEN + 2, "identifier size %u, the original's "
 		    "%u", red.w.idsize, orig.w.idsize);
 }
 
@@ -1320,10 +1262,10 @@ static void records(int names)
 		if (!ho && !hr)
 			return;
 		if (!hr)
-			bad(&red, red.f.size, "records end; the original has "
+			walk_dump_bad(&red, red.f.size, "records end; the original has "
 			    "record 0x%02X at offset %llu", o.tag, ull(o.off));
 		if (!ho)
-			bad(&red, r.off, "record 0x%02X, the original has no "
+			walk_dump_bad(&red, r.off, "record 0x%02X, the original has no "
 			    "more", r.tag);
 		/* the length is in the header: one that differs is a byte
 		   that differs before either body ends */
@@ -1333,7 +1275,7 @@ static void records(int names)
 			n = 9 + orig.w.idsize;
 		uint64_t i = differs(orig.w.b + o.off, red.w.b + r.off, n);
 		if (i < n)
-			bad(&red, r.off + i, "record 0x%02X differs from the "
+			walk_dump_bad(&red, r.off + i, "record 0x%02X differs from the "
 			    "original's at offset %llu", r.tag, ull(o.off));
 		if (text)
 			name_text(&o, &r);
@@ -1354,14 +1296,14 @@ static void heap(struct tally *t, uint64_t allowed)
 		if (!ho && !hr)
 			return;
 		if (!hr)
-			bad(&red, red.f.size, "heap sub-records end; the "
+			walk_dump_bad(&red, red.f.size, "heap sub-records end; the "
 			    "original has 0x%02X at offset %llu", o.tag,
 			    ull(o.off));
 		if (!ho)
-			bad(&red, r.off, "heap sub-record 0x%02X, the original "
+			walk_dump_bad(&red, r.off, "heap sub-record 0x%02X, the original "
 			    "has no more", r.tag);
 		if (sub_record(&o, &r, t, allowed, &e))
-			bad(&red, e.off, "%s", e.what);
+			walk_dump_bad(&red, e.off, "%s", e.what);
 	}
 }
 
@@ -1406,26 +1348,22 @@ int main(int argc, char **argv)
 			map_path = argv[++i];
 		else if (!strncmp(a, "--names=", 8) && a[8])
 			map_path = a + 8;
-		else if (a[0] == '-' && a[1])
-			usage();
-		else if (nfiles < 2)
-			files[nfiles++] = a;
-		else
+		else if (!walk_operand(files, &nfiles, a))
 			usage();
 	}
 	if (nfiles != 2)
 		usage();
 
 	/* ORIGINAL's faults are not the product's: exit 2, not 1 */
-	load(&orig, files[0], 2);
-	load(&red, files[1], 1);
+	walk_dump_load(&orig, "redactcheck", files[0], 2);
+	walk_dump_load(&red, "redactcheck", files[1], 1);
 	if (map_path)
-		load(&map, map_path, 1);
-	read_header(&orig);
-	read_header(&red);
+		walk_dump_load(&map, "redactcheck", map_path, 1);
+	walk_dump_header(&orig, 0);
+	walk_dump_header(&red, 0);
 	header();
 	if (map_path) {
-		read_header(&map);
+		walk_dump_header(&map, 0);
 		map_header();
 	}
 	index_orig();
@@ -1434,7 +1372,7 @@ int main(int argc, char **argv)
 		map_end();
 	heap(&t, allowed);
 	if (t.withheld + t.could < allowed)
-		bad(&red, red.f.size, "--withheld %llu, but %llu instances had "
+		walk_dump_bad(&red, red.f.size, "--withheld %llu, but %llu instances had "
 		    "a reference zeroed or an unknown layout, and %llu more "
 		    "were all zero before a class dump of their layout",
 		    ull(allowed), ull(t.withheld), ull(t.could));
@@ -1453,7 +1391,7 @@ int main(int argc, char **argv)
 		       ull(names_tokenized), ull(names_kept));
 	putchar('\n');
 	if (fflush(stdout) != 0)
-		die_sys("stdout");
+		walk_die_sys("redactcheck", "stdout");
 	walk_unload(&orig.f);
 	walk_unload(&red.f);
 	if (map_path)

@@ -126,16 +126,15 @@ static void *xmalloc(size_t n)
 	return p;
 }
 
-/* ---- seeded PRNG (splitmix64) ---- */
+#include "shimdrive.h"
+
+/* ---- seeded pieces (tests/shimdrive.h) ---- */
 
 static uint64_t g_rng;
 
 static uint64_t rnd(void)
 {
-	uint64_t z = (g_rng += 0x9e3779b97f4a7c15ull);
-	z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
-	z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
-	return z ^ (z >> 31);
+	return sd_rand(&g_rng);
 }
 
 static size_t rnd_range(size_t lo, size_t hi) /* inclusive */
@@ -147,10 +146,7 @@ static size_t rnd_range(size_t lo, size_t hi) /* inclusive */
  * left. */
 static size_t rnd_piece(size_t left)
 {
-	unsigned r = (unsigned)(rnd() % 10);
-	size_t n = r < 4 ? rnd_range(1, 16)
-	         : r < 7 ? rnd_range(17, 4096) : rnd_range(4097, 65536);
-	return n < left ? n : left;
+	return sd_piece(&g_rng, left);
 }
 
 /* ---- plain I/O helpers ---- */
@@ -167,20 +163,6 @@ static size_t moved(ssize_t r, const char *name)
 	if (r <= 0)
 		die(name);
 	return (size_t)r;
-}
-
-/* write() until done: retry on EINTR and short writes, as HotSpot's
- * os::write (RESTARTABLE) + write loops and ART's WriteFully
- * (TEMP_FAILURE_RETRY) do. A 0 return is an error (JDK 17 write_buf). */
-static void write_all(int fd, const void *buf, size_t len)
-{
-	const unsigned char *p = buf;
-	while (len > 0) {
-		size_t n = len > 0x7ffff000u ? 0x7ffff000u : len;
-		size_t w = moved(write(fd, p, n), "write");
-		p += w;
-		len -= w;
-	}
 }
 
 static void xclose(int fd)
@@ -277,7 +259,7 @@ static void wb_init(struct wbuf *w, int fd, size_t size)
 static void wb_flush(struct wbuf *w)
 {
 	if (w->pos > 0) {
-		write_all(w->fd, w->buf, w->pos);
+		sd_write_all(w->fd, w->buf, w->pos);
 		w->pos = 0;
 	}
 }
@@ -347,7 +329,7 @@ static void mode_random(const unsigned char *d, size_t len, const char *out)
 	int fd = create_out(out);
 	for (size_t off = 0, n; off < len; off += n) {
 		n = rnd_piece(len - off);
-		write_all(fd, d + off, n);
+		sd_write_all(fd, d + off, n);
 	}
 	xclose(fd);
 }
@@ -396,7 +378,7 @@ static void *tw_main(void *argp)
 
 		size_t off = i * (size_t)MIB;
 		size_t n = s->len - off < MIB ? s->len - off : MIB;
-		write_all(s->fd, s->d + off, n);
+		sd_write_all(s->fd, s->d + off, n);
 
 		if ((errno = pthread_mutex_lock(&s->mu)) != 0)
 			die("pthread_mutex_lock");
@@ -480,7 +462,7 @@ static void j8_raw(struct wbuf *w, const unsigned char *s, size_t len)
 	if (w->pos + len >= w->size)
 		wb_flush(w);
 	if (len >= w->size) {
-		write_all(w->fd, s, len);
+		sd_write_all(w->fd, s, len);
 	} else {
 		memcpy(w->buf + w->pos, s, len);
 		w->pos += len;
@@ -836,10 +818,10 @@ static void mode_art(struct hprof *h, const char *out, int cloexec, int fail)
 	}
 	xclose(fd);
 
-	write_all(fd2, h->d, h->hdr_len);
+	sd_write_all(fd2, h->d, h->hdr_len);
 	size_t n = fail ? h->nrec / 2 : h->nrec;
 	for (size_t i = 0; i < n; i++)
-		write_all(fd2, h->d + h->recs[i].off, h->recs[i].len);
+		sd_write_all(fd2, h->d + h->recs[i].off, h->recs[i].len);
 	if (fail && ftruncate64(fd2, 0) != 0)  /* FdFile::Erase */
 		die("ftruncate64");
 	while (fdatasync(fd2) != 0) {
@@ -920,7 +902,7 @@ static void mode_bytes(const unsigned char *d, size_t len, const char *out)
 {
 	int fd = create_out(out);
 	for (size_t i = 0; i < len; i++)
-		write_all(fd, d + i, 1);
+		sd_write_all(fd, d + i, 1);
 	xclose(fd);
 }
 
@@ -938,7 +920,7 @@ static void mode_setlength(const unsigned char *d, size_t len, const char *out)
 	if (ftruncate(fd, 0) != 0)
 		die("ftruncate");
 	for (size_t off = 0; off < len; off += 65536)
-		write_all(fd, d + off, len - off < 65536 ? len - off : 65536);
+		sd_write_all(fd, d + off, len - off < 65536 ? len - off : 65536);
 	xclose(fd);
 }
 

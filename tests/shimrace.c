@@ -93,29 +93,15 @@ static void die(const char *what)
 	exit(2);
 }
 
+/* seeded pieces, whole files (sd_*) */
+#include "shimdrive.h"
+
 #ifdef SHIMRACE_LIB
 /* ---- the library: shared helpers, and the early threads ------------------ */
 
 static unsigned char *in_d;
 static size_t in_len;
 static char dir[512];
-
-static uint64_t rng(uint64_t *s)
-{
-	uint64_t z = (*s += 0x9e3779b97f4a7c15ull);
-	z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
-	z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
-	return z ^ (z >> 31);
-}
-
-/* a piece's size: many tiny ones, some of pages, a few large */
-static size_t piece(uint64_t *s, size_t left)
-{
-	unsigned r = (unsigned)(rng(s) % 10);
-	size_t n = r < 4 ? 1 + rng(s) % 16 : r < 8 ? 17 + rng(s) % 4080
-	                                          : 4097 + rng(s) % 61440;
-	return n < left ? n : left;
-}
 
 /* IN, read with raw system calls: the early threads start before the
  * shim's constructor, and nothing of the shim may run before they do */
@@ -199,7 +185,7 @@ static void put_all(int fd, enum how how, const unsigned char *d, size_t from,
                     size_t len, int src, uint64_t seed)
 {
 	while (from < len) {
-		size_t n = piece(&seed, len - from);
+		size_t n = sd_piece(&seed, len - from);
 		/* the header in one call, as writers do: sniffing looks at
 		 * the first write's first 17 bytes */
 		if (!from && n < 64)
@@ -482,10 +468,6 @@ void shimrace_put_all(int fd, int how, const unsigned char *d, size_t from,
 	put_all(fd, (enum how)how, d, from, len, src, seed);
 }
 
-size_t shimrace_piece(uint64_t *s, size_t left)
-{
-	return piece(s, left);
-}
 
 #else
 /* ---- the program -------------------------------------------------------- */
@@ -494,7 +476,6 @@ int shimrace_early_join(void);
 const unsigned char *shimrace_pattern(size_t *len);
 void shimrace_put_all(int fd, int how, const unsigned char *d, size_t from,
                       size_t len, int src, uint64_t seed);
-size_t shimrace_piece(uint64_t *s, size_t left);
 extern int shimrace_failures;
 
 /* the library's enum how */
@@ -504,51 +485,6 @@ enum { W_WRITE, W_WRITEV, W_PWRITE, W_PWRITE64, W_PWRITEV, W_PWRITEV64,
 static unsigned char *in_d, *exp_d;
 static size_t in_len, exp_len;
 static const char *dir, *in_path;
-
-static unsigned char *slurp(const char *path, size_t *len)
-{
-	int fd = open(path, O_RDONLY | O_CLOEXEC);
-	struct stat sb;
-	unsigned char *d;
-	size_t got = 0;
-
-	if (fd < 0 || fstat(fd, &sb))
-		die(path);
-	d = malloc((size_t)sb.st_size + 1);
-	if (!d)
-		die("malloc");
-	while (got < (size_t)sb.st_size) {
-		ssize_t r = read(fd, d + got, (size_t)sb.st_size - got);
-		if (r <= 0)
-			die("read");
-		got += (size_t)r;
-	}
-	close(fd);
-	*len = got;
-	return d;
-}
-
-static char *path_in(const char *name)
-{
-	size_t n = strlen(dir) + strlen(name) + 2;
-	char *p = malloc(n);
-
-	if (!p)
-		die("malloc");
-	snprintf(p, n, "%s/%s", dir, name);
-	return p;
-}
-
-/* 0 if the file holds exactly d[0, len) */
-static int same_file(const char *path, const void *d, size_t len)
-{
-	size_t n;
-	unsigned char *f = slurp(path, &n);
-	int r = n == len && !memcmp(f, d, len);
-
-	free(f);
-	return r ? 0 : -1;
-}
 
 /* ---- early ---------------------------------------------------------------- */
 
@@ -563,11 +499,11 @@ static void p_early(void)
 	for (k = 0; k < 29; k++) {
 		char *p;
 		snprintf(name, sizeof name, "e%d.%s", k, k < 14 ? "hprof" : "txt");
-		p = path_in(name);
+		p = sd_path_in(dir, name);
 		if (k < 14)
-			CHECK(!same_file(p, exp_d, exp_len), "%s is not EXP", p);
+			CHECK(!sd_same_file(p, exp_d, exp_len), "%s is not EXP", p);
 		else
-			CHECK(!same_file(p, pat, plen), "%s is not its bytes", p);
+			CHECK(!sd_same_file(p, pat, plen), "%s is not its bytes", p);
 		free(p);
 	}
 	printf("shimrace: early: %d threads\n", ok);
@@ -597,7 +533,7 @@ static void plain_job(const char *path, uint64_t seed)
 	shimrace_put_all(x, W_PWRITEV, pat, plen / 2, plen, -1, seed);
 	CHECK(lseek(fd, 0, SEEK_CUR) == (off_t)plen && errno == KEEP, "lseek");
 	CHECK(close(x) == 0 && close(fd) == 0 && errno == KEEP, "close");
-	CHECK(!same_file(path, pat, plen), "%s is not its bytes", path);
+	CHECK(!sd_same_file(path, pat, plen), "%s is not its bytes", path);
 }
 
 /* a dump: job picks the open and write calls */
@@ -625,7 +561,7 @@ static void dump_job(const char *path, unsigned job, uint64_t seed)
 	CHECK(close(fd) == 0 && errno == KEEP, "close %s", path);
 	if (src >= 0)
 		close(src);
-	CHECK(!same_file(path, exp_d, exp_len), "%s is not EXP", path);
+	CHECK(!sd_same_file(path, exp_d, exp_len), "%s is not EXP", path);
 }
 
 static void *mixed_main(void *arg)
@@ -637,7 +573,7 @@ static void *mixed_main(void *arg)
 		unsigned job = t * 7 + r * 3;
 		snprintf(name, sizeof name, "m%u-%u.%s", t, r,
 		         job % 4 == 3 ? "txt" : "hprof");
-		p = path_in(name);
+		p = sd_path_in(dir, name);
 		pthread_barrier_wait(&mixed_bar);
 		if (job % 4 == 3)
 			plain_job(p, job);
@@ -752,9 +688,9 @@ static void p_segments(int exact)
 		CHECK(0, "IN has no heap records to make segments of");
 		return;
 	}
-	sg.main = path_in("seg.hprof");
-	sg.seg[0] = path_in("seg.hprof.p0");
-	sg.seg[1] = path_in("seg.hprof.p1");
+	sg.main = sd_path_in(dir, "seg.hprof");
+	sg.seg[0] = sd_path_in(dir, "seg.hprof.p0");
+	sg.seg[1] = sd_path_in(dir, "seg.hprof.p1");
 	sg.fd = open(sg.main, O_WRONLY | O_CREAT | O_TRUNC, 0600);
 	if (sg.fd < 0)
 		die(sg.main);
@@ -781,7 +717,7 @@ static void p_segments(int exact)
 	shimrace_put_all(sg.fd, W_WRITE, in_d, heap_end, in_len, -1, 9);
 	CHECK(close(sg.fd) == 0, "close %s", sg.main);
 	if (exact)
-		CHECK(!same_file(sg.main, exp_d, exp_len), "%s is not EXP", sg.main);
+		CHECK(!sd_same_file(sg.main, exp_d, exp_len), "%s is not EXP", sg.main);
 	printf("shimrace: segments: ok\n");
 	for (i = 0; i < 2; i++)
 		free(sg.seg[i]);
@@ -844,7 +780,7 @@ static void *sig_writer(void *arg)
 			CHECK(lseek(sig.d, 0, SEEK_SET) == 0, "lseek");
 		}
 		while (off < in_len) {
-			size_t n = 1 + shimrace_piece(&seed, 64) % 64;
+			size_t n = 1 + sd_piece(&seed, 64) % 64;
 			ssize_t r;
 			if (n > in_len - off)
 				n = in_len - off;
@@ -863,8 +799,8 @@ static void *sig_writer(void *arg)
 static void p_signal(void)
 {
 	struct sigaction sa;
-	char *pd = path_in("sig-d.hprof"), *ph = path_in("sig-h.hprof");
-	char *pp = path_in("sig.txt");
+	char *pd = sd_path_in(dir, "sig-d.hprof"), *ph = sd_path_in(dir, "sig-h.hprof");
+	char *pp = sd_path_in(dir, "sig.txt");
 	unsigned sent = 0;
 	size_t i;
 
@@ -899,11 +835,11 @@ static void p_signal(void)
 	}
 	CHECK(close(sig.d) == 0 && close(sig.h) == 0 && close(sig.plain) == 0,
 	      "close");
-	CHECK(!same_file(pd, exp_d, exp_len), "%s is not EXP", pd);
-	CHECK(!same_file(ph, exp_d, exp_len), "%s is not EXP", ph);
+	CHECK(!sd_same_file(pd, exp_d, exp_len), "%s is not EXP", pd);
+	CHECK(!sd_same_file(ph, exp_d, exp_len), "%s is not EXP", ph);
 	{
 		size_t n;
-		unsigned char *f = slurp(pp, &n);
+		unsigned char *f = sd_slurp(pp, &n);
 		for (i = 0; i + 8 <= n && !memcmp(f + i, "handler\n", 8); i += 8)
 			;
 		CHECK(i == n && n == 8 * (size_t)sig.plain_ok,
@@ -932,8 +868,8 @@ int main(int argc, char **argv)
 	dir = argv[3];
 	if (argc > 4)
 		rounds = atoi(argv[4]);
-	in_d = slurp(argv[1], &in_len);
-	exp_d = slurp(argv[2], &exp_len);
+	in_d = sd_slurp(argv[1], &in_len);
+	exp_d = sd_slurp(argv[2], &exp_len);
 	p_early();
 	p_mixed();
 	p_segments(getenv("SHIMRACE_SEGMENTS_EXACT") != NULL);

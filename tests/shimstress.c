@@ -96,6 +96,13 @@ static volatile int vflags_wr = O_WRONLY | O_TRUNC;
 		}                                                          \
 	} while (0)
 
+/* call fails with errno err (set to 0 before it), as without the shim */
+#define FAILS(call, err, ...)                                               \
+	do {                                                                \
+		errno = 0;                                                  \
+		CHECK((call) == -1 && errno == (err), __VA_ARGS__);         \
+	} while (0)
+
 static void die(const char *what)
 {
 	fprintf(stderr, "shimstress: %s: %s: %s\n", test, what, strerror(errno));
@@ -104,86 +111,17 @@ static void die(const char *what)
 
 /* ---- helpers ----------------------------------------------------------- */
 
-static uint64_t rng_next(uint64_t *s)
-{
-	uint64_t z = (*s += 0x9e3779b97f4a7c15ull);
-	z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
-	z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
-	return z ^ (z >> 31);
-}
-
-static size_t piece(uint64_t *s)
-{
-	unsigned r = (unsigned)(rng_next(s) % 10);
-	if (r < 4)
-		return 1 + rng_next(s) % 16;
-	if (r < 7)
-		return 17 + rng_next(s) % 4080;
-	return 4097 + rng_next(s) % 61440;
-}
-
-static unsigned char *slurp(const char *path, size_t *len)
-{
-	int fd = open(path, O_RDONLY | O_CLOEXEC);
-	struct stat sb;
-	unsigned char *d;
-	size_t got = 0;
-
-	if (fd < 0)
-		die(path);
-	if (fstat(fd, &sb))
-		die("fstat");
-	d = malloc((size_t)sb.st_size + 1);
-	if (!d)
-		die("malloc");
-	while (got < (size_t)sb.st_size) {
-		ssize_t r = read(fd, d + got, (size_t)sb.st_size - got);
-		if (r < 0 && errno == EINTR)
-			continue;
-		if (r <= 0)
-			die("read");
-		got += (size_t)r;
-	}
-	close(fd);
-	*len = got;
-	return d;
-}
-
-static void write_all(int fd, const void *buf, size_t len)
-{
-	const unsigned char *p = buf;
-	while (len) {
-		ssize_t w = write(fd, p, len);
-		if (w < 0 && errno == EINTR)
-			continue;
-		if (w <= 0)
-			die("write");
-		p += w;
-		len -= (size_t)w;
-	}
-}
+#include "shimdrive.h"
 
 /* d[from, to) in random pieces */
 static void write_pieces(int fd, const unsigned char *d, size_t from,
                          size_t to, uint64_t *seed)
 {
 	while (from < to) {
-		size_t n = piece(seed);
-		if (n > to - from)
-			n = to - from;
-		write_all(fd, d + from, n);
+		size_t n = sd_piece(seed, to - from);
+		sd_write_all(fd, d + from, n);
 		from += n;
 	}
-}
-
-static char *path_in(const char *name)
-{
-	size_t n = strlen(dir) + strlen(name) + 2;
-	char *p = malloc(n);
-	if (!p)
-		die("malloc");
-	snprintf(p, n, "%s/%s", dir, name);
-	return p;
 }
 
 static int open_new(const char *path)
@@ -194,19 +132,9 @@ static int open_new(const char *path)
 	return fd;
 }
 
-/* 0 if the file holds exactly d[0, len) */
-static int same_file(const char *path, const void *d, size_t len)
-{
-	size_t n;
-	unsigned char *f = slurp(path, &n);
-	int r = n == len && !memcmp(f, d, len);
-	free(f);
-	return r ? 0 : -1;
-}
-
 static void check_exp(const char *path)
 {
-	CHECK(!same_file(path, exp_d, exp_len), "%s is not the expected dump",
+	CHECK(!sd_same_file(path, exp_d, exp_len), "%s is not the expected dump",
 	      path);
 }
 
@@ -229,10 +157,8 @@ static void *tw_main(void *arg)
 			pthread_mutex_unlock(&tw.mu);
 			return NULL;
 		}
-		n = piece(&tw.seed);
-		if (n > in_len - tw.off)
-			n = in_len - tw.off;
-		write_all(tw.fd, in_d + tw.off, n);
+		n = sd_piece(&tw.seed, in_len - tw.off);
+		sd_write_all(tw.fd, in_d + tw.off, n);
 		tw.off += n;
 		pthread_mutex_unlock(&tw.mu);
 		if (tw.seed % 3 == 0)
@@ -243,7 +169,7 @@ static void *tw_main(void *arg)
 static void t_threads(void)
 {
 	pthread_t t[8];
-	char *p = path_in("threads.hprof");
+	char *p = sd_path_in(dir, "threads.hprof");
 	int i;
 
 	tw.fd = open_new(p);
@@ -293,7 +219,7 @@ static void t_concurrent(int n)
 	pthread_barrier_init(&bar, NULL, (unsigned)n);
 	for (i = 0; i < n; i++) {
 		snprintf(name, sizeof name, "c%d.hprof", i);
-		j[i].path = path_in(name);
+		j[i].path = sd_path_in(dir, name);
 		j[i].seed = (uint64_t)i * 7919 + 1;
 		if ((errno = pthread_create(&t[i], NULL, c_main, &j[i])))
 			die("pthread_create");
@@ -301,9 +227,9 @@ static void t_concurrent(int n)
 	for (i = 0; i < n; i++)
 		pthread_join(t[i], NULL);
 	for (i = 0; i < n; i++) {
-		if (!same_file(j[i].path, exp_d, exp_len))
+		if (!sd_same_file(j[i].path, exp_d, exp_len))
 			nexp++;
-		else if (!same_file(j[i].path, in_d, in_len))
+		else if (!sd_same_file(j[i].path, in_d, in_len))
 			nin++;
 		else
 			CHECK(0, "%s is neither stripped nor the input", j[i].path);
@@ -339,14 +265,12 @@ static void *fw_main(void *arg)
 	size_t off = 0;
 	(void)arg;
 	while (off < in_len) {
-		size_t n = piece(&seed);
-		if (n > in_len - off)
-			n = in_len - off;
+		size_t n = sd_piece(&seed, in_len - off);
 		if (off < in_len / 3 && off + n > in_len / 3)
 			n = in_len / 3 - off;
 		if (off < in_len / 2 && off + n > in_len / 2)
 			n = in_len / 2 - off;
-		write_all(fw.fd, in_d + off, n);
+		sd_write_all(fw.fd, in_d + off, n);
 		off += n;
 		__atomic_store_n(&fw.done, off, __ATOMIC_RELEASE);
 		gate(off, in_len / 3, 1);
@@ -366,8 +290,9 @@ static void *busy_main(void *arg)
 
 static void t_fork(void)
 {
-	char *pa = path_in("parent.hprof"), *pb = path_in("child.hprof");
-	char *pc = path_in("busy.hprof");
+	char *pa = sd_path_in(dir, "parent.hprof");
+	char *pb = sd_path_in(dir, "child.hprof");
+	char *pc = sd_path_in(dir, "busy.hprof");
 	pthread_t t, busy;
 	pid_t pid;
 	int st, go[2], back[2];
@@ -376,9 +301,9 @@ static void t_fork(void)
 	/* over an old, longer file, truncated: a wrong end in the child (a
 	 * length patch, a cut at its own idea of the end) would show */
 	{
-		char *old = path_in("parent.old");
+		char *old = sd_path_in(dir, "parent.old");
 		fw.fd = open_new(old);
-		write_all(fw.fd, in_d, in_len);
+		sd_write_all(fw.fd, in_d, in_len);
 		close(fw.fd);
 		if (rename(old, pa))
 			die("rename");
@@ -443,7 +368,7 @@ static void t_fork(void)
 
 static void t_vfork(void)
 {
-	char *pa = path_in("vfork.hprof");
+	char *pa = sd_path_in(dir, "vfork.hprof");
 	uint64_t seed = 3;
 	int fd = open_new(pa), st;
 	pid_t pid;
@@ -476,18 +401,18 @@ static void plain_data(int fd, const char *path)
 
 	for (i = 0; i < sizeof buf; i++)
 		buf[i] = (unsigned char)(i * 31 + 7);
-	write_all(fd, buf, 1000);
+	sd_write_all(fd, buf, 1000);
 	CHECK(pwrite(fd, buf + 1000, 1000, 1000) == 1000, "pwrite");
 	CHECK(lseek(fd, 0, SEEK_CUR) == 1000, "real offset: %lld",
 	      (long long)lseek(fd, 0, SEEK_CUR));
 	CHECK(lseek(fd, 2000, SEEK_SET) == 2000, "lseek");
-	write_all(fd, buf + 2000, 1000);
-	CHECK(!same_file(path, buf, sizeof buf), "%s was changed", path);
+	sd_write_all(fd, buf + 2000, 1000);
+	CHECK(!sd_same_file(path, buf, sizeof buf), "%s was changed", path);
 }
 
 static void t_reuse(void)
 {
-	char *pa = path_in("reuse.hprof"), *pb = path_in("reuse.bin");
+	char *pa = sd_path_in(dir, "reuse.hprof"), *pb = sd_path_in(dir, "reuse.bin");
 	char name[32];
 	uint64_t seed = 11;
 	int fa, fb, i;
@@ -505,7 +430,7 @@ static void t_reuse(void)
 	/* closed behind the shim's back, many times */
 	for (i = 0; i < 20; i++) {
 		snprintf(name, sizeof name, "lost%d.hprof", i);
-		char *pl = path_in(name);
+		char *pl = sd_path_in(dir, name);
 		fa = open_new(pl);
 		write_pieces(fa, in_d, 0, in_len / 2, &seed);
 		if (syscall(SYS_close, fa))
@@ -539,8 +464,9 @@ static void t_reuse(void)
 
 static void t_dup2(void)
 {
-	char *pa = path_in("dup-a.hprof"), *pb = path_in("dup-b.hprof");
-	char *po = path_in("dup-o.bin");
+	char *pa = sd_path_in(dir, "dup-a.hprof");
+	char *pb = sd_path_in(dir, "dup-b.hprof");
+	char *po = sd_path_in(dir, "dup-o.bin");
 	uint64_t seed = 21;
 	int a, b, o, x;
 
@@ -600,7 +526,7 @@ static volatile int vminus1 = -1;
  * below (run it over libfaultinject.so with FAULT=eintr or short). */
 static void t_keeperrno(const char *arg)
 {
-	char *pa = path_in("keep.hprof");
+	char *pa = sd_path_in(dir, "keep.hprof");
 	uint64_t seed = 37;
 	size_t off = 0;
 	int a, i = 0;
@@ -616,7 +542,7 @@ static void t_keeperrno(const char *arg)
 		die(pa);
 
 	while (off < in_len) {
-		size_t n = piece(&seed);
+		size_t n = sd_piece(&seed, SIZE_MAX);
 		struct iovec v[2];
 		if (!off && n < 64)
 			n = 64;
@@ -652,7 +578,8 @@ static void t_keeperrno(const char *arg)
 
 static void t_errno(void)
 {
-	char *pa = path_in("errno.hprof"), *pn = path_in("nodir/x.hprof");
+	char *pa = sd_path_in(dir, "errno.hprof");
+	char *pn = sd_path_in(dir, "nodir/x.hprof");
 	struct iovec iov[2];
 	uint64_t seed = 31;
 	char b[16] = "0123456789abcdef";
@@ -662,29 +589,20 @@ static void t_errno(void)
 	/* a number that is surely not open */
 	bad = 900;
 	close(bad);
-	errno = 0;
-	CHECK(write(bad, b, 4) == -1 && errno == EBADF, "write EBADF: %d", errno);
-	errno = 0;
-	CHECK(pwrite(bad, b, 4, 0) == -1 && errno == EBADF, "pwrite EBADF");
+	FAILS(write(bad, b, 4), EBADF, "write EBADF: %d", errno);
+	FAILS(pwrite(bad, b, 4, 0), EBADF, "pwrite EBADF");
 	iov[0].iov_base = b;
 	iov[0].iov_len = 4;
-	errno = 0;
-	CHECK(writev(bad, iov, 1) == -1 && errno == EBADF, "writev EBADF");
-	errno = 0;
-	CHECK(lseek(bad, 0, SEEK_CUR) == -1 && errno == EBADF, "lseek EBADF");
-	errno = 0;
-	CHECK(close(bad) == -1 && errno == EBADF, "close EBADF");
-	errno = 0;
-	CHECK(dup2(bad, 901) == -1 && errno == EBADF, "dup2 EBADF");
-	errno = 0;
-	CHECK(dup(bad) == -1 && errno == EBADF, "dup EBADF");
-	errno = 0;
-	CHECK(fcntl(bad, F_GETFL) == -1 && errno == EBADF, "fcntl EBADF");
-	errno = 0;
-	CHECK(ftruncate(bad, 0) == -1 && errno == EBADF, "ftruncate EBADF");
-	errno = 0;
-	CHECK(open(pn, O_WRONLY | O_CREAT | O_TRUNC, 0600) == -1 &&
-	      errno == ENOENT, "open ENOENT");
+	FAILS(writev(bad, iov, 1), EBADF, "writev EBADF");
+	FAILS(lseek(bad, 0, SEEK_CUR), EBADF, "lseek EBADF");
+	FAILS(close(bad), EBADF, "close EBADF");
+	FAILS(dup2(bad, 901), EBADF, "dup2 EBADF");
+	FAILS(dup(bad), EBADF, "dup EBADF");
+	FAILS(fcntl(bad, F_GETFL), EBADF, "fcntl EBADF");
+	FAILS(ftruncate(bad, 0), EBADF, "ftruncate EBADF");
+	FAILS(open(pn, O_WRONLY | O_CREAT | O_TRUNC, 0600),
+	      ENOENT, "open ENOENT");
+	free(pn);
 
 	/* successful calls on a tracked dump leave errno alone */
 	errno = KEEP;
@@ -707,24 +625,16 @@ static void t_errno(void)
 	errno = KEEP;
 	CHECK(writev(a, iov, 2) == 50 && errno == KEEP, "writev");
 	/* failures on the tracked dump: what the kernel says */
-	errno = 0;
-	CHECK(lseek(a, -5, SEEK_SET) == -1 && errno == EINVAL, "lseek EINVAL");
-	errno = 0;
-	CHECK(lseek(a, 0, 77) == -1 && errno == EINVAL, "lseek whence EINVAL");
-	errno = 0;
-	CHECK(pwrite(a, b, 4, -1) == -1 && errno == EINVAL, "pwrite EINVAL");
-	errno = 0;
-	CHECK(write(a, nullbuf, 10) == -1 && errno == EFAULT, "write EFAULT: %d", errno);
-	errno = 0;
-	CHECK(write(1000 + a, nullbuf, 10) == -1 && errno == EBADF, "write EBADF");
-	errno = 0;
-	CHECK(pwrite(a, nullbuf, 10, 0) == -1 && errno == EFAULT, "pwrite EFAULT");
+	FAILS(lseek(a, -5, SEEK_SET), EINVAL, "lseek EINVAL");
+	FAILS(lseek(a, 0, 77), EINVAL, "lseek whence EINVAL");
+	FAILS(pwrite(a, b, 4, -1), EINVAL, "pwrite EINVAL");
+	FAILS(write(a, nullbuf, 10), EFAULT, "write EFAULT: %d", errno);
+	FAILS(write(1000 + a, nullbuf, 10), EBADF, "write EBADF");
+	FAILS(pwrite(a, nullbuf, 10, 0), EFAULT, "pwrite EFAULT");
 	iov[0].iov_base = nullbuf;
 	iov[0].iov_len = 10;
-	errno = 0;
-	CHECK(writev(a, iov, 1) == -1 && errno == EFAULT, "writev EFAULT");
-	errno = 0;
-	CHECK(writev(a, iov, vminus1) == -1 && errno == EINVAL, "writev EINVAL");
+	FAILS(writev(a, iov, 1), EFAULT, "writev EFAULT");
+	FAILS(writev(a, iov, vminus1), EINVAL, "writev EINVAL");
 	errno = KEEP;
 	CHECK(fcntl(a, F_GETFL) >= 0 && errno == KEEP, "fcntl");
 	write_pieces(a, in_d, 250, in_len, &seed);
@@ -732,23 +642,20 @@ static void t_errno(void)
 	CHECK(close(a) == 0 && errno == KEEP, "close: errno %d", errno);
 	check_exp(pa);
 	free(pa);
-	free(pn);
 }
 
 /* ---- lseek ---------------------------------------------------------------- */
 
 static void t_lseek(void)
 {
-	char *pa = path_in("lseek.hprof");
 	uint64_t seed = 41;
+	char *pa = sd_path_in(dir, "lseek.hprof");
 	size_t off = 0, k;
 	int a = open_new(pa), i;
 
 	CHECK(lseek(a, 0, SEEK_CUR) == 0, "start");
 	for (i = 0; off < in_len; i++) {
-		size_t n = piece(&seed);
-		if (n > in_len - off)
-			n = in_len - off;
+		size_t n = sd_piece(&seed, in_len - off);
 		if (i % 3 == 2) {
 			/* positional: the file position stays */
 			CHECK(pwrite(a, in_d + off, n, (off_t)off) == (ssize_t)n,
@@ -757,7 +664,7 @@ static void t_lseek(void)
 			      "the position");
 			CHECK(lseek(a, 0, SEEK_END) == (off_t)(off + n), "end");
 		} else {
-			write_all(a, in_d + off, n);
+			sd_write_all(a, in_d + off, n);
 		}
 		off += n;
 		CHECK(lseek(a, 0, SEEK_CUR) == (off_t)off, "SEEK_CUR %lld != %zu",
@@ -781,7 +688,7 @@ static void t_write(const char *arg)
 {
 	const char *name = strchr(arg, ':') ? strchr(arg, ':') + 1 : arg;
 	char how[32] = "open";
-	char *p = path_in(name), *plus;
+	char *p = sd_path_in(dir, name), *plus;
 	uint64_t seed = 51;
 	size_t off = 0;
 	int fd = -1, dfd;
@@ -819,7 +726,7 @@ static void t_write(const char *arg)
 	if (fd < 0)
 		die(p);
 	while (off < in_len) {
-		size_t n = piece(&seed);
+		size_t n = sd_piece(&seed, SIZE_MAX);
 		if (!off && n < 64)
 			n = 64;  /* the header in one write, as writers do; a
 			            sniffer needs its first 17 bytes at once */
@@ -836,7 +743,7 @@ static void t_write(const char *arg)
 			v[1].iov_len = n - n / 2;
 			CHECK(writev(fd, v, 2) == (ssize_t)n, "writev");
 		} else {
-			write_all(fd, in_d + off, n);
+			sd_write_all(fd, in_d + off, n);
 		}
 		off += n;
 	}
@@ -850,8 +757,8 @@ static void t_write(const char *arg)
 
 static void t_plain(int magic)
 {
-	char *pa = path_in("a.txt"), *pb = path_in("b.bin"),
-	     *pc = path_in("c.hprof"), *pd = path_in("d.dat");
+	char *pa = sd_path_in(dir, "a.txt"), *pb = sd_path_in(dir, "b.bin"),
+	     *pc = sd_path_in(dir, "c.hprof"), *pd = sd_path_in(dir, "d.dat");
 	unsigned char buf[8192], back[8192];
 	struct iovec v[3];
 	off_t o;
@@ -867,7 +774,7 @@ static void t_plain(int magic)
 	a = open(pa, O_WRONLY | O_CREAT | O_TRUNC, 0644);
 	if (a < 0)
 		die(pa);
-	write_all(a, buf, 1000);
+	sd_write_all(a, buf, 1000);
 	CHECK(pwrite(a, buf + 1000, 1000, 1000) == 1000, "pwrite");
 	CHECK(lseek(a, 0, SEEK_CUR) == 1000, "offset");
 	CHECK(lseek(a, 0, SEEK_END) == 2000, "end");
@@ -883,25 +790,25 @@ static void t_plain(int magic)
 	CHECK(pwritev(a, v, 1, 3000) == 1000, "pwritev");
 	CHECK(ftruncate(a, 5000) == 0, "ftruncate");
 	CHECK(lseek(a, 4000, SEEK_SET) == 4000, "lseek");
-	write_all(a, buf + 4000, 1000);
+	sd_write_all(a, buf + 4000, 1000);
 	CHECK(fdatasync(a) == 0, "fdatasync");
 
 	/* creat, dup, dup2, dup3, fcntl dups, sendfile, copy_file_range */
 	b = creat(pb, 0644);
 	if (b < 0)
 		die(pb);
-	write_all(b, buf, 100);
+	sd_write_all(b, buf, 100);
 	x = dup(b);
-	write_all(x, buf + 100, 100);
+	sd_write_all(x, buf + 100, 100);
 	CHECK(dup2(x, 150) == 150, "dup2");
 	close(x);
-	write_all(150, buf + 200, 100);
+	sd_write_all(150, buf + 200, 100);
 	CHECK(dup3(150, 151, O_CLOEXEC) == 151, "dup3");
 	close(150);
 	x = fcntl(151, F_DUPFD_CLOEXEC, 160);
 	CHECK(x >= 160, "F_DUPFD_CLOEXEC");
 	close(151);
-	write_all(x, buf + 300, 100);
+	sd_write_all(x, buf + 300, 100);
 	o = 0;
 	c = open(pa, O_RDONLY);
 	CHECK(lseek(c, 400, SEEK_SET) == 400, "lseek");
@@ -922,8 +829,8 @@ static void t_plain(int magic)
 	c = open(pc, O_WRONLY | O_CREAT | O_APPEND, 0644);
 	if (c < 0)
 		die(pc);
-	write_all(c, buf, 3000);
-	write_all(c, buf + 3000, 2000);
+	sd_write_all(c, buf, 3000);
+	sd_write_all(c, buf + 3000, 2000);
 	close(c);
 	c = open(pc, O_RDONLY);
 	CHECK(read(c, back, 5000) == 5000 && !memcmp(back, buf, 5000), "read");
@@ -934,20 +841,20 @@ static void t_plain(int magic)
 	d = openat(dfd, "d.dat", O_WRONLY | O_CREAT | O_TRUNC, 0600);
 	if (d < 0)
 		die(pd);
-	write_all(d, buf, 10);
+	sd_write_all(d, buf, 10);
 	close(d);
 	d = openat(dfd, "d.dat", vflags_wr);
-	write_all(d, buf, 20);
+	sd_write_all(d, buf, 20);
 	close(d);
 	d = open(pd, vflags_wr);
-	write_all(d, buf, 30);
+	sd_write_all(d, buf, 30);
 	close(d);
 	close(dfd);
 
-	CHECK(!same_file(pa, buf, 5000), "a.txt changed");
-	CHECK(!same_file(pb, buf, 2000), "b.bin changed");
-	CHECK(!same_file(pc, buf, 5000), "c.hprof changed");
-	CHECK(!same_file(pd, buf, 30), "d.dat changed");
+	CHECK(!sd_same_file(pa, buf, 5000), "a.txt changed");
+	CHECK(!sd_same_file(pb, buf, 2000), "b.bin changed");
+	CHECK(!sd_same_file(pc, buf, 5000), "c.hprof changed");
+	CHECK(!sd_same_file(pd, buf, 30), "d.dat changed");
 	free(pa);
 	free(pb);
 	free(pc);
@@ -968,8 +875,8 @@ int main(int argc, char **argv)
 	dir = argv[4];
 	arg = argc > 5 ? argv[5] : NULL;
 	if (strcmp(test, "plain")) {
-		in_d = slurp(argv[2], &in_len);
-		exp_d = slurp(argv[3], &exp_len);
+		in_d = sd_slurp(argv[2], &in_len);
+		exp_d = sd_slurp(argv[3], &exp_len);
 	}
 	if (!strcmp(test, "threads"))
 		t_threads();

@@ -6,21 +6,19 @@
  * counters: arrays, objects, kept, the whole census) with the one-shot
  * output.
  *
- *   splitcheck [-r|-j|-a|-A] [-s SEED] [-n ROUNDS] [-p PREFIX] FILE
- *       -r restore mode, -j restore --jvm, -a restore --app-only,
- *       -A strip --app-only (with -k, -S, -O, -F too),
- *       -k strip keeping strings, streamed (fixed tables, hold-back),
- *       -R strip redacting values (HS_REDACT, fresh layout tables),
- *       -N ... and names (HS_REDACT_NAMES, a fixed key): the originals
- *          given are compared too,
+ *   splitcheck [MODE...] [-s SEED] [-n ROUNDS] [-p PREFIX] FILE
+ *       MODE: a mode's letter from the table of modes (tests/modes.tsv):
+ *       -r restore, -j restore --jvm, -a restore --app-only, -A strip
+ *       --app-only, -k strip keeping strings, streamed (fixed tables,
+ *       hold-back), -R strip redacting values (fresh layout tables), -N
+ *       ... and names (a fixed key: the originals given are compared
+ *       too), -S streamed output (segments, never a patch), -V --salvage;
+ *       several together
  *       -t SLOTS with -k or -R: tables of SLOTS slots (a power of 2 under
  *          8 is too small: the engine keeps none, or knows no layout);
  *          with -R the fast path's caches at their least too (one
  *          layout, HS_FLAT_SPANS patches)
- *       -S streamed output (HS_STREAM: segments, never a patch); with any
- *       of the others
- *       -V --salvage (HS_SALVAGE), -c CUT: only the first CUT bytes of
- *       FILE, a dump cut short there
+ *       -c CUT: only the first CUT bytes of FILE, a dump cut short there
  *   splitcheck -O [-s SEED] FILE
  *       JDK 8 replay at engine level: every heap record length is zeroed
  *       (the placeholder) and, once its body is fed, rewritten with
@@ -319,6 +317,45 @@ static unsigned char *load(const char *path, size_t *len)
 	return b;
 }
 
+/* The modes' letters, from the table of modes (tests/modes.tsv, written
+ * to $(BUILD)/modes.h by tests/modes.sh header) */
+static const struct mode {
+	char letter;
+	unsigned flags;
+	const char *name;
+} modes[] = {
+#define MODE(letter, flags, name) { letter, flags, name },
+#include "modes.h"
+#undef MODE
+};
+
+/* arg is -LETTER of a mode: its flags added to *fl, 1; else 0 */
+static int mode_flags(const char *arg, unsigned *fl)
+{
+	size_t i;
+
+	for (i = 0; i < sizeof modes / sizeof modes[0]; i++)
+		if (arg[0] == '-' && arg[1] == modes[i].letter && !arg[2]) {
+			*fl |= modes[i].flags;
+			return 1;
+		}
+	return 0;
+}
+
+static int usage(void)
+{
+	size_t i;
+
+	fprintf(stderr, "usage: splitcheck [MODE...] [-t SLOTS] [-O|-F OFF] "
+	        "[-V -c CUT] [-s SEED] [-n ROUNDS] [-p PREFIX] FILE\n"
+	        "       splitcheck [MODE...] -w FILE OUT\n"
+	        "MODE, from tests/modes.tsv:");
+	for (i = 0; i < sizeof modes / sizeof modes[0]; i++)
+		fprintf(stderr, " -%c %s", modes[i].letter, modes[i].name);
+	fprintf(stderr, "\n");
+	return 2;
+}
+
 int main(int argc, char **argv)
 {
 	unsigned long long seed = 1;
@@ -332,26 +369,10 @@ int main(int argc, char **argv)
 	static const size_t pieces[] = { 1, 2, 3, 7, 4096, 65536, 1 << 20 };
 
 	for (i = 1; i < argc; i++) {
-		if (!strcmp(argv[i], "-r"))
-			flags |= HS_RESTORE;
-		else if (!strcmp(argv[i], "-j"))
-			flags |= HS_RESTORE | HS_JVM;
-		else if (!strcmp(argv[i], "-a"))
-			flags |= HS_RESTORE | HS_JVM | HS_APP_ONLY;
-		else if (!strcmp(argv[i], "-A"))
-			flags |= HS_APP_ONLY;
-		else if (!strcmp(argv[i], "-S"))
-			flags |= HS_STREAM;
-		else if (!strcmp(argv[i], "-V"))
-			flags |= HS_SALVAGE;
+		if (mode_flags(argv[i], &flags))
+			;
 		else if (!strcmp(argv[i], "-c") && i + 1 < argc)
 			cut_at = atol(argv[++i]);
-		else if (!strcmp(argv[i], "-k"))
-			flags |= HS_KEEP_STRINGS;
-		else if (!strcmp(argv[i], "-R"))
-			flags |= HS_REDACT;
-		else if (!strcmp(argv[i], "-N"))
-			flags |= HS_REDACT | HS_REDACT_NAMES;
 		else if (!strcmp(argv[i], "-t") && i + 1 < argc &&
 		         (slots = (unsigned)atol(argv[++i])) <= HS_REDACT_CLASSES)
 			;
@@ -370,11 +391,8 @@ int main(int argc, char **argv)
 			write_to = argv[++i];
 		} else if (!path)
 			path = argv[i];
-		else {
-			fprintf(stderr, "usage: splitcheck [-r|-j|-a|-A|-k|-R|-N [-t SLOTS]|-S|-O|-F OFF] "
-			        "[-s SEED] [-n ROUNDS] [-p PREFIX] FILE\n");
-			return 2;
-		}
+		else
+			return usage();
 	}
 	if (!path) {
 		fprintf(stderr, "splitcheck: no file\n");

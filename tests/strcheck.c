@@ -58,33 +58,11 @@
 #define SHOW_VIOLATIONS 10 /* violations named on stderr */
 
 /* ------------------------------------------------------------------ */
-/* input                                                              */
-
-struct dump {
-	const char *name;
-	struct walk_file f;     /* the whole file */
-	struct walk w;          /* its walk: w.b, w.idsize ... */
-};
-
-static _Noreturn void die_sys(const char *name)
-{
-	fprintf(stderr, "strcheck: %s: %s\n", name, strerror(errno));
-	exit(2);
-}
-
-/* Input that does not parse: one line naming the offset, exit 2. */
-static _Noreturn void bad(const struct dump *d, uint64_t off,
-                          const char *what)
-{
-	fprintf(stderr, "strcheck: %s: offset %llu: %s\n", d->name,
-	        (unsigned long long)off, what);
-	exit(2);
-}
+/* input: struct walk_dump (tests/walk.h), exit 2 when it does not parse */
 
 static _Noreturn void oom(void)
 {
-	fprintf(stderr, "strcheck: out of memory\n");
-	exit(2);
+	walk_oom("strcheck");
 }
 
 static void *xrealloc(void *p, size_t n)
@@ -95,18 +73,7 @@ static void *xrealloc(void *p, size_t n)
 	return p;
 }
 
-/* The file, mapped; read whole when it cannot be (a pipe). */
-static void load(struct dump *d, const char *name)
-{
-	d->name = name;
-	if (walk_load(&d->f, name) == 0)
-		return;
-	if (errno == ENOMEM)
-		oom();
-	die_sys(name);
-}
-
-static uint64_t rd_id(const struct dump *d, uint64_t off)
+static uint64_t rd_id(const struct walk_dump *d, uint64_t off)
 {
 	return walk_id(&d->w, off);
 }
@@ -114,33 +81,15 @@ static uint64_t rd_id(const struct dump *d, uint64_t off)
 /* ------------------------------------------------------------------ */
 /* walking the records                                                */
 
-/* The walk of d found a problem: said in strcheck's words, at the byte
-   when a type is wrong, else at the record or sub-record it is in. */
-static void walk_bad(const struct dump *d)
-{
-	uint64_t at;
-	const char *what = walk_problem(&d->w, &at);
-
-	bad(d, at, what);
-}
-
-static void read_header(struct dump *d)
-{
-	if (d->f.size == 0)
-		bad(d, 0, "empty file: not an HPROF dump");
-	if (walk_header(&d->w, d->f.b, d->f.size, WALK_SKIP_FIELDS))
-		walk_bad(d);
-}
-
 /* What a walk calls: rec for a top-level record other than a heap record
    (body offset and length), sub for each heap sub-record. */
 struct visit {
-	void (*rec)(const struct dump *d, unsigned tag, uint64_t body,
+	void (*rec)(const struct walk_dump *d, unsigned tag, uint64_t body,
 	            uint64_t len);
-	void (*sub)(const struct dump *d, const struct walk_sub *s);
+	void (*sub)(const struct walk_dump *d, const struct walk_sub *s);
 };
 
-static void walk(struct dump *d, const struct visit *v)
+static void walk(struct walk_dump *d, const struct visit *v)
 {
 	struct walk *w = &d->w;
 	struct walk_rec r;
@@ -159,17 +108,17 @@ static void walk(struct dump *d, const struct visit *v)
 			/* the types the walk skipped: instance fields, and
 			   a 0xC3's element type */
 			if (s.tag == 0x20 && walk_fields(w, &s))
-				walk_bad(d);
+				walk_dump_problem(d);
 			if (s.tag == 0xC3 && !s.esize) /* its last byte */
-				bad(d, s.end - 1, "invalid element type");
+				walk_dump_bad(d, s.end - 1, "invalid element type");
 			if (v->sub)
 				v->sub(d, &s);
 		}
 		if (rs < 0)
-			walk_bad(d);
+			walk_dump_problem(d);
 	}
 	if (rc < 0)
-		walk_bad(d);
+		walk_dump_problem(d);
 }
 
 /* ------------------------------------------------------------------ */
@@ -215,7 +164,7 @@ struct ref {
 	uint64_t target;
 };
 
-static struct dump orig, strip;
+static struct walk_dump orig, strip;
 static struct walk_vec strings = WALK_VEC(struct name), loads = WALK_VEC(struct name);
 static struct walk_vec classes = WALK_VEC(struct cls);
 static struct walk_vec oarrs = WALK_VEC(struct arr), sarrs = WALK_VEC(struct arr);
@@ -224,7 +173,7 @@ static struct walk_vec srefs = WALK_VEC(struct ref), trefs = WALK_VEC(struct ref
 /* ------------------------------------------------------------------ */
 /* ORIGINAL, first walk: names, classes and arrays                    */
 
-static void index_rec(const struct dump *d, unsigned tag, uint64_t body,
+static void index_rec(const struct walk_dump *d, unsigned tag, uint64_t body,
                       uint64_t len)
 {
 	uint64_t id = d->w.idsize;
@@ -232,7 +181,7 @@ static void index_rec(const struct dump *d, unsigned tag, uint64_t body,
 
 	if (tag == 0x01) { /* STRING: id, UTF-8 text */
 		if (len < id)
-			bad(d, body - 9, "STRING record shorter than an id");
+			walk_dump_bad(d, body - 9, "STRING record shorter than an id");
 		n = push(&strings);
 		n->id = rd_id(d, body);
 		n->off = body + id;
@@ -240,7 +189,7 @@ static void index_rec(const struct dump *d, unsigned tag, uint64_t body,
 	} else if (tag == 0x02) { /* LOAD_CLASS: u4 serial, id class,
 	                             u4 stack serial, id name */
 		if (len < 2 * id + 8)
-			bad(d, body - 9, "LOAD_CLASS record too short");
+			walk_dump_bad(d, body - 9, "LOAD_CLASS record too short");
 		n = push(&loads);
 		n->id = rd_id(d, body + 4);
 		n->off = rd_id(d, body + 4 + id + 4);
@@ -260,7 +209,7 @@ static void add_array(struct walk_vec *v, const struct walk_sub *s)
 	a->tag = (unsigned char)s->tag;
 }
 
-static void index_sub(const struct dump *d, const struct walk_sub *s)
+static void index_sub(const struct walk_dump *d, const struct walk_sub *s)
 {
 	struct cls *c;
 
@@ -332,11 +281,11 @@ static int field_at(const struct cls *c, uint64_t owner, const char *fname,
 			return 0;
 		const struct cls *s = walk_vec_find(&classes, c->super);
 		if (!s)
-			bad(&orig, c->off, "a superclass has no class dump: "
+			walk_dump_bad(&orig, c->off, "a superclass has no class dump: "
 			    "the instance layout is unknown");
 		c = s;
 	}
-	bad(&orig, c->off, "the superclass chain loops");
+	walk_dump_bad(&orig, c->off, "the superclass chain loops");
 	return 0;
 }
 
@@ -378,20 +327,20 @@ static void resolve_roles(void)
 
 /* Instance s of a String or Thread class: into refs, the id its field at
    offset `at` of its field values holds (what: its kind, if too short). */
-static void add_ref(const struct dump *d, struct walk_vec *refs,
+static void add_ref(const struct walk_dump *d, struct walk_vec *refs,
                     const struct walk_sub *s, uint64_t at, const char *what)
 {
 	struct ref *r;
 
 	if (at + d->w.idsize > s->count)
-		bad(d, s->off, what);
+		walk_dump_bad(d, s->off, "%s", what);
 	r = push(refs);
 	r->off = s->off;
 	r->end = s->end;
 	r->target = rd_id(d, s->data + at);
 }
 
-static void instance_sub(const struct dump *d, const struct walk_sub *s)
+static void instance_sub(const struct walk_dump *d, const struct walk_sub *s)
 {
 	const struct cls *c;
 
@@ -436,7 +385,7 @@ static void targets(const struct walk_vec *refs, struct walk_vec *ids, size_t *n
 /* ------------------------------------------------------------------ */
 /* comparing STRIPPED with ORIGINAL                                   */
 
-static void strip_sub(const struct dump *d, const struct walk_sub *s)
+static void strip_sub(const struct walk_dump *d, const struct walk_sub *s)
 {
 	(void)d;
 	if (s->tag == 0x23 || s->tag == 0xC3)
@@ -446,7 +395,7 @@ static void strip_sub(const struct dump *d, const struct walk_sub *s)
 static uint64_t violations;
 
 /* A violation about array a of dump d: counted, the first few named. */
-static void violation(const struct dump *d, const struct arr *a,
+static void violation(const struct walk_dump *d, const struct arr *a,
                       const char *what)
 {
 	if (++violations <= SHOW_VIOLATIONS)
@@ -701,11 +650,7 @@ int main(int argc, char **argv)
 			pct = argv[++i];
 		else if (!strncmp(a, "--min=", 6))
 			pct = a + 6;
-		else if (a[0] == '-' && a[1])
-			usage();
-		else if (nfiles < 2)
-			files[nfiles++] = a;
-		else
+		else if (!walk_operand(files, &nfiles, a))
 			usage();
 		if (pct) {
 			min = strtod(pct, &endp);
@@ -716,12 +661,12 @@ int main(int argc, char **argv)
 	if (nfiles != 2)
 		usage();
 
-	load(&orig, files[0]);
-	load(&strip, files[1]);
-	read_header(&orig);
-	read_header(&strip);
+	walk_dump_load(&orig, "strcheck", files[0], 2);
+	walk_dump_load(&strip, "strcheck", files[1], 2);
+	walk_dump_header(&orig, WALK_SKIP_FIELDS);
+	walk_dump_header(&strip, WALK_SKIP_FIELDS);
 	if (strip.w.idsize != orig.w.idsize)
-		bad(&strip, MAGIC_LEN + 2, "identifier size differs from the "
+		walk_dump_bad(&strip, MAGIC_LEN + 2, "identifier size differs from the "
 		    "original's");
 
 	/* ORIGINAL: everything indexed first, then the instances, since a
@@ -757,7 +702,7 @@ int main(int argc, char **argv)
 	else
 		print_text(&r, want_layout ? &l : NULL);
 	if (fflush(stdout) != 0)
-		die_sys("stdout");
+		walk_die_sys("strcheck", "stdout");
 	int below = min >= 0 && 100.0 * (double)r.kept_v < min * (double)r.V.n;
 	free(r.V.p);
 	free(r.T.p);

@@ -25,7 +25,8 @@
 # output edited by tests/names-fixture: a name left untokenized, a kept
 # name changed, a token's shape broken, a word given two tokens, a
 # record missing from the names map.
-# Every check is a row of the table MODES below, walked for every dump;
+# Every check is a row of the table of modes (tests/modes.tsv), walked for
+# every dump;
 # UNIT_ONLY=REGEX runs only the rows whose name matches (bash =~),
 # UNIT_SKIP=REGEX all but those (make check-arm64, under qemu, leaves out
 # the redaction's variants and redactcheck's own checks: ARM64_UNIT_SKIP in
@@ -220,48 +221,56 @@ redacted() {
 	done
 }
 
-# redact_runtime F S: the runtime's classes keep their statics: S zeroed
-# by tests/redact-fixture with a byte of the runtime's first static value
-# that is not zero flipped, or with the runtime's statics zeroed too
-# (--zero-runtime: the rule before), fails at that byte, the class named,
-# its value "differs from the original"
-redact_runtime() {
-	local r=$tmp/rt off
-	local what='class 0x[0-9a-f]+ \([^)]*\) (static field|constant pool entry) .* differs from the original$'
+# kept_rule F S RULE: a value the redaction keeps (RULE runtime: the
+# runtime's classes' statics, sizes: the listed sizes): S zeroed by
+# tests/redact-fixture with the byte of the first such value that is not
+# zero flipped, or with those values zeroed too (the rule before), fails
+# redactcheck at that byte, "differs from the original"
+kept_rule() {
+	local r=$tmp/kept off zero key what
+	case $3 in
+	runtime) zero=--zero-runtime key=kept
+		what='class 0x[0-9a-f]+ \([^)]*\) (static field|constant pool entry) .* differs from the original$' ;;
+	sizes) zero=--zero-sizes key=size
+		what='instance 0x[0-9a-f]+ field [0-9]+ `[^`]*`, a size of the list, \([a-z]+\) differs from the original$' ;;
+	esac
 	"$root/tests/redact-fixture" "$2" "$r" >"$r.at" &&
-		"$root/tests/redact-fixture" --zero-runtime "$2" "$r.z" >"$r.zat" ||
+		"$root/tests/redact-fixture" "$zero" "$2" "$r.z" >"$r.zat" ||
 		return 1
-	off=$(sed -n 's/^kept //p' "$r.at")
-	if [ "${off:--1}" -lt 0 ]; then
+	off=$(sed -n "s/^$key //p" "$r.at")
+	if [ "${off:--1}" -lt 0 ] && [ "$3" = sizes ]; then
+		echo "     note: $(basename "$1"): no listed size that is not zero: skipped" >&3
+		return 0
+	elif [ "${off:--1}" -lt 0 ]; then
 		echo "redact-fixture found no static value of the runtime's that is not zero"
 		return 1
 	fi
-	[ "$(sed -n 's/^kept //p' "$r.zat")" = "$off" ] &&
+	# the runtime's: the same value found with --zero-runtime; the
+	# sizes: the fixture's zeroed dump passes as it is
+	case $3 in
+	runtime) [ "$(sed -n 's/^kept //p' "$r.zat")" = "$off" ] ;;
+	sizes) "$b/redactcheck" "$1" "$r" >/dev/null ;;
+	esac &&
 		flip "$r" "$off" "$r.x" &&
 		rejects ": offset $off: $what" "$1" "$r.x" &&
 		rejects ": offset $off: $what" "$1" "$r.z"
 }
 
+# redact_runtime F S: the runtime's classes keep their statics: S zeroed
+# by tests/redact-fixture with a byte of the runtime's first static value
+# that is not zero flipped, or with the runtime's statics zeroed too
+# (--zero-runtime: the rule before), fails at that byte, the class named
+redact_runtime() {
+	kept_rule "$1" "$2" runtime
+}
+
 # redact_sizes F S: the listed sizes keep their values: S zeroed by
 # tests/redact-fixture with a byte of the first listed size that is not
 # zero flipped, or with the sizes zeroed too (--zero-sizes: the rule
-# before), fails at that byte, "a size of the list" that "differs from the
-# original". A dump with no such size says so
+# before), fails at that byte, "a size of the list". A dump with no such
+# size says so
 redact_sizes() {
-	local r=$tmp/sz off
-	local what='instance 0x[0-9a-f]+ field [0-9]+ `[^`]*`, a size of the list, \([a-z]+\) differs from the original$'
-	"$root/tests/redact-fixture" "$2" "$r" >"$r.at" &&
-		"$root/tests/redact-fixture" --zero-sizes "$2" "$r.z" >"$r.zat" ||
-		return 1
-	off=$(sed -n 's/^size //p' "$r.at")
-	if [ "${off:--1}" -lt 0 ]; then
-		echo "     note: $(basename "$1"): no listed size that is not zero: skipped" >&3
-		return 0
-	fi
-	"$b/redactcheck" "$1" "$r" >/dev/null &&
-		flip "$r" "$off" "$r.x" &&
-		rejects ": offset $off: $what" "$1" "$r.x" &&
-		rejects ": offset $off: $what" "$1" "$r.z"
+	kept_rule "$1" "$2" sizes
 }
 
 # redact_held F S: S zeroed by tests/redact-fixture --withhold (an
@@ -422,64 +431,11 @@ fi
 #            S's size at 2/3
 #   name     the check's name (its @ words too), then ": " and F's name
 #            (the rest of the line: it may hold a |)
-mapfile -t modes <<'MODES'
-all    | F   | cuts          |                 | split invariance, strip
-all    | F+S | cli_strip     |                 | hprofstrip equals the engine's one-shot strip
-all    | F+S | restored      |                 | restore equals the oracle's zeroed original
-all    | S   | cuts          | -r              | split invariance, restore
-all    | F   | cuts/4        | -O              | JDK 8 placeholder lengths
-1.0.3  | S   | cuts/4        | -j              | split invariance, --jvm
-1.0.3  | S   | cuts/4        | -a              | split invariance, --app-only
-1.0.3  | F+S | hprof_conv    | --jvm           | --jvm equals hprof-conv
-1.0.3  | F+S | hprof_conv_ne | --app-only -z   | --app-only equals hprof-conv -z
-1.0.3  | F   | cuts/4        | -A              | split invariance, strip --app-only
-1.0.3  | F   | cuts/4        | -A -S           | split invariance, strip --app-only --stream
-1.0.3  | F   | cuts/4        | -A -k           | split invariance, strip --app-only keeping strings
-1.0.3  | F   | cuts/4        | -A -k -S        | split invariance, strip --app-only keeping strings, --stream
-1.0.3  | F   | cuts/4        | -A -O           | JDK 8 placeholder lengths, strip --app-only
-1.0.3  | F   | cuts/4        | -A -F @off      | fallback at offset @off, strip --app-only
-1.0.3  | F   | cuts/4        | -A -S -F @off   | fallback at offset @off, strip --app-only --stream
-zygote | F   | cuts/4        | -A -F @zoff     | fallback in the zygote heap at @zoff, strip --app-only
-zygote | F   | cuts/4        | -A -S -F @zoff  | fallback in the zygote heap at @zoff, strip --app-only --stream
-1.0.3  | F+S | app_only_jvm  |                 | strip --app-only, restored with --jvm, equals --app-only of the plain strip
-all    | F   | cuts/4        | -F @off         | fallback at offset @off
-all    | F   | cuts/4        | -k              | split invariance, keep strings
-all    | F   | cuts/4        | -k -t 4         | split invariance, keep strings, tables of 4 slots (too small: none)
-all    | F   | cuts/4        | -k -O           | JDK 8 placeholder lengths, keep strings
-all    | F   | cuts/4        | -k -F @off      | fallback at offset @off, keep strings
-all    | F   | cuts/4        | -S              | split invariance, --stream strip
-all    | S   | cuts/4        | -S -r           | split invariance, --stream restore
-all    | F   | cuts/4        | -S -k           | split invariance, --stream keeping strings
-all    | F   | cuts/4        | -S -O           | JDK 8 placeholder lengths, --stream
-all    | F   | cuts/4        | -V -c @cut60    | split invariance, --salvage cut at @cut60
-all    | F   | cuts/4        | -V -S -c @cut60 | split invariance, --salvage --stream cut at @cut60
-all    | F   | cuts/4        | -V -c @cut1     | split invariance, --salvage cut at @cut1
-all    | F   | cuts/4        | -V -S -c @cut1  | split invariance, --salvage --stream cut at @cut1
-all    | S   | cuts/4        | -V -r -c @scut  | split invariance, restore --salvage cut at @scut
-all    | F   | cuts/4        | -S -F @off      | fallback at offset @off, --stream (the shim compressing)
-all    | F   | redact_cli    |                 | hprofstrip --redact passes redactcheck: from a file, restored, through pipes
-all    | F   | cuts/4        | -R              | split invariance, redact
-all    | F   | cuts/4        | -R -S           | split invariance, redact --stream
-all    | F   | cuts/4        | -R -t 8         | split invariance, redact, a layout table of 8 slots (most classes lost)
-all    | F   | cuts/4        | -R -O           | JDK 8 placeholder lengths, redact
-all    | F   | cuts/4        | -R -F @off      | fallback at offset @off, redact: the record's rest zeros
-all    | F   | cuts/4        | -R -S -F @off   | fallback at offset @off, redact --stream
-all    | F   | cuts/4        | -R -V -c @cut60 | split invariance, redact --salvage cut at @cut60
-1.0.3  | F   | cuts/4        | -R -A           | split invariance, redact --app-only
-all    | F   | cuts/4        | -N              | split invariance, redact names (the originals given too)
-all    | F   | cuts/4        | -N -S           | split invariance, redact names --stream
-all    | F   | cuts/4        | -N -V -c @cut60 | split invariance, redact names --salvage cut at @cut60
-all    | F   | pipes         |                 | strip | restore through pipes, no TMPDIR: the zeroed original's sub-records
-all    | F   | kept_file     |                 | keep strings from a file: all String values, nothing else
-all    | F   | kept_streamed |                 | keep strings streamed: most String values, nothing else
-all    | F+S | redact_plain  |                 | redactcheck fails on the plain strip: values kept
-all    | F+S | redacted      |                 | redactcheck passes zeroed values (stripped, restored, streamed), fails on a flipped byte at its offset
-all    | F+S | redact_held   |                 | redactcheck --withheld: the fixture's count passes, one too many or too few fails
-all    | F+S | redact_runtime |                | redactcheck fails on a static of the runtime's changed: flipped, or zeroed as an application's
-all    | F+S | redact_sizes  |                 | redactcheck fails on a listed size changed: flipped, or zeroed as any other field
-all    | F   | redact_names  |                 | hprofstrip --redact=names passes redactcheck --names: from a file, through pipes; --unredact gives every name back
-all    | F   | redact_names_wrong |            | redactcheck --names fails at the offset: a name not tokenized, a kept name changed, a token's separator, a word's two tokens, the map's last record missing
-MODES
+# The rows are those of tests/modes.tsv, under each mode's row there (the
+# modes named in OPTIONS become splitcheck's letters)
+rows=$("$root/tests/modes.sh" unit) && [ -n "$rows" ] ||
+	{ echo "unit: tests/modes.sh unit gave no rows" >&2; exit 2; }
+mapfile -t modes <<<"$rows"
 
 # at TEXT: TEXT with the dump's @ words replaced
 at() {

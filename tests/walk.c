@@ -7,6 +7,8 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <stdarg.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
@@ -375,6 +377,69 @@ void walk_unload(struct walk_file *f)
 	else
 		free((void *)(uintptr_t)f->b);
 	memset(f, 0, sizeof *f);
+}
+
+_Noreturn void walk_die_sys(const char *prog, const char *name)
+{
+	fprintf(stderr, "%s: %s: %s\n", prog, name, strerror(errno));
+	exit(2);
+}
+
+_Noreturn void walk_oom(const char *prog)
+{
+	fprintf(stderr, "%s: out of memory\n", prog);
+	exit(2);
+}
+
+void walk_dump_load(struct walk_dump *d, const char *prog, const char *name,
+                    int status)
+{
+	d->prog = prog;
+	d->name = name;
+	d->status = status;
+	if (walk_load(&d->f, name) == 0)
+		return;
+	if (errno == ENOMEM)
+		walk_oom(prog);
+	walk_die_sys(prog, name);
+}
+
+_Noreturn void walk_dump_bad(const struct walk_dump *d, uint64_t off,
+                             const char *fmt, ...)
+{
+	va_list ap;
+
+	fprintf(stderr, "%s: %s: offset %llu: ", d->prog, d->name,
+	        (unsigned long long)off);
+	va_start(ap, fmt);
+	vfprintf(stderr, fmt, ap);
+	va_end(ap);
+	fputc('\n', stderr);
+	exit(d->status);
+}
+
+_Noreturn void walk_dump_problem(const struct walk_dump *d)
+{
+	uint64_t at;
+	const char *what = walk_problem(&d->w, &at);
+
+	walk_dump_bad(d, at, "%s", what);
+}
+
+int walk_operand(const char *files[2], int *n, const char *a)
+{
+	if ((a[0] == '-' && a[1]) || *n >= 2)
+		return 0;
+	files[(*n)++] = a;
+	return 1;
+}
+
+void walk_dump_header(struct walk_dump *d, unsigned flags)
+{
+	if (d->f.size == 0)
+		walk_dump_bad(d, 0, "empty file: not an HPROF dump");
+	if (walk_header(&d->w, d->f.b, d->f.size, flags))
+		walk_dump_problem(d);
 }
 
 void walk_put(struct walk_out *o, const void *p, size_t n)

@@ -160,6 +160,40 @@ struct walk_file {
 int walk_load(struct walk_file *f, const char *path);
 void walk_unload(struct walk_file *f);
 
+/* ---- a judge's input (strcheck, redactcheck) -------------------------- */
+
+/* A dump a judge reads whole, its walk, and how a problem in it is said:
+ * "PROG: NAME: offset N: ..." on stderr, exit status. */
+struct walk_dump {
+	const char *prog;       /* the judge's name, first on its lines */
+	const char *name;
+	int status;             /* exit status when it does not parse */
+	struct walk_file f;     /* the whole file */
+	struct walk w;          /* its walk: w.b, w.idsize ... */
+};
+
+/* "PROG: NAME: strerror(errno)", exit 2. */
+_Noreturn void walk_die_sys(const char *prog, const char *name);
+/* "PROG: out of memory", exit 2. */
+_Noreturn void walk_oom(const char *prog);
+/* The file at name, whole, into d (walk_load): one that cannot be read is
+ * walk_die_sys's, out of memory walk_oom's. */
+void walk_dump_load(struct walk_dump *d, const char *prog, const char *name,
+                    int status);
+/* Something wrong at offset off of d: one line, exit d's status. */
+_Noreturn void walk_dump_bad(const struct walk_dump *d, uint64_t off,
+                             const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+/* The problem d's walk found (walk_problem), walk_dump_bad at its offset. */
+_Noreturn void walk_dump_problem(const struct walk_dump *d);
+/* A judge's two operands, ORIGINAL and the file judged: a, an argument
+ * that is not an option the judge knows, becomes files[*n]: 1; 0 (a usage
+ * error) when it looks like an option ('-' and more) or is a third. */
+int walk_operand(const char *files[2], int *n, const char *a);
+/* d's header read with the walk's flags (walk_header); an empty file or
+ * a header that does not parse is walk_dump_bad's. */
+void walk_dump_header(struct walk_dump *d, unsigned flags);
+
 /* A growable byte buffer, allocated by the first put; oom is called, and
  * must not return, when it cannot grow. */
 struct walk_out {

@@ -37,27 +37,15 @@
 # (exit status not 0) when a JVM, jcmd, a tool or a check breaks, so that
 # a broken run never looks like a result.
 set -eEuo pipefail
-# a command that fails where nothing checks it ends the run, and says where
-trap 'echo "bench-big: line $LINENO: a command failed (status $?)" >&2' ERR
 here=$(cd "$(dirname "$0")" && pwd)
 # shellcheck source=tests/bench/lib.sh
-. "$here/lib.sh"    # a clean environment; root, b (the build dir), calc, size_of
-# shellcheck disable=SC2154 # root and b: set by tests/lib.sh
-cd "$root"
-# shellcheck disable=SC2154
-B=$b
-SHIM=$B/libhprofstrip.so
-W=${BENCH_DIR:-/tmp/hprofstrip-bench}/big
-MB=${BENCH_BIG_MB:-6442}
-RUNS=${BENCH_BIG_RUNS:-3}
-KINDS=${BENCH_BIG_KINDS:-arrays nodes}
+. "$here/lib.sh"    # a clean environment; root, b; jvm_bench, die, say, rule
+# B, SHIM, W, MB, RUNS, KINDS, XMX; a command that fails where nothing
+# checks it ends the run, and says where
+jvm_bench bench-big big BENCH_BIG 6442 3
 GZ=${BENCH_BIG_GZ:-0}
 JUDGE_NODES=${BENCH_BIG_JUDGE_NODES:-0}
 JUDGE_OPTS=${HEAPJUDGE_JAVA_OPTS:--Xmx4g}
-# Java heap, MiB: the live set is about MB; G1 builds 6 GiB of 40-byte
-# nodes in 1.5x (the heap is 62% full then; checked at that ratio on a
-# small heap), as compress.sh sizes it
-XMX=$((MB * 3 / 2 + 256))
 
 # The shim's variants, one JVM each. To add one, add a line:
 #   name   environment (VAR=VALUE, comma-separated; - none)   the file the
@@ -72,23 +60,8 @@ shim+lz4    HPROFSTRIP_COMPRESS=lz4    FILE.lz4   lz4   skip
 shim+keep   HPROFSTRIP_KEEP=strings    FILE       -     fail
 '
 
-T_START=$EPOCHREALTIME
-die() { echo "bench-big: $*" >&2; exit 1; }
-# progress, to stderr, with the seconds since the start
-say() { printf 'bench-big [%4.0f s]: %s\n' "$(calc %.1f "$EPOCHREALTIME - $T_START")" "$*" >&2; }
-rule() { printf '%s\n' "------------------------------------------------------------------------------------------"; }
-
-case $MB in '' | 0 | *[!0-9]*) die "BENCH_BIG_MB must be a positive number of megabytes" ;; esac
-case $RUNS in '' | 0 | *[!0-9]*) die "BENCH_BIG_RUNS must be a positive number" ;; esac
-for kind in $KINDS; do
-	case $kind in arrays | nodes) ;; *) die "BENCH_BIG_KINDS: '$kind' is not arrays or nodes" ;; esac
-done
-for f in hprofstrip hprofrestore libhprofstrip.so; do
-	[ -e "$B/$f" ] || die "$B/$f missing: run make first"
-done
-for c in java javac jcmd zstd gzip; do
-	command -v $c >/dev/null || die "$c is needed (make deps)"
-done
+built hprofstrip hprofrestore libhprofstrip.so
+needs "make deps" java javac jcmd zstd gzip
 
 mkdir -p "$W"
 rm -rf "${W:?}"/* "$W/.du-peak"
@@ -288,18 +261,13 @@ stop_jvm() {
 # the bytes the JVM says it wrote (under the shim: before stripping) and
 # SZ[KEY] to LEFT's size (no file: JB[KEY]).
 dump() {
-	local key=$1 left=$2 t0 t1
+	local key=$1 left=$2
 	shift 2
 	rm -f "$R"/d.*
 	sync
-	t0=$EPOCHREALTIME
-	jcmd "$JVM_PID" GC.heap_dump "$@" >"$R/jcmd" 2>&1 ||
-		{ cat "$R/jcmd" "$R/err" >&2; die "$key: jcmd GC.heap_dump $* failed"; }
-	t1=$EPOCHREALTIME
-	grep -q 'Heap dump file created' "$R/jcmd" ||
-		{ cat "$R/jcmd" "$R/err" >&2; die "$key: jcmd GC.heap_dump $*: no dump"; }
-	T[$key]="${T[$key]:-}$(calc %.3f "$t1 - $t0") "
-	JB[$key]=$(sed -n 's/.*Heap dump file created \[\([0-9]*\) bytes.*/\1/p' "$R/jcmd")
+	jcmd_dump "$JVM_PID" "$R" "$key" "$@"
+	T[$key]="${T[$key]:-}$DUMP_S "
+	JB[$key]=$DUMP_JB
 	if [ "$left" = - ]; then
 		SZ[$key]=${JB[$key]}
 	else
@@ -310,7 +278,7 @@ dump() {
 			{ cat "$R/err" >&2; die "$key: files beside $(basename "$left"): $(ls "$R")"; }
 		SZ[$key]=$(size_of "$left")
 	fi
-	say "  $key: $(calc %.2f "$t1 - $t0") s, ${SZ[$key]} bytes"
+	say "  $key: $(calc %.2f "$DUMP_S") s, ${SZ[$key]} bytes"
 }
 
 # warm FILE: one untimed dump to FILE, removed: a JVM's first dump pays

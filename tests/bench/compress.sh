@@ -107,15 +107,12 @@ written and zstd exited). Size: the file left on disk. MB = 10^6 bytes.
 
 EOF
 printf '%-8s %-26s %9s %14s %10s\n' heap variant "time s" "file bytes" "file MB"
+# each variant's line in the table
+declare -A LABEL=([plain]="plain (no shim)" [gz]="-gz=1 (no shim)"
+	[shim]="shim" [zstd]="shim, COMPRESS=zstd (-1)")
 for kind in $KINDS; do
 	for v in plain gz shim zstd; do
-		case $v in
-		plain) l="plain (no shim)" ;;
-		gz) l="-gz=1 (no shim)" ;;
-		shim) l="shim" ;;
-		zstd) l="shim, COMPRESS=zstd (-1)" ;;
-		esac
-		printf '%-8s %-26s %9.3f %14s %10.1f\n' $kind "$l" "${BEST[$kind.$v]}" \
+		printf '%-8s %-26s %9.3f %14s %10.1f\n' $kind "${LABEL[$v]}" "${BEST[$kind.$v]}" \
 			"${SIZE[$kind.$v]}" "$(calc %.1f "${SIZE[$kind.$v]} / 1e6")"
 	done
 done

@@ -69,40 +69,17 @@
 # when a JVM, jcmd or a tool breaks, so that a broken run never looks like
 # a result.
 set -eEuo pipefail
-trap 'echo "redact bench: line $LINENO: a command failed (status $?)" >&2' ERR
 here=$(cd "$(dirname "$0")" && pwd)
 # shellcheck source=tests/bench/lib.sh
-. "$here/lib.sh"    # a clean environment; root, b (the build dir), calc, size_of
-# shellcheck disable=SC2154 # root and b: set by tests/lib.sh
-cd "$root"
-# shellcheck disable=SC2154
-B=$b
-SHIM=$B/libhprofstrip.so
-W=${BENCH_DIR:-/tmp/hprofstrip-bench}/redact
-MB=${BENCH_REDACT_MB:-1074}
-RUNS=${BENCH_REDACT_RUNS:-5}
-KINDS=${BENCH_REDACT_KINDS:-arrays nodes}
-# Java heap, MiB, as compress.sh and big.sh size it
-XMX=$((MB * 3 / 2 + 256))
+. "$here/lib.sh"    # a clean environment; root, b; jvm_bench, die, say, rule
+# B, SHIM, W, MB, RUNS, KINDS, XMX (as compress.sh and big.sh size the
+# heap); a command that fails where nothing checks it ends the run
+jvm_bench "redact bench" redact BENCH_REDACT 1074 5
 JOPTS=("-Xms${XMX}m" "-Xmx${XMX}m" -XX:+AlwaysPreTouch -XX:+UseG1GC)
 TARGET=1.10
 
-T_START=$EPOCHREALTIME
-die() { echo "redact bench: $*" >&2; exit 1; }
-say() { printf 'redact bench [%4.0f s]: %s\n' "$(calc %.1f "$EPOCHREALTIME - $T_START")" "$*" >&2; }
-rule() { printf '%s\n' "------------------------------------------------------------------------------------------"; }
-
-case $MB in '' | 0 | *[!0-9]*) die "BENCH_REDACT_MB must be a positive number of megabytes" ;; esac
-case $RUNS in '' | 0 | *[!0-9]*) die "BENCH_REDACT_RUNS must be a positive number" ;; esac
-for kind in $KINDS; do
-	case $kind in arrays | nodes) ;; *) die "BENCH_REDACT_KINDS: '$kind' is not arrays or nodes" ;; esac
-done
-for f in hprofstrip libhprofstrip.so; do
-	[ -e "$B/$f" ] || die "$B/$f missing: run make first"
-done
-for c in java javac jcmd; do
-	command -v $c >/dev/null || die "$c (OpenJDK 17) is needed"
-done
+built hprofstrip libhprofstrip.so
+needs "OpenJDK 17" java javac jcmd
 
 mkdir -p "$W"
 rm -rf "${W:?}"/*
@@ -136,13 +113,7 @@ declare -A T SZ JB
 med() { local a; read -ra a <<<"${T[$1]}"; median "${a[@]}"; }
 best() { local a; read -ra a <<<"${T[$1]}"; minof "${a[@]}"; }
 # quot A B: the per-round quotients of T[A] over T[B], space-separated
-quot() {
-	local a b i out=''
-	read -ra a <<<"${T[$1]}"
-	read -ra b <<<"${T[$2]}"
-	for i in "${!a[@]}"; do out+="$(calc %.4f "${a[$i]} / ${b[$i]}") "; done
-	echo "${out% }"
-}
+quot() { quotq "${T[$1]}" "${T[$2]}"; }
 # quotq "A..." "B...": the same of two lists of numbers
 quotq() {
 	local a b i out=''
@@ -191,24 +162,19 @@ stop_jvm() {
 # T[KEY]; JB[KEY]: the bytes the JVM says it wrote (under the shim:
 # before stripping); SZ[KEY]: TARGET's size (/dev/null: JB[KEY]).
 dump() {
-	local key=$1 j=$2 target=$3 d=$W/$2 t0 t1
+	local key=$1 j=$2 target=$3 d=$W/$2
 	[ "$target" = /dev/null ] || rm -f "$target"
 	sync
-	t0=$EPOCHREALTIME
-	jcmd "${PID[$j]}" GC.heap_dump -overwrite "$target" >"$d/jcmd" 2>&1 ||
-		{ cat "$d/jcmd" "$d/err" >&2; die "$key: jcmd GC.heap_dump $target failed"; }
-	t1=$EPOCHREALTIME
-	grep -q 'Heap dump file created' "$d/jcmd" ||
-		{ cat "$d/jcmd" "$d/err" >&2; die "$key: jcmd GC.heap_dump $target: no dump"; }
-	T[$key]="${T[$key]:+${T[$key]} }$(calc %.3f "$t1 - $t0")"
-	JB[$key]=$(sed -n 's/.*Heap dump file created \[\([0-9]*\) bytes.*/\1/p' "$d/jcmd")
+	jcmd_dump "${PID[$j]}" "$d" "$key" -overwrite "$target"
+	T[$key]="${T[$key]:+${T[$key]} }$DUMP_S"
+	JB[$key]=$DUMP_JB
 	if [ "$target" = /dev/null ]; then
 		SZ[$key]=${JB[$key]}
 	else
 		[ -s "$target" ] || { cat "$d/err" >&2; die "$key: no $target (there: $(ls "$d"))"; }
 		SZ[$key]=$(size_of "$target")
 	fi
-	say "  $key: $(calc %.2f "$t1 - $t0") s, ${SZ[$key]} bytes"
+	say "  $key: $(calc %.2f "$DUMP_S") s, ${SZ[$key]} bytes"
 }
 
 # untimed KIND JVM TARGET: one jcmd GC.heap_dump -overwrite TARGET, not

@@ -178,12 +178,12 @@ TSAN_ENV = TSAN_OPTIONS=halt_on_error=1:exitcode=66:second_deadlock_stack=1
 # libc, as with LD_PRELOAD), then libshimrace.so, whose constructor starts
 # threads before the shim's constructor runs (the later of two needed
 # libraries is initialized first)
-$(TSAN_BUILD)/libshimrace.so: tests/shimrace.c
+$(TSAN_BUILD)/libshimrace.so: tests/shimrace.c tests/shimdrive.h
 	@mkdir -p $(@D)
 	$(TSAN_CC) $(WARN) $(TSAN_CFLAGS) -DSHIMRACE_LIB -fPIC -shared -pthread \
 		-o $@ tests/shimrace.c
 
-$(TSAN_BUILD)/shimrace: tests/shimrace.c $(TSAN_BUILD)/libshimrace.so \
+$(TSAN_BUILD)/shimrace: tests/shimrace.c tests/shimdrive.h $(TSAN_BUILD)/libshimrace.so \
 		$(TSAN_BUILD)/libhprofstrip.so
 	$(TSAN_CC) $(WARN) $(TSAN_CFLAGS) -pthread -o $@ tests/shimrace.c \
 		-L$(TSAN_BUILD) -Wl,--no-as-needed -lhprofstrip -lshimrace \

@@ -134,13 +134,33 @@ static int has(void *user, uint64_t id)
 	return 0;
 }
 
+/* r stopped where the plain strip (A) did, with its error (what: the
+ * mode, in the message). */
+static void same_error(const struct cr_run *r, const char *what)
+{
+	if (r->err != A.err || r->err_off != A.err_off)
+		fz_fail("%s: %s at %llu, strip: %s at %llu", what,
+		        hs_strerror(r->err), (unsigned long long)r->err_off,
+		        hs_strerror(A.err), (unsigned long long)A.err_off);
+}
+
+/* The engine in flags over x with room bytes of output: whole into *w,
+ * then cut at points seeded by seed (*c: their stream, for more runs)
+ * into *k; the two the same (what). */
+static void whole_cut(const unsigned char *x, size_t n, unsigned flags,
+                      size_t room, uint32_t seed, struct fz_cuts *c,
+                      struct cr_run *w, struct cr_run *k, const char *what)
+{
+	fz_engine(x, n, flags, 0, NULL, room, NULL, w);
+	fz_cuts_init(c, seed);
+	fz_engine(x, n, flags, 0, c, room, NULL, k);
+	fz_same(w, k, what);
+}
+
 /* K1 kept what it says and stripped the rest as A did. */
 static void same_as_strip(const struct cr_run *k, const char *what)
 {
-	if (k->err != A.err || k->err_off != A.err_off)
-		fz_fail("%s: %s at %llu, strip: %s at %llu", what,
-		        hs_strerror(k->err), (unsigned long long)k->err_off,
-		        hs_strerror(A.err), (unsigned long long)A.err_off);
+	same_error(k, what);
 	if (A.err)
 		return;
 	if (k->out.over)
@@ -181,15 +201,11 @@ static void check_keep(const unsigned char *x, size_t n, uint32_t seed)
 	struct fz_cuts c;
 
 	tiny_keep();
-	fz_engine(x, n, HS_KEEP_STRINGS, 0, NULL, n, NULL, &K1);
-	fz_cuts_init(&c, seed ^ 0x3535);
-	fz_engine(x, n, HS_KEEP_STRINGS, 0, &c, n, NULL, &K2);
-	fz_same(&K1, &K2, "keep, cut");
+	whole_cut(x, n, HS_KEEP_STRINGS, n, seed ^ 0x3535, &c, &K1, &K2,
+	          "keep, cut");
 	same_as_strip(&K1, "keep streamed");
-	fz_engine(x, n, HS_KEEP_STRINGS | HS_FALLBACK, 0, NULL, n, NULL, &K1);
-	fz_cuts_init(&c, seed ^ 0x5353);
-	fz_engine(x, n, HS_KEEP_STRINGS | HS_FALLBACK, 0, &c, n, NULL, &K2);
-	fz_same(&K1, &K2, "keep with fallback, cut");
+	whole_cut(x, n, HS_KEEP_STRINGS | HS_FALLBACK, n, seed ^ 0x5353, &c, &K1,
+	          &K2, "keep with fallback, cut");
 
 	/* exact: pass 1, then pass 2 in pieces */
 	memset(&fz_keep, 0, sizeof fz_keep);
@@ -390,14 +406,9 @@ static void check_redact(const unsigned char *x, size_t n, uint32_t seed,
 	fz_redact.patch_slots = types < 64 ? HS_FLAT_SPANS : HS_REDACT_PATCHES;
 	fz_redact.sized = sized;
 	fz_redact.sized_slots = HS_REDACT_SIZED;
-	fz_engine(x, n, HS_REDACT, 0, NULL, n, NULL, &D1);
-	fz_cuts_init(&c, seed ^ 0x2D2D2D);
-	fz_engine(x, n, HS_REDACT, 0, &c, n, NULL, &D2);
-	fz_same(&D1, &D2, "redact, cut");
-	if (D1.err != A.err || D1.err_off != A.err_off)
-		fz_fail("redact: %s at %llu, strip: %s at %llu",
-		        hs_strerror(D1.err), (unsigned long long)D1.err_off,
-		        hs_strerror(A.err), (unsigned long long)A.err_off);
+	whole_cut(x, n, HS_REDACT, n, seed ^ 0x2D2D2D, &c, &D1, &D2,
+	          "redact, cut");
+	same_error(&D1, "redact");
 	/* only zeros where the strip has other bytes */
 	if (!A.err && D1.out.len != A.out.len)
 		fz_fail("redact: %zu bytes, strip: %zu", D1.out.len, A.out.len);
@@ -408,10 +419,8 @@ static void check_redact(const unsigned char *x, size_t n, uint32_t seed,
 	fz_engine(x, n, HS_REDACT | HS_STREAM, 0, NULL, 2 * n + 64, NULL, &D1);
 	fz_engine(x, n, HS_REDACT | HS_STREAM, 0, &c, 2 * n + 64, NULL, &D2);
 	fz_same(&D1, &D2, "redact stream, cut");
-	fz_engine(x, n, HS_REDACT | HS_FALLBACK, 0, NULL, n, NULL, &D1);
-	fz_cuts_init(&c, seed ^ 0xD2D2D2);
-	fz_engine(x, n, HS_REDACT | HS_FALLBACK, 0, &c, n, NULL, &D2);
-	fz_same(&D1, &D2, "redact with fallback, cut");
+	whole_cut(x, n, HS_REDACT | HS_FALLBACK, n, seed ^ 0xD2D2D2, &c, &D1,
+	          &D2, "redact with fallback, cut");
 	check_names(x, n, seed);
 	memset(&fz_redact, 0, sizeof fz_redact);
 }
@@ -430,10 +439,7 @@ static void check_app_only(const unsigned char *x, size_t n, uint32_t seed)
 	fz_cuts_init(&c, seed ^ 0x7A7A7A);
 	fz_engine(x, n, HS_APP_ONLY, 0, &c, n, NULL, &P2);
 	fz_same(&P1, &P2, "app-only, cut");
-	if (P1.err != A.err || P1.err_off != A.err_off)
-		fz_fail("app-only: %s at %llu, strip: %s at %llu",
-		        hs_strerror(P1.err), (unsigned long long)P1.err_off,
-		        hs_strerror(A.err), (unsigned long long)A.err_off);
+	same_error(&P1, "app-only");
 	if (!A.err) {
 		if (P1.out.len > A.out.len)
 			fz_fail("app-only: %zu bytes, strip %zu", P1.out.len,
@@ -458,11 +464,8 @@ static void check_app_only(const unsigned char *x, size_t n, uint32_t seed)
 			              "--app-only of strip");
 	}
 	/* streamed, with fallback, both: cut-invariant */
-	fz_engine(x, n, HS_APP_ONLY | HS_STREAM, 0, NULL, 2 * n + 64, NULL,
-	          &S1);
-	fz_cuts_init(&c, seed ^ 0x7B7B7B);
-	fz_engine(x, n, HS_APP_ONLY | HS_STREAM, 0, &c, 2 * n + 64, NULL, &S2);
-	fz_same(&S1, &S2, "app-only stream, cut");
+	whole_cut(x, n, HS_APP_ONLY | HS_STREAM, 2 * n + 64, seed ^ 0x7B7B7B, &c,
+	          &S1, &S2, "app-only stream, cut");
 	if (S1.err != A.err || S1.arrays != P1.arrays)
 		fz_fail("app-only stream: %s, %llu arrays; app-only: %s, %llu",
 		        hs_strerror(S1.err), (unsigned long long)S1.arrays,
@@ -482,11 +485,9 @@ static void check_app_only(const unsigned char *x, size_t n, uint32_t seed)
 	fz_same(&S1, &S2, "app-only stream + fallback, cut");
 	/* keeping strings, streamed with tiny tables */
 	tiny_keep();
-	fz_engine(x, n, HS_APP_ONLY | HS_KEEP_STRINGS, 0, NULL, n, NULL, &K1);
-	fz_cuts_init(&c, seed ^ 0x7C7C7C);
-	fz_engine(x, n, HS_APP_ONLY | HS_KEEP_STRINGS, 0, &c, n, NULL, &K2);
+	whole_cut(x, n, HS_APP_ONLY | HS_KEEP_STRINGS, n, seed ^ 0x7C7C7C, &c,
+	          &K1, &K2, "app-only keep, cut");
 	memset(&fz_keep, 0, sizeof fz_keep);
-	fz_same(&K1, &K2, "app-only keep, cut");
 	if (K1.err != A.err)
 		fz_fail("app-only keep: %s, strip: %s", hs_strerror(K1.err),
 		        hs_strerror(A.err));

@@ -154,21 +154,11 @@ public final class Secrets {
         try {
             switch (args.get(0)) {
             case "expect":
-                HeapBuilder.Cli.expectArgs(USAGE, args, 1, 1);
-                System.out.print(expected());
-                break;
             case "fields":
-                HeapBuilder.Cli.expectArgs(USAGE, args, 1, 1);
-                build();
-                System.out.print(fields());
-                break;
             case "names":
-                HeapBuilder.Cli.expectArgs(USAGE, args, 1, 1);
-                System.out.print(names());
-                break;
             case "literals":
                 HeapBuilder.Cli.expectArgs(USAGE, args, 1, 1);
-                System.out.print(literals());
+                System.out.print(text(args.get(0)));
                 break;
             case "dump":
                 HeapBuilder.Cli.expectArgs(USAGE, args, 2, Integer.MAX_VALUE);
@@ -190,6 +180,22 @@ public final class Secrets {
             HeapBuilder.Cli.fail("Secrets", e);
         }
         System.exit(0);
+    }
+
+    /** What "expect", "fields" (of the heap built), "names" and
+     *  "literals" print. */
+    static String text(String cmd) throws Exception {
+        switch (cmd) {
+        case "expect":
+            return expected();
+        case "fields":
+            build();
+            return fields();
+        case "names":
+            return names();
+        default:
+            return literals();
+        }
     }
 
     /** "hold": n dump files held open while the heap is dumped to file. */

@@ -21,20 +21,4 @@ public final class Bitmap {
         mDensity = density;
         mNinePatchChunk = new byte[] { 1, 2, 3 };
     }
-
-    public long nativePtr() {
-        return mNativePtr;
-    }
-
-    public int width() {
-        return mWidth;
-    }
-
-    public int height() {
-        return mHeight;
-    }
-
-    public byte[] ninePatchChunk() {
-        return mNinePatchChunk;
-    }
 }

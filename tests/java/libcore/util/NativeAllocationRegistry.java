@@ -18,16 +18,4 @@ public class NativeAllocationRegistry {
         this.freeFunction = freeFunction;
         this.size = size;
     }
-
-    public long size() {
-        return size;
-    }
-
-    public long freeFunction() {
-        return freeFunction;
-    }
-
-    public ClassLoader classLoader() {
-        return classLoader;
-    }
 }
