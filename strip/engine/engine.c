@@ -76,6 +76,31 @@ static int dropped_heap(unsigned heap)
 
 /* ---- the mode ---------------------------------------------------------- */
 
+/* The layers on, in the order their hooks are called (internal.h), and
+ * the fast path's. The rules between layers live here: keep and redact
+ * are never both on (hs_init drops keep for redact), so one layer at most
+ * reads a class's fields one by one (the field hook), and one judges the
+ * fast path's units; names comes with redact or restore, never with keep
+ * (which is strip's). */
+static void list_layers(struct hs_mode *m)
+{
+	unsigned n = 0;
+
+	if (m->salvage)
+		m->layer[n++] = &salvage_layer;
+	if (m->keep)
+		m->layer[n++] = &keep_layer;
+	if (m->stream)
+		m->layer[n++] = &stream_layer;
+	if (m->redact)
+		m->layer[n++] = &redact_layer;
+	if (m->names)
+		m->layer[n++] = &names_layer;
+	m->layer[n] = NULL;
+	m->unit = m->keep ? &keep_layer : m->redact ? &redact_layer : NULL;
+	m->room = m->stream ? &stream_layer : NULL;
+}
+
 /* The mode in effect, from the flags and the dump's version: at hs_init,
  * and again once the file header is read. Past hs_init, nothing else
  * reads the flags. */
@@ -117,6 +142,7 @@ static void resolve_mode(struct hs_state *st)
 	m->open_len = (f & HS_OPEN_LEN) != 0;
 	m->no_header = (f & HS_NO_HEADER) != 0;
 	m->sweep = !m->late_header && !m->salvage;
+	list_layers(m);
 }
 
 /* ---- the census -------------------------------------------------------- */
@@ -242,28 +268,23 @@ static int step_header_tail(struct hs_state *st, struct cur *c)
 	resolve_mode(st);  /* the version is known */
 	if (st->mode.convert)
 		st->scratch[HS_MAGIC_LEN] = '2';
-	seg_header(st, &st->scratch[HS_MAGIC_LEN]);
+	L_CALL(st, header, st, &st->scratch[HS_MAGIC_LEN]);
 	eng_emit(st, st->scratch, n + 12);
 	st->have = 0;
 	st->phase = PH_REC;
 	return 1;
 }
 
-/* Is this record body one a layer reads (PH_STR)? How much of it
- * (st->need): all of it for keep and salvage (short names), the start of
- * a name for redact. */
-static int names_record(struct hs_state *st, unsigned tag, uint32_t len)
+/* A record outside the heap, its header out: the phase its body is read
+ * in. A layer takes it (its own phase), or layers read the start of it,
+ * as much as the one that reads most (st->need; PH_STR), or it passes. */
+static unsigned record_body_phase(struct hs_state *st, unsigned tag,
+                                  uint32_t len)
 {
-	if (salvage_wants_record(st, tag, len) ||
-	    keep_wants_record(st, tag, len)) {
-		st->need = len;
-		return 1;
-	}
-	if (!redact_wants_record(st, tag, len))
-		return 0;
-	st->need = len < st->idsize + REDACT_PEEK ? len
-	                                           : st->idsize + REDACT_PEEK;
-	return 1;
+	if (lay_takes_record(st, tag, len))
+		return PH_NAME;
+	st->need = lay_reads_record(st, tag, len);
+	return st->need ? PH_STR : PH_REC_BODY;
 }
 
 static int step_record(struct hs_state *st, struct cur *c)
@@ -294,11 +315,7 @@ static int step_record(struct hs_state *st, struct cur *c)
 			st->need_end = st->had_segments = st->in_segments = 0;
 		eng_rec_header(st, c);
 		st->left = len;
-		if (names_wants_record(st, st->rec_tag, len))
-			st->phase = PH_NAME;
-		else
-			st->phase = names_record(st, st->rec_tag, len)
-			            ? PH_STR : PH_REC_BODY;
+		st->phase = record_body_phase(st, st->rec_tag, len);
 		return 1;
 	}
 	/* a placeholder or an empty record: the next byte tells (step_sub) */
@@ -332,19 +349,13 @@ static int step_rec_body(struct hs_state *st, struct cur *c)
 static int step_str(struct hs_state *st, struct cur *c)
 {
 	const unsigned char *h;
-	uint32_t len = (uint32_t)st->rec_len;
 
 	if (c->p == c->end && st->need)
 		return 0;
 	h = eng_take(st, c, st->need, ACT_PASS);
 	if (!h)
 		return 0;
-	if (salvage_wants_record(st, st->rec_tag, len))
-		salvage_names(st, h);
-	if (keep_wants_record(st, st->rec_tag, len))
-		keep_names(st, h);
-	if (redact_wants_record(st, st->rec_tag, len))
-		redact_names(st, h, st->need);
+	L_CALL(st, record, st, h, st->need);
 	st->left = st->rec_len - st->need;
 	st->phase = PH_REC_BODY;
 	return 1;
@@ -384,7 +395,7 @@ static unsigned choose_act(const struct hs_state *st, unsigned tag)
 static int record_end_reached(struct hs_state *st, struct cur *c)
 {
 	if (!st->maybe_open) {
-		if (!hold_record_end(st, c))  /* keep: an array held */
+		if (!lay_record_end(st, c))  /* keep: an array held */
 			eng_end_record(st, c);
 		return 1;
 	}
@@ -405,15 +416,15 @@ static int record_end_reached(struct hs_state *st, struct cur *c)
  * does (its record's header, a waiting HEAP_DUMP_INFO). */
 static void sub_start(struct hs_state *st, struct cur *c, unsigned tag)
 {
-	keep_sub_start(st, tag);
+	L_CALL(st, sub_start, st, tag);
 	if (st->act != ACT_DROP)
 		eng_rec_header(st, c);
-	seg_sub_boundary(st, c);
+	L_CALL(st, sub_boundary, st, c);
 	if (st->act != ACT_DROP)
 		eng_emit_info(st, c);
 	/* where it starts, should --salvage have to take it back */
 	st->sub_out = st->out_off + (uint64_t)(c->p - c->run);
-	seg_sub_start(st, tag);
+	L_CALL(st, sub_begun, st, tag);
 }
 
 static int step_sub(struct hs_state *st, struct cur *c)
@@ -457,7 +468,7 @@ static void restore_array(struct hs_state *st, const unsigned char *h,
 	unsigned char t = HS_SUB_PRIMITIVE_ARRAY_DUMP;
 
 	/* a heap record written whole keeps under 4 GiB; segments need not */
-	if (!seg_reserve(st, n + bytes) && body + n + bytes > UINT32_MAX) {
+	if (!lay_reserve(st, n + bytes) && body + n + bytes > UINT32_MAX) {
 		eng_error(st, HS_E_TOOBIG, st->sub_in);
 		return;
 	}
@@ -480,7 +491,7 @@ static int strip_array(struct hs_state *st, struct cur *c,
 		eng_fail(st, c, HS_E_OVERRUN, st->sub_in, h, n);
 		return 1;
 	}
-	if (keep_array(st, c, h, bytes))
+	if (lay_array(st, c, h, bytes))
 		return 1;
 	eng_emit(st, &t, 1);
 	eng_emit(st, h + 1, n - 1);
@@ -495,7 +506,7 @@ static int strip_array(struct hs_state *st, struct cur *c,
 static void array_seen(struct hs_state *st, unsigned type, uint64_t bytes)
 {
 	if (st->act != ACT_DROP)
-		salvage_array(st, type);
+		L_CALL(st, array_out, st, type);
 	census_array(st, type, bytes);
 }
 
@@ -514,7 +525,7 @@ static int prim_array(struct hs_state *st, struct cur *c,
 		         st->act == ACT_PASS ? 0 : n);
 		return 1;
 	}
-	seg_sized(st, h, n, n + bytes);  /* a 0x23 passed whole */
+	L_CALL(st, sized, st, h, n, n + bytes);  /* a 0x23 passed whole */
 	array_seen(st, ti, bytes);
 	if (st->sub_tag == HS_SUB_PRIMITIVE_ARRAY_NODATA) {
 		if (st->act == ACT_TAKE)  /* restore */
@@ -533,9 +544,7 @@ static int class_start(struct hs_state *st, const unsigned char *h)
 {
 	unsigned n = st->need;
 
-	keep_class(st, h);
-	redact_class(st, h);
-	salvage_class(st, h);
+	L_CALL(st, class_start, st, h);
 	st->count = (unsigned)h[n - 2] << 8 | h[n - 1];
 	st->phase = st->count ? PH_CP : PH_ST_COUNT;
 	return 1;
@@ -567,16 +576,13 @@ static int sub_header_done(struct hs_state *st, struct cur *c,
 	switch (st->sub_tag) {
 	case HS_SUB_INSTANCE_DUMP:
 		len = hs_be32(h + 1 + 2 * id + 4);
-		if (keep_instance(st, c, h, len))
-			return 1;
-		seg_sized(st, h, n, n + len);
-		if (redact_instance(st, c, h, len))
+		if (lay_instance(st, c, h, len))
 			return 1;
 		return eng_set_body(st, c, len, PH_SUB_END, h,
 		                    st->act == ACT_PASS ? 0 : n);
 	case HS_SUB_OBJECT_ARRAY_DUMP:
 		len = (uint64_t)hs_be32(h + 1 + id + 4) * id;
-		seg_sized(st, h, n, n + len);
+		L_CALL(st, sized, st, h, n, n + len);
 		return eng_set_body(st, c, len, PH_SUB_END, h,
 		                    st->act == ACT_PASS ? 0 : n);
 	case HS_SUB_CLASS_DUMP:
@@ -618,10 +624,8 @@ static int step_body(struct hs_state *st, struct cur *c)
 	k = st->left < avail ? (size_t)st->left : avail;
 	if (st->act != ACT_PASS)
 		eng_flush(st, c);
-	if (st->act == ACT_STASH)
-		hold_stash(st, c->p, k);
-	else if (st->act == ACT_ZERO)
-		eng_zeros(st, k);
+	if (st->act > ACT_DROP)  /* a layer's act */
+		L_CALL(st, body, st, c->p, k);
 	consume(st, c, k);
 	if (st->act != ACT_PASS)
 		c->run = c->p;
@@ -641,10 +645,9 @@ static int step_class(struct hs_state *st, struct cur *c)
 	case PH_ST: case PH_IF: n = id + 1; break;
 	default: n = 2; break;
 	}
-	/* redact: a value went out as zeros; the next entry is passed as
-	 * every class dump is while stripping */
-	if (st->mode.redact)
-		st->act = ACT_PASS;
+	/* a class dump is passed (a layer's act for the last value, as
+	 * lay_value chose, was for that value only) */
+	st->act = ACT_PASS;
 	/* before waiting for input: the record's end may be here already */
 	if (st->have == 0 && n > rec_left(st)) {
 		eng_fail(st, c, HS_E_OVERRUN, st->sub_in, NULL, 0);
@@ -662,7 +665,7 @@ static int step_class(struct hs_state *st, struct cur *c)
 			return 1;
 		}
 		st->count--;
-		st->act = redact_value(st, h[n - 1]);
+		st->act = lay_value(st, h[n - 1]);
 		return eng_set_body(st, c, sz,
 		                    st->count ? st->phase : st->phase + 1, NULL, 0);
 	case PH_ST_COUNT:
@@ -673,15 +676,12 @@ static int step_class(struct hs_state *st, struct cur *c)
 			return 1;
 		}
 		/* read one by one (PH_IF) */
-		if (keep_fields(st, c) || redact_fields(st, c))
+		if (lay_fields(st, c))
 			return 1;
 		return eng_set_body(st, c, (uint64_t)st->count * (id + 1),
 		                    PH_SUB_END, NULL, 0);
-	default:  /* PH_IF: keep and redact are never both on */
-		if (st->mode.redact)
-			redact_field(st, h);
-		else
-			keep_field(st, h);
+	default:  /* PH_IF */
+		lay_field(st, h);
 		return 1;
 	}
 }
@@ -702,8 +702,9 @@ static int step_raw(struct hs_state *st, struct cur *c)
 	if (st->phase == PH_RAW_REC) {
 		if (st->in_off == st->rec_end) {
 			eng_end_record(st, c);
-			/* redact: the records after it are read as usual */
-			if (!st->err && !st->rd.zero_rest)
+			/* a copy of zeros: the records after it are read as
+			 * usual */
+			if (!st->err && !lay_zeros_copy(st))
 				st->phase = PH_RAW;
 			return 1;
 		}
@@ -712,7 +713,7 @@ static int step_raw(struct hs_state *st, struct cur *c)
 	}
 	if (!k)
 		return 0;
-	if (st->rd.zero_rest) {  /* redact: nothing verbatim */
+	if (lay_zeros_copy(st)) {  /* nothing verbatim */
 		eng_flush(st, c);
 		eng_zeros(st, k);
 		consume(st, c, k);
@@ -766,12 +767,10 @@ int eng_step(struct hs_state *st, struct cur *c)
 		return step_class(st, c);
 	case PH_SUB_END: return step_sub_end(st);
 	case PH_STR: return step_str(st, c);
-	case PH_PEEK: return keep_step_peek(st, c);
-	case PH_LOOK: return keep_step_look(st, c);
 	case PH_XLOOK: return step_xlook(st, c);
-	case PH_FIELDS: return redact_step_fields(st, c);
-	case PH_NAME: return names_step_head(st, c);
-	case PH_NAME_TEXT: return names_step_text(st, c);
+	case PH_PEEK: case PH_LOOK: case PH_FIELDS: case PH_NAME:
+	case PH_NAME_TEXT:
+		return lay_step(st, c);
 	default: return step_raw(st, c);
 	}
 }
@@ -937,13 +936,13 @@ static enum hs_err fallback_finish(struct hs_state *st, struct cur *c,
 	/* HS_STREAM: a segment holds whole sub-records only, so the
 	 * unfinished one is left out and the output ends after the last
 	 * whole one (the input was cut there too) */
-	int partial = !st->sg.gather;
+	int partial = !lay_whole_units(st);
 
 	if (!st->fallback) {
 		st->fallback = e;
 		st->fallback_off = st->in_off;
 	}
-	hold_finish(st, partial);
+	L_CALL(st, finishing, st, partial);
 	/* held bytes of an unfinished unit go out verbatim, before the
 	 * record's length is fixed (a passed unit's are out already) */
 	if (partial && st->have && !unit_passed(st)) {
@@ -965,7 +964,7 @@ enum hs_err hs_finish(struct hs_state *st)
 	if (st->err)
 		return st->err;
 	drain(st, &c);
-	if (st->err || salvage_finish(st, &c))
+	if (st->err || lay_finish(st, &c))
 		return st->err;
 	e = end_state(st, &c);
 	if (e == HS_E_OK)

@@ -150,6 +150,237 @@ static inline void eng_error(struct hs_state *st, enum hs_err err,
 	st->err_off = off;
 }
 
+/* One sub-record at the cursor, as far as the fast path (sweep.c) needs it. */
+struct unit {
+	unsigned n;          /* its fixed part, tag included */
+	uint64_t len;        /* the bytes after it */
+	uint64_t out;        /* the output a streamed one is sized at (0: not
+	                        sized, or stripped) */
+	unsigned type;       /* a primitive array's element type, else 0 */
+	uint64_t bytes;      /* ... and its elements' bytes */
+	int strip;           /* a primitive array that goes out as a 0xC3 */
+	const struct hs_flat *flat; /* redact: an instance's value spans */
+};
+
+/* ---- the layers' hooks ---------------------------------------------------
+ *
+ * A layer is a mode with its own file and state: a table of hooks, each
+ * called at one of the core's fixed points (NULL: the layer does nothing
+ * there). resolve_mode (engine.c) lists the layers on in st->mode.layer,
+ * NULL-ended, in the order below (salvage, keep, stream, redact, names);
+ * at a fixed point the core calls each listed layer's hook in that order,
+ * and where a hook returns 1 ("taken") the ones after it are not called.
+ * A layer that is off is not listed, and costs nothing. The fast path's
+ * hooks (sweep.c) are resolved once into st->mode.unit and
+ * st->mode.room. */
+struct hs_layer {
+	const char *name;
+	/* the file header's version byte, which it may rewrite */
+	void (*header)(struct hs_state *st, unsigned char *version);
+	/* a record outside the heap: 1 if the layer takes its body (its own
+	 * phases); else how many bytes of it it reads (PH_STR) */
+	int (*takes_record)(const struct hs_state *st, unsigned tag,
+	                    uint32_t len);
+	uint32_t (*reads_record)(const struct hs_state *st, unsigned tag,
+	                         uint32_t len);
+	/* ... those bytes (n of them at h), or a name's start (PH_NAME) */
+	void (*record)(struct hs_state *st, const unsigned char *h, unsigned n);
+	/* a heap record's header is due: 1 if the layer writes it */
+	int (*heap_header)(struct hs_state *st);
+	/* a sub-record starts, its act chosen: before its record's header
+	 * goes out; after it; and once the core has its start */
+	void (*sub_start)(struct hs_state *st, unsigned tag);
+	void (*sub_boundary)(struct hs_state *st, struct cur *c);
+	void (*sub_begun)(struct hs_state *st, unsigned tag);
+	/* an instance's header h, len bytes of fields: 1 if taken */
+	int (*instance)(struct hs_state *st, struct cur *c,
+	                const unsigned char *h, uint64_t len);
+	/* a sub-record header h (n bytes) whose output is len bytes long */
+	void (*sized)(struct hs_state *st, const unsigned char *h, unsigned n,
+	              uint64_t len);
+	/* room for len bytes of output: 1 if they go into segments */
+	int (*reserve)(struct hs_state *st, uint64_t len);
+	/* an array whose elements stripping drops: 1 if taken */
+	int (*array)(struct hs_state *st, struct cur *c, const unsigned char *h,
+	             uint64_t bytes);
+	/* a primitive array of element type type goes out */
+	void (*array_out)(struct hs_state *st, unsigned type);
+	/* a class dump's fixed part h; its constant or static value of basic
+	 * type type (the act for it); its instance field count read (1 if
+	 * the fields are taken: read one by one, PH_IF); one field h */
+	void (*class_start)(struct hs_state *st, const unsigned char *h);
+	unsigned (*value)(struct hs_state *st, unsigned type);
+	int (*fields)(struct hs_state *st, struct cur *c);
+	void (*field)(struct hs_state *st, const unsigned char *h);
+	/* k body bytes at p under an act of the layer's (ACT_STASH,
+	 * ACT_ZERO) */
+	void (*body)(struct hs_state *st, const unsigned char *p, size_t k);
+	/* a phase of the layer's: its step (-1: not the layer's phase) */
+	int (*step)(struct hs_state *st, struct cur *c);
+	/* the heap record's length is all read: 1 if its end waits */
+	int (*record_end)(struct hs_state *st, struct cur *c);
+	/* what the layer holds back goes out (a record's end, a fallback) */
+	void (*release)(struct hs_state *st);
+	/* the heap record ends: 1 if the layer closes it (no length to
+	 * patch); and after it closed */
+	int (*record_close)(struct hs_state *st);
+	void (*record_closed)(struct hs_state *st);
+	/* a parse error starts the fallback's copy, nheld bytes held */
+	void (*fail)(struct hs_state *st, size_t nheld);
+	/* the fallback's bytes go out as zeros: held ones; the copy's */
+	int (*zeros_held)(const struct hs_state *st);
+	int (*zeros_copy)(const struct hs_state *st);
+	/* the input ended: keep whole units only (1), or cut partial ones;
+	 * what the layer holds goes; the end's last word (returns st->err) */
+	int (*whole_units)(const struct hs_state *st);
+	void (*finishing)(struct hs_state *st, int partial);
+	int (*finish)(struct hs_state *st, struct cur *c);
+	/* sweep.c, the unit layer (st->mode.unit): 0 if the phases must take
+	 * the sub-record u at p; it goes out; the run goes out up to p (its
+	 * patches applied); n sub-records went by */
+	int (*sweep_unit)(struct hs_state *st, const unsigned char *p,
+	                  struct unit *u);
+	void (*sweep_out)(struct hs_state *st, struct cur *c,
+	                  const unsigned char *p, const struct unit *u);
+	void (*sweep_flush)(struct hs_state *st, struct cur *c,
+	                    const unsigned char *p);
+	void (*swept)(struct hs_state *st, uint64_t n);
+	/* ... the room layer (st->mode.room): does the sub-record u at p
+	 * start a segment (1), or need one of its own (-1: the phases take
+	 * it)? Its room then. */
+	int (*sweep_due)(const struct hs_state *st, const struct cur *c,
+	                 const unsigned char *p, const struct unit *u);
+	void (*sweep_room)(struct hs_state *st, struct cur *c,
+	                   const unsigned char *p, uint64_t out);
+};
+
+extern const struct hs_layer keep_layer, stream_layer, salvage_layer,
+                             redact_layer, names_layer;
+
+/* Each layer on, in order: for (L_EACH(st, l)) ... (*l)->hook */
+#define L_EACH(st, l) const struct hs_layer *const *l = (st)->mode.layer; *l; l++
+
+/* The core's calls at its fixed points: every layer's hook in turn; those
+ * returning int stop at the first that took the unit (1). */
+#define L_CALL(st, hook, ...) do { \
+	for (L_EACH(st, l_)) \
+		if ((*l_)->hook) \
+			(*l_)->hook(__VA_ARGS__); \
+} while (0)
+/* ... the first to take it (1) stops the turn */
+#define L_TAKES(st, hook, ...) \
+	for (L_EACH(st, l_)) \
+		if ((*l_)->hook && (*l_)->hook(__VA_ARGS__)) \
+			return 1; \
+	return 0
+
+static inline int lay_takes_record(const struct hs_state *st, unsigned tag,
+                                   uint32_t len)
+{
+	L_TAKES(st, takes_record, st, tag, len);
+}
+
+static inline int lay_heap_header(struct hs_state *st)
+{
+	L_TAKES(st, heap_header, st);
+}
+
+static inline int lay_instance(struct hs_state *st, struct cur *c,
+                               const unsigned char *h, uint64_t len)
+{
+	L_TAKES(st, instance, st, c, h, len);
+}
+
+static inline int lay_reserve(struct hs_state *st, uint64_t len)
+{
+	L_TAKES(st, reserve, st, len);
+}
+
+static inline int lay_array(struct hs_state *st, struct cur *c,
+                            const unsigned char *h, uint64_t bytes)
+{
+	L_TAKES(st, array, st, c, h, bytes);
+}
+
+static inline int lay_fields(struct hs_state *st, struct cur *c)
+{
+	L_TAKES(st, fields, st, c);
+}
+
+static inline int lay_record_end(struct hs_state *st, struct cur *c)
+{
+	L_TAKES(st, record_end, st, c);
+}
+
+static inline int lay_record_close(struct hs_state *st)
+{
+	L_TAKES(st, record_close, st);
+}
+
+static inline int lay_zeros_held(const struct hs_state *st)
+{
+	L_TAKES(st, zeros_held, st);
+}
+
+static inline int lay_zeros_copy(const struct hs_state *st)
+{
+	L_TAKES(st, zeros_copy, st);
+}
+
+static inline int lay_whole_units(const struct hs_state *st)
+{
+	L_TAKES(st, whole_units, st);
+}
+
+static inline int lay_finish(struct hs_state *st, struct cur *c)
+{
+	L_TAKES(st, finish, st, c);
+}
+
+/* The most bytes of a record body a layer reads (0: none). */
+static inline uint32_t lay_reads_record(const struct hs_state *st,
+                                        unsigned tag, uint32_t len)
+{
+	uint32_t most = 0, n;
+
+	for (L_EACH(st, l))
+		if ((*l)->reads_record &&
+		    (n = (*l)->reads_record(st, tag, len)) > most)
+			most = n;
+	return most;
+}
+
+/* The act for a class dump's value: the first layer's that has one. */
+static inline unsigned lay_value(struct hs_state *st, unsigned type)
+{
+	for (L_EACH(st, l))
+		if ((*l)->value)
+			return (*l)->value(st, type);
+	return ACT_PASS;
+}
+
+/* A field read one by one (PH_IF): the layer that took the fields (one
+ * layer at most has the hook: resolve_mode). */
+static inline void lay_field(struct hs_state *st, const unsigned char *h)
+{
+	for (L_EACH(st, l))
+		if ((*l)->field) {
+			(*l)->field(st, h);
+			return;
+		}
+}
+
+/* A layer's phase: its step. */
+static inline int lay_step(struct hs_state *st, struct cur *c)
+{
+	int r;
+
+	for (L_EACH(st, l))
+		if ((*l)->step && (r = (*l)->step(st, c)) >= 0)
+			return r;
+	return 0;
+}
+
 /* ---- emit.c: the output; the cursor, inline ------------------------------ */
 
 /* Straight to the sink, counting counted bytes of output. */
@@ -275,13 +506,6 @@ int keep_fields(struct hs_state *st, struct cur *c);
 void keep_field(struct hs_state *st, const unsigned char *h);
 int keep_step_peek(struct hs_state *st, struct cur *c);
 int keep_step_look(struct hs_state *st, struct cur *c);
-/* sweep.c: does keep look at an instance of class cls? */
-int keep_looks(const struct hs_state *st, uint64_t cls);
-static inline int keep_passes(const struct hs_state *st, uint64_t cls)
-{
-	return !st->mode.keep_reads || !keep_looks(st, cls);
-}
-void keep_swept(struct hs_state *st, uint64_t n);
 
 /* ---- names.c ------------------------------------------------------------ */
 
@@ -293,9 +517,6 @@ int names_step_text(struct hs_state *st, struct cur *c);
 
 int redact_wants_record(const struct hs_state *st, unsigned tag,
                         uint32_t len);
-/* The bytes of a STRING record it reads: the id and this much text (the
- * longest listed class name whole, as names.c's HEAD) */
-#define REDACT_PEEK 64u
 /* A field type in the layout tables with this bit: a listed size, passed
  * as it came (the type is the rest) */
 #define RD_KEPT 0x80u

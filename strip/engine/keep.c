@@ -393,7 +393,7 @@ int keep_array(struct hs_state *st, struct cur *c, const unsigned char *h,
  * field, or count it late)? 0 if it would only pass it: not a String,
  * and a class known not to be a Thread (thread_ref_of found it so, or
  * Thread.name's place is not known). The sweep asks with no array held. */
-int keep_looks(const struct hs_state *st, uint64_t cls)
+static int keep_looks(const struct hs_state *st, uint64_t cls)
 {
 	const struct hs_class *e;
 
@@ -414,7 +414,7 @@ int keep_looks(const struct hs_state *st, uint64_t cls)
 /* sweep.c: n sub-records went by that keep only passed; keep_sub_start's
  * part for each (right after a String of unknown layout, the next one is
  * its value's candidate; two on, none is). */
-void keep_swept(struct hs_state *st, uint64_t n)
+static void keep_swept(struct hs_state *st, uint64_t n)
 {
 	st->ks.expect = n == 1 && st->ks.expect == 2;
 }
@@ -464,3 +464,72 @@ int keep_step_look(struct hs_state *st, struct cur *c)
 	st->phase = PH_BODY;
 	return 1;
 }
+
+/* ---- the layer's hooks ------------------------------------------------- */
+
+static uint32_t reads_record(const struct hs_state *st, unsigned tag,
+                             uint32_t len)
+{
+	return keep_wants_record(st, tag, len) ? len : 0;
+}
+
+static void record(struct hs_state *st, const unsigned char *h, unsigned n)
+{
+	(void)n;
+	if (keep_wants_record(st, st->rec_tag, (uint32_t)st->rec_len))
+		keep_names(st, h);
+}
+
+/* ACT_STASH: a held array's elements */
+static void body(struct hs_state *st, const unsigned char *p, size_t k)
+{
+	if (st->act == ACT_STASH)
+		hold_stash(st, p, k);
+}
+
+static int step(struct hs_state *st, struct cur *c)
+{
+	switch (st->phase) {
+	case PH_PEEK: return keep_step_peek(st, c);
+	case PH_LOOK: return keep_step_look(st, c);
+	default: return -1;
+	}
+}
+
+static void release(struct hs_state *st)
+{
+	hold_release(st, 0);
+}
+
+/* sweep.c: the sub-record u at p passes as keep would pass it: no array
+ * held, not a primitive array (kept, held?), not an instance keep looks
+ * at. */
+static int sweep_unit(struct hs_state *st, const unsigned char *p,
+                      struct unit *u)
+{
+	(void)u;
+	if (st->ks.held_need || *p == HS_SUB_PRIMITIVE_ARRAY_DUMP)
+		return 0;
+	return *p != HS_SUB_INSTANCE_DUMP ||
+	       !st->mode.keep_reads ||
+	       !keep_looks(st, rd_id(st, p + 1 + st->idsize + 4));
+}
+
+const struct hs_layer keep_layer = {
+	.name = "keep",
+	.reads_record = reads_record,
+	.record = record,
+	.sub_start = keep_sub_start,
+	.instance = keep_instance,
+	.array = keep_array,
+	.class_start = keep_class,
+	.fields = keep_fields,
+	.field = keep_field,
+	.body = body,
+	.step = step,
+	.record_end = hold_record_end,
+	.release = release,
+	.finishing = hold_finish,
+	.sweep_unit = sweep_unit,
+	.swept = keep_swept,
+};

@@ -341,10 +341,7 @@ int names_step_head(struct hs_state *st, struct cur *c)
 	h = eng_take(st, c, n, ACT_TAKE);
 	if (!h)
 		return 0;
-	if (salvage_wants_record(st, HS_REC_STRING, len) && n == len)
-		salvage_names(st, h);
-	if (redact_wants_record(st, HS_REC_STRING, len))
-		redact_names(st, h, n);
+	L_CALL(st, record, st, h, n);  /* the other layers read it */
 	st->nm.id = rd_id(st, h);
 	st->nm.len = len - id;
 	st->nm.at = 0;
@@ -386,3 +383,20 @@ int names_step_text(struct hs_state *st, struct cur *c)
 	st->left -= k;
 	return 1;
 }
+
+/* ---- the layer's hooks ------------------------------------------------- */
+
+static int step(struct hs_state *st, struct cur *c)
+{
+	switch (st->phase) {
+	case PH_NAME: return names_step_head(st, c);
+	case PH_NAME_TEXT: return names_step_text(st, c);
+	default: return -1;
+	}
+}
+
+const struct hs_layer names_layer = {
+	.name = "names",
+	.takes_record = names_wants_record,
+	.step = step,
+};

@@ -468,3 +468,174 @@ const struct hs_flat *redact_flat(struct hs_state *st, uint64_t cls,
 	f->n = (uint16_t)n;
 	return f;
 }
+
+/* ---- the fast path's run with patches (sweep.c) ----------------------- */
+
+/* n zero bytes at p: the usual sizes of a field stored as one, inline */
+static inline void zero(unsigned char *p, uint32_t n)
+{
+	switch (n) {
+	case 1: *p = 0; break;
+	case 2: memset(p, 0, 2); break;
+	case 4: memset(p, 0, 4); break;
+	case 8: memset(p, 0, 8); break;
+	case 16: memset(p, 0, 16); break;
+	default: memset(p, 0, n); break;
+	}
+}
+
+/* The pending run [c->run, p) out, its patches (value spans, by offset in
+ * the run) zeroed: copied in pieces of the gather buffer's size, each
+ * zeroed and written; with no patch, as it is (no copy). */
+static void patched_flush(struct hs_state *st, struct cur *c,
+                          const unsigned char *p)
+{
+	const struct hs_patch *pt = st->rd.patch, *end = pt + st->rd.npatch;
+	size_t size = st->rd.cfg.gather_size, off = 0, len = (size_t)(p - c->run);
+	unsigned char *g = st->rd.cfg.gather;
+
+	if (!st->rd.npatch) {
+		c->p = p;
+		eng_flush(st, c);
+		return;
+	}
+	while (off < len && !st->err) {
+		size_t k = len - off < size ? len - off : size;
+		memcpy(g, c->run + off, k);
+		/* a span lies whole in the piece: the pieces end at spans'
+		 * ends (redact_one makes sure) */
+		for (; pt < end && pt->off + pt->len <= off + k; pt++)
+			zero(g + (pt->off - off), pt->len);
+		eng_emit(st, g, k);
+		off += k;
+	}
+	st->rd.npatch = 0;
+	c->run = c->p = p;
+}
+
+/* The run's patches, if any, applied as it goes out up to p; else it
+ * stays pending, as it does when nothing is redacted. */
+static void patches_out(struct hs_state *st, struct cur *c,
+                        const unsigned char *p)
+{
+	if (st->rd.npatch)
+		patched_flush(st, c, p);
+}
+
+/* Redacting: the instance at p (u) has value spans: noted as patches of
+ * the run, zeroed when it goes out (patched_flush). */
+static void redact_one(struct hs_state *st, struct cur *c,
+                       const unsigned char *p, const struct unit *u)
+{
+	size_t i, at;
+	struct hs_patch *pt;
+
+	/* room for its spans, and its bytes in one piece of the gather
+	 * buffer: else what came before goes out first */
+	at = (size_t)(p - c->run);
+	if (st->rd.npatch + u->flat->n > HS_PATCHES ||
+	    at % st->rd.cfg.gather_size + u->n + u->len > st->rd.cfg.gather_size) {
+		patched_flush(st, c, p);
+		at = 0;
+	}
+	pt = st->rd.patch + st->rd.npatch;
+	for (i = 0; i < u->flat->n; i++, pt++) {
+		pt->off = (uint32_t)(at + u->n + u->flat->span[i][0]);
+		pt->len = u->flat->span[i][1];
+	}
+	st->rd.npatch += u->flat->n;
+}
+
+/* ---- the layer's hooks ------------------------------------------------- */
+
+/* The bytes of a STRING record it reads: the id and this much text (the
+ * longest listed class name whole, as names.c's HEAD) */
+#define REDACT_PEEK 64u
+
+static uint32_t reads_record(const struct hs_state *st, unsigned tag,
+                             uint32_t len)
+{
+	if (!redact_wants_record(st, tag, len))
+		return 0;
+	return len < st->idsize + REDACT_PEEK ? len : st->idsize + REDACT_PEEK;
+}
+
+static void record(struct hs_state *st, const unsigned char *h, unsigned n)
+{
+	if (redact_wants_record(st, st->rec_tag, (uint32_t)st->rec_len))
+		redact_names(st, h, n);
+}
+
+/* ACT_ZERO: as many zeros go out */
+static void body(struct hs_state *st, const unsigned char *p, size_t k)
+{
+	(void)p;
+	if (st->act == ACT_ZERO)
+		eng_zeros(st, k);
+}
+
+static int step(struct hs_state *st, struct cur *c)
+{
+	return st->phase == PH_FIELDS ? redact_step_fields(st, c) : -1;
+}
+
+/* A fallback: the rest of its heap record goes out as zeros, never as it
+ * came (step_raw), and so do the bytes held (eng_emit_held). */
+static void fail(struct hs_state *st, size_t nheld)
+{
+	(void)nheld;
+	st->rd.zero_rest = 1;
+}
+
+static int zeros_held(const struct hs_state *st)
+{
+	(void)st;
+	return 1;
+}
+
+static int zeros_copy(const struct hs_state *st)
+{
+	return st->rd.zero_rest;
+}
+
+/* sweep.c: an instance u at p whose value spans are cached passes (u->flat),
+ * if its bytes fit a piece of the gather buffer; else the phases take it. */
+static int sweep_unit(struct hs_state *st, const unsigned char *p,
+                      struct unit *u)
+{
+	if (*p != HS_SUB_INSTANCE_DUMP || !u->len)
+		return 1;
+	u->flat = redact_flat_of(st, rd_id(st, p + 1 + st->idsize + 4), u->len);
+	return u->flat->n != HS_FLAT_NONE &&
+	       (!u->flat->n || u->out <= st->rd.cfg.gather_size);
+}
+
+/* ... it goes out: its spans noted, to be zeroed */
+static void sweep_out(struct hs_state *st, struct cur *c,
+                      const unsigned char *p, const struct unit *u)
+{
+	if (!u->flat)
+		return;
+	st->redacted++;
+	if (u->flat->n)
+		redact_one(st, c, p, u);
+}
+
+const struct hs_layer redact_layer = {
+	.name = "redact",
+	.reads_record = reads_record,
+	.record = record,
+	.instance = redact_instance,
+	.class_start = redact_class,
+	.value = redact_value,
+	.fields = redact_fields,
+	.field = redact_field,
+	.body = body,
+	.step = step,
+	.fail = fail,
+	.zeros_held = zeros_held,
+	.zeros_copy = zeros_copy,
+	.sweep_unit = sweep_unit,
+	.sweep_out = sweep_out,
+	.sweep_flush = patches_out,
+};

@@ -261,3 +261,29 @@ int salvage_finish(struct hs_state *st, struct cur *c)
 		eng_error(st, HS_E_NOHEAP, st->in_off);
 	return st->err;
 }
+
+/* ---- the layer's hooks ------------------------------------------------- */
+
+static uint32_t reads_record(const struct hs_state *st, unsigned tag,
+                             uint32_t len)
+{
+	return salvage_wants_record(st, tag, len) ? len : 0;
+}
+
+/* the record read whole (PH_STR; a name's start too, PH_NAME, when that is
+ * all of it) */
+static void record(struct hs_state *st, const unsigned char *h, unsigned n)
+{
+	if (n == st->rec_len &&
+	    salvage_wants_record(st, st->rec_tag, (uint32_t)st->rec_len))
+		salvage_names(st, h);
+}
+
+const struct hs_layer salvage_layer = {
+	.name = "salvage",
+	.reads_record = reads_record,
+	.record = record,
+	.class_start = salvage_class,
+	.array_out = salvage_array,
+	.finish = salvage_finish,
+};

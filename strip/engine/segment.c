@@ -211,3 +211,54 @@ uint64_t seg_drop_partial(struct hs_state *st)
 	}
 	return st->sub_out;
 }
+
+/* ---- the fast path's segments (sweep.c) -------------------------------- */
+
+/* Does the sub-record u at p start where the phases close a segment (1),
+ * or need a segment of its own (-1: the phases take it)? 0: neither. */
+static int sweep_due(const struct hs_state *st, const struct cur *c,
+                     const unsigned char *p, const struct unit *u)
+{
+	uint64_t v;
+
+	if (!st->sg.gather)
+		return 0;
+	if (u->out > HS_STREAM_BUF)
+		return -1;
+	v = st->sg.len + (uint64_t)(p - c->run);
+	return v >= HS_SEGMENT_SOFT || (u->out && v + u->out > HS_STREAM_BUF);
+}
+
+/* An instance passed: sized, when it was taken for that (seg_sub_start);
+ * never taken here. */
+static int sized_instance(struct hs_state *st, struct cur *c,
+                          const unsigned char *h, uint64_t len)
+{
+	(void)c;
+	seg_sized(st, h, st->need, st->need + len);
+	return 0;
+}
+
+/* What's left of a unit the input cut: whole sub-records only go out
+ * while a segment gathers (the unfinished one is left out). */
+static int gathering(const struct hs_state *st)
+{
+	return st->sg.gather;
+}
+
+const struct hs_layer stream_layer = {
+	.name = "stream",
+	.header = seg_header,
+	.heap_header = seg_record_start,
+	.sub_boundary = seg_sub_boundary,
+	.sub_begun = seg_sub_start,
+	.instance = sized_instance,
+	.sized = seg_sized,
+	.reserve = seg_reserve,
+	.record_close = seg_record_end,
+	.record_closed = seg_dump_end,
+	.fail = seg_fallback,
+	.whole_units = gathering,
+	.sweep_due = sweep_due,
+	.sweep_room = seg_room,
+};
