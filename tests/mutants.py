@@ -129,6 +129,7 @@ AREAS = {
     "strip/engine/salvage.c": ENGINE,
     "strip/engine/redact.c": ENGINE,
     "strip/engine/names.c": ENGINE,
+    "strip/engine/android.c": ENGINE,
     "strip/cli/namesmap.c": [REDACT_CHECK, "redact"],
     "strip/cli/out.c": TOOLS,
     "strip/cli/cli.c": TOOLS,

@@ -41,22 +41,6 @@ _Static_assert(sizeof ((struct hs_state *)0)->ks.held_hdr >= 1 + 8 + 9,
 _Static_assert(HS_SEGMENT_SOFT + HS_HOLD_LIMIT + 18 + 64 <= HS_STREAM_BUF,
                "a held array fits in a stream's segment");
 
-static int is_android_root(unsigned tag)
-{
-	return (tag >= HS_SUB_ROOT_INTERNED_STRING &&
-	        tag <= HS_SUB_ROOT_JNI_MONITOR) || tag == HS_SUB_UNREACHABLE;
-}
-
-/* Sub-records --app-only drops in the zygote and image heaps. Like
- * hprof-conv -z, class dumps stay (app objects refer to their classes),
- * and so do roots. */
-static int is_instance_dump(unsigned tag)
-{
-	return tag == HS_SUB_INSTANCE_DUMP || tag == HS_SUB_OBJECT_ARRAY_DUMP ||
-	       tag == HS_SUB_PRIMITIVE_ARRAY_DUMP ||
-	       tag == HS_SUB_PRIMITIVE_ARRAY_NODATA;
-}
-
 static unsigned heap_index(uint32_t type)
 {
 	switch (type) {
@@ -67,11 +51,6 @@ static unsigned heap_index(uint32_t type)
 	case 'J': return HS_HEAP_JIT;
 	default: return HS_HEAP_OTHER;
 	}
-}
-
-static int dropped_heap(unsigned heap)
-{
-	return heap == HS_HEAP_ZYGOTE || heap == HS_HEAP_IMAGE;
 }
 
 /* ---- the mode ---------------------------------------------------------- */
@@ -86,6 +65,8 @@ static void list_layers(struct hs_mode *m)
 {
 	unsigned n = 0;
 
+	if (m->late_header)  /* convert, app_only */
+		m->layer[n++] = &android_layer;
 	if (m->salvage)
 		m->layer[n++] = &salvage_layer;
 	if (m->keep)
@@ -182,13 +163,12 @@ static void census_sub(struct hs_state *st)
 /* ---- records ----------------------------------------------------------- */
 
 /* A heap record starts: in the default heap (the writers reset it, and
- * hprof-conv reads it so), its header written now unless it waits for
- * output (jvm, app-only). */
+ * hprof-conv reads it so), its header written now unless a layer has it
+ * wait for output. */
 static void heap_record_start(struct hs_state *st, struct cur *c)
 {
 	st->heap = HS_HEAP_DEFAULT;
-	st->info_len = 0;
-	if (!st->mode.late_header)
+	if (!lay_heap_start(st))
 		eng_rec_header(st, c);
 }
 
@@ -266,8 +246,6 @@ static int step_header_tail(struct hs_state *st, struct cur *c)
 		return 1;
 	}
 	resolve_mode(st);  /* the version is known */
-	if (st->mode.convert)
-		st->scratch[HS_MAGIC_LEN] = '2';
 	L_CALL(st, header, st, &st->scratch[HS_MAGIC_LEN]);
 	eng_emit(st, st->scratch, n + 12);
 	st->have = 0;
@@ -373,17 +351,14 @@ static int opens_record(const struct hs_state *st, unsigned tag)
 	return sub_fixed_len(tag, st->idsize) != 0;
 }
 
+/* What becomes of a sub-record of this tag: a layer's act, or the
+ * core's (restore: a 0xC3 taken; strip: a 0x23 taken). */
 static unsigned choose_act(const struct hs_state *st, unsigned tag)
 {
-	if (st->mode.app_only && is_instance_dump(tag) &&
-	    dropped_heap(st->heap))
-		return ACT_DROP;
-	/* app-only strip: taken, then waits or goes (heap_info) */
-	if (tag == HS_SUB_HEAP_DUMP_INFO &&
-	    (st->mode.convert || st->mode.app_strip))
-		return ACT_DROP;
-	if (st->mode.convert && is_android_root(tag))
-		return ACT_TAKE;
+	int a = lay_act(st, tag);
+
+	if (a >= 0)
+		return (unsigned)a;
 	if (st->mode.restore)
 		return tag == HS_SUB_PRIMITIVE_ARRAY_NODATA ? ACT_TAKE : ACT_PASS;
 	return tag == HS_SUB_PRIMITIVE_ARRAY_DUMP ? ACT_TAKE : ACT_PASS;
@@ -556,12 +531,7 @@ static int heap_info(struct hs_state *st, const unsigned char *h)
 	unsigned n = st->need;
 
 	st->heap = (unsigned char)heap_index(hs_be32(h + 1));
-	if (st->mode.app_strip) {
-		/* waits until a sub-record it governs is kept; one waiting
-		 * before governs nothing, and goes */
-		memcpy(st->info, h, n);
-		st->info_len = (unsigned char)n;
-	}
+	L_CALL(st, heap_info, st, h, n);
 	st->phase = PH_SUB_END;
 	return 1;
 }

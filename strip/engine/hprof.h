@@ -430,7 +430,7 @@ struct hs_config {
 /* The effective mode, resolved once from the flags and the dump's version
  * (hs_init, then again when the file header is read). */
 struct hs_layer;           /* a layer's hooks (internal.h) */
-#define HS_LAYERS 5
+#define HS_LAYERS 6
 struct hs_mode {
 	unsigned char restore;     /* HS_RESTORE: 0xC3 -> 0x23 + zeros */
 	unsigned char convert;     /* HS_JVM on a 1.0.3 dump: to 1.0.2 */

@@ -130,6 +130,15 @@ static inline int is_heap_tag(unsigned tag)
 	return tag == HS_REC_HEAP_DUMP || tag == HS_REC_HEAP_DUMP_SEGMENT;
 }
 
+/* An object's sub-record (what --app-only drops in the zygote and image
+ * heaps, and st->objects counts) */
+static inline int is_instance_dump(unsigned tag)
+{
+	return tag == HS_SUB_INSTANCE_DUMP || tag == HS_SUB_OBJECT_ARRAY_DUMP ||
+	       tag == HS_SUB_PRIMITIVE_ARRAY_DUMP ||
+	       tag == HS_SUB_PRIMITIVE_ARRAY_NODATA;
+}
+
 /* Length of a heap sub-record's fixed part, tag included; 0 if unknown. */
 static inline unsigned sub_fixed_len(unsigned tag, unsigned id)
 {
@@ -185,8 +194,15 @@ struct hs_layer {
 	                         uint32_t len);
 	/* ... those bytes (n of them at h), or a name's start (PH_NAME) */
 	void (*record)(struct hs_state *st, const unsigned char *h, unsigned n);
-	/* a heap record's header is due: 1 if the layer writes it */
+	/* a heap record starts: 1 if its header waits for output; its header
+	 * is due: 1 if the layer writes it */
+	int (*heap_start)(struct hs_state *st);
 	int (*heap_header)(struct hs_state *st);
+	/* a sub-record of this tag starts: its act (-1: the core's); a
+	 * HEAP_DUMP_INFO h, n bytes */
+	int (*act)(const struct hs_state *st, unsigned tag);
+	void (*heap_info)(struct hs_state *st, const unsigned char *h,
+	                  unsigned n);
 	/* a sub-record starts, its act chosen: before its record's header
 	 * goes out; after it; and once the core has its start */
 	void (*sub_start)(struct hs_state *st, unsigned tag);
@@ -254,8 +270,8 @@ struct hs_layer {
 	                   const unsigned char *p, uint64_t out);
 };
 
-extern const struct hs_layer keep_layer, stream_layer, salvage_layer,
-                             redact_layer, names_layer;
+extern const struct hs_layer android_layer, keep_layer, stream_layer,
+                             salvage_layer, redact_layer, names_layer;
 
 /* Each layer on, in order: for (L_EACH(st, l)) ... (*l)->hook */
 #define L_EACH(st, l) const struct hs_layer *const *l = (st)->mode.layer; *l; l++
@@ -278,6 +294,22 @@ static inline int lay_takes_record(const struct hs_state *st, unsigned tag,
                                    uint32_t len)
 {
 	L_TAKES(st, takes_record, st, tag, len);
+}
+
+static inline int lay_heap_start(struct hs_state *st)
+{
+	L_TAKES(st, heap_start, st);
+}
+
+/* The act of the first layer that has one for this tag; else -1. */
+static inline int lay_act(const struct hs_state *st, unsigned tag)
+{
+	int a;
+
+	for (L_EACH(st, l))
+		if ((*l)->act && (a = (*l)->act(st, tag)) >= 0)
+			return a;
+	return -1;
 }
 
 static inline int lay_heap_header(struct hs_state *st)
