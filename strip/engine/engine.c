@@ -165,8 +165,11 @@ static void census_sub(struct hs_state *st)
 /* A heap record starts: in the default heap (the writers reset it, and
  * hprof-conv reads it so), its header written now unless a layer has it
  * wait for output. */
-static void heap_record_start(struct hs_state *st, struct cur *c)
+static void heap_record_start(struct hs_state *st, struct cur *c,
+                              uint32_t len)
 {
+	/* a placeholder or an empty record: the next byte tells (step_sub) */
+	st->maybe_open = len == 0 && st->mode.open_len;
 	st->heap = HS_HEAP_DEFAULT;
 	if (!lay_heap_start(st))
 		eng_rec_header(st, c);
@@ -296,9 +299,7 @@ static int step_record(struct hs_state *st, struct cur *c)
 		st->phase = record_body_phase(st, st->rec_tag, len);
 		return 1;
 	}
-	/* a placeholder or an empty record: the next byte tells (step_sub) */
-	st->maybe_open = len == 0 && st->mode.open_len;
-	heap_record_start(st, c);
+	heap_record_start(st, c, len);
 	st->phase = PH_SUB;
 	return 1;
 }
@@ -867,19 +868,38 @@ static void drain(struct hs_state *st, struct cur *c)
 	run(st, c);
 }
 
+/* The stream stopped between records: HS_E_OK unless it ended inside a
+ * record's header or before any record. */
+static enum hs_err between_records(struct hs_state *st)
+{
+	if (st->have)  /* it ended inside a record header */
+		return HS_E_TRUNCATED;
+	if (!st->records && !st->mode.no_header)
+		return HS_E_NORECORDS;
+	if (st->need_end)  /* --salvage: segments cut short */
+		eng_dump_end(st);
+	return HS_E_OK;
+}
+
+/* ... in a heap record: a placeholder the writer never patched closes
+ * here */
+static enum hs_err in_heap(struct hs_state *st, struct cur *c)
+{
+	if (!st->open)
+		return HS_E_TRUNCATED;
+	st->rec_len = st->in_off - st->rec_body_in;
+	st->open = 0;
+	eng_end_record(st, c);
+	return HS_E_OK;
+}
+
 /* Where the stream stopped: HS_E_OK when that is an end (the record
  * closed, or an END due written), else the error it is. */
 static enum hs_err end_state(struct hs_state *st, struct cur *c)
 {
 	switch (st->phase) {
 	case PH_REC:
-		if (st->have)  /* it ended inside a record header */
-			return HS_E_TRUNCATED;
-		if (!st->records && !st->mode.no_header)
-			return HS_E_NORECORDS;
-		if (st->need_end)  /* --salvage: segments cut short */
-			eng_dump_end(st);
-		return HS_E_OK;
+		return between_records(st);
 	case PH_RAW:
 		return HS_E_OK;
 	case PH_HDR:
@@ -887,13 +907,7 @@ static enum hs_err end_state(struct hs_state *st, struct cur *c)
 	case PH_HDR_TAIL:
 		return HS_E_SHORT;
 	case PH_SUB:
-		if (st->open) {  /* the writer never patched: close it here */
-			st->rec_len = st->in_off - st->rec_body_in;
-			st->open = 0;
-			eng_end_record(st, c);
-			return HS_E_OK;
-		}
-		/* fall through */
+		return in_heap(st, c);
 	default:
 		return HS_E_TRUNCATED;
 	}

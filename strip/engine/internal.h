@@ -249,6 +249,15 @@ struct hs_layer {
 	/* the input ended: keep whole units only (1), or cut partial ones;
 	 * what the layer holds goes; the end's last word (returns st->err) */
 	int (*whole_units)(const struct hs_state *st);
+	/* HS_SALVAGE: the layer holds output not written yet (1); the
+	 * unfinished sub-record is taken back, *from the output offset it is
+	 * cut from (UINT64_MAX: none) */
+	int (*holds)(const struct hs_state *st);
+	void (*take_back)(struct hs_state *st, uint64_t *from);
+	/* hs_rewrite: the writer rewrote input bytes [in_off, in_off + len):
+	 * 1 if a look ahead read them, which ends (the array held goes out
+	 * stripped: eng_resolve) */
+	int (*rewrite)(const struct hs_state *st, uint64_t in_off, size_t len);
 	void (*finishing)(struct hs_state *st, int partial);
 	int (*finish)(struct hs_state *st, struct cur *c);
 	/* sweep.c, the unit layer (st->mode.unit): 0 if the phases must take
@@ -362,6 +371,17 @@ static inline int lay_zeros_copy(const struct hs_state *st)
 static inline int lay_whole_units(const struct hs_state *st)
 {
 	L_TAKES(st, whole_units, st);
+}
+
+static inline int lay_rewrite(const struct hs_state *st, uint64_t in_off,
+                              size_t len)
+{
+	L_TAKES(st, rewrite, st, in_off, len);
+}
+
+static inline int lay_holds(const struct hs_state *st)
+{
+	L_TAKES(st, holds, st);
 }
 
 static inline int lay_finish(struct hs_state *st, struct cur *c)
@@ -517,9 +537,9 @@ int eng_set_body(struct hs_state *st, struct cur *c, uint64_t len,
 /* Bytes consumed but not yet out, after a fallback: as they came, or
  * zeros when redacting. */
 void eng_emit_held(struct hs_state *st, const unsigned char *held, size_t n);
-/* Did input bytes from in_off on go out as they came, in a fallback's
- * copy (at fb_out + in_off - fb_in)? */
-int eng_copied(const struct hs_state *st, uint64_t in_off);
+/* Where input bytes from in_off on went out as they came, in a fallback's
+ * copy (at fb_out + in_off - fb_in); UINT64_MAX: they did not. */
+uint64_t eng_copied(const struct hs_state *st, uint64_t in_off);
 /* A parse error: sticky, or the start of the verbatim copy. */
 void eng_fail(struct hs_state *st, struct cur *c, enum hs_err err,
               uint64_t off, const unsigned char *held, size_t nheld);

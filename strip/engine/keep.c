@@ -501,6 +501,25 @@ static void release(struct hs_state *st)
 	hold_release(st, 0);
 }
 
+/* An array is held (it goes out at the record's end). */
+static int holds(const struct hs_state *st)
+{
+	return st->ks.held_need != 0;
+}
+
+static void take_back(struct hs_state *st, uint64_t *from)
+{
+	(void)from;
+	hold_drop_partial(st);
+}
+
+/* The writer rewrote input bytes [in_off, in_off + len): 1 if a look
+ * past a record's end read them (it is over then: eng_resolve). */
+static int rewrite(const struct hs_state *st, uint64_t in_off, size_t len)
+{
+	return hold_looked_at(st, in_off, len);
+}
+
 /* sweep.c: the sub-record u at p passes as keep would pass it: no array
  * held, not a primitive array (kept, held?), not an instance keep looks
  * at. */
@@ -530,6 +549,9 @@ const struct hs_layer keep_layer = {
 	.record_end = hold_record_end,
 	.release = release,
 	.finishing = hold_finish,
+	.holds = holds,
+	.take_back = take_back,
+	.rewrite = rewrite,
 	.sweep_unit = sweep_unit,
 	.swept = keep_swept,
 };

@@ -147,7 +147,9 @@ void eng_emit_held(struct hs_state *st, const unsigned char *held, size_t n)
 		eng_emit(st, held, n);
 }
 
-int eng_copied(const struct hs_state *st, uint64_t in_off)
+uint64_t eng_copied(const struct hs_state *st, uint64_t in_off)
 {
-	return st->fallback && in_off >= st->fb_in && !lay_zeros_copy(st);
+	if (st->fallback && in_off >= st->fb_in && !lay_zeros_copy(st))
+		return in_off - st->fb_in + st->fb_out;
+	return UINT64_MAX;
 }

@@ -96,11 +96,14 @@ static void cut_output(struct hs_state *st, uint64_t off)
 	st->out_off = off;
 }
 
-/* The unfinished sub-record's output, taken back. */
+/* The unfinished sub-record's output, taken back: from where it began,
+ * or where a layer that holds it says (UINT64_MAX: gone already). */
 static void drop_partial(struct hs_state *st)
 {
-	cut_output(st, seg_drop_partial(st));
-	hold_drop_partial(st);
+	uint64_t from = st->sub_out;
+
+	L_CALL(st, take_back, st, &from);
+	cut_output(st, from);
 	st->have = 0;
 }
 
@@ -178,13 +181,19 @@ static uint64_t cut_record(struct hs_state *st)
 	return st->rec_body_in - 9;
 }
 
-/* The heap record cut at from is from - rec_body_in bytes long: a
- * placeholder's length is known now. */
-static void shorten_record(struct hs_state *st, uint64_t from)
+/* ... and the census counts a heap record's input up to from. */
+static void cut_counted(struct hs_state *st, uint64_t from)
 {
 	if (st->census)
 		st->census->rec_bytes[st->rec_tag] += from - st->rec_body_in -
 		                                       st->rec_len;
+}
+
+/* The heap record cut at from is from - rec_body_in bytes long: a
+ * placeholder's length is known now. */
+static void shorten_record(struct hs_state *st, uint64_t from)
+{
+	cut_counted(st, from);
 	st->rec_len = from - st->rec_body_in;
 	st->open = 0;
 }
@@ -200,11 +209,11 @@ static uint64_t cut_heap_record(struct hs_state *st, struct cur *c)
 		drop_partial(st);
 	}
 	shorten_record(st, from);
-	/* a record left empty goes, header and all (one gathering has
-	 * written nothing yet, and a held array will go out) */
-	if (!complete_classes(st, c, 1) && !st->sg.gather &&
-	    st->rec_hdr_out && st->out_off == st->rec_body_out &&
-	    !st->ks.held_need) {
+	/* a record left empty goes, header and all (unless a layer holds
+	 * output: one gathering has written nothing yet, and a held array
+	 * will go out) */
+	if (!complete_classes(st, c, 1) && !lay_holds(st) &&
+	    st->rec_hdr_out && st->out_off == st->rec_body_out) {
 		cut_output(st, st->rec_body_out - 9);
 		st->rec_hdr_out = 0;
 		st->heap_written--;

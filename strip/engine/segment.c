@@ -165,17 +165,25 @@ void seg_dump_end(struct hs_state *st)
  * record (JDK 8) has no known length: a segment header that promises 4
  * GiB goes out instead, so readers see the dump cut at this point, never
  * garbage they take for records. */
+static uint64_t rest_of_record(const struct hs_state *st, uint64_t from)
+{
+	/* an open placeholder's end is OPEN_END: no length to go by */
+	return st->open || !st->rec_end ? UINT32_MAX : st->rec_end - from;
+}
+
+/* ... in a heap record that gathers, or a placeholder */
+static int in_segments(const struct hs_state *st)
+{
+	return is_heap_tag(st->rec_tag) && (st->sg.gather || st->open);
+}
+
 void seg_fallback(struct hs_state *st, size_t nheld)
 {
 	unsigned char h[9];
 	uint64_t from = st->in_off - nheld;
-	/* an open placeholder's end is OPEN_END: no length to go by */
-	uint64_t left = st->open || !st->rec_end ? UINT32_MAX
-	                                         : st->rec_end - from;
+	uint64_t left = rest_of_record(st, from);
 
-	if (!st->mode.stream ||
-	    (st->phase != PH_RAW_REC &&
-	     !(is_heap_tag(st->rec_tag) && (st->sg.gather || st->open))))
+	if (!st->mode.stream || (st->phase != PH_RAW_REC && !in_segments(st)))
 		return;
 	flush_segment(st);
 	st->sg.gather = 0;
@@ -246,6 +254,13 @@ static int gathering(const struct hs_state *st)
 	return st->sg.gather;
 }
 
+/* HS_SALVAGE: the unfinished sub-record is taken back (seg_drop_partial):
+ * from where */
+static void take_back(struct hs_state *st, uint64_t *from)
+{
+	*from = seg_drop_partial(st);
+}
+
 const struct hs_layer stream_layer = {
 	.name = "stream",
 	.header = seg_header,
@@ -259,6 +274,8 @@ const struct hs_layer stream_layer = {
 	.record_closed = seg_dump_end,
 	.fail = seg_fallback,
 	.whole_units = gathering,
+	.holds = gathering,
+	.take_back = take_back,
 	.sweep_due = sweep_due,
 	.sweep_room = seg_room,
 };
