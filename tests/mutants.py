@@ -110,8 +110,12 @@ SHIM = ["shim", "dumps", "own-dumps", "shim-robust", "handover", "faults",
         "shim-compress", "redact-closed"]
 TOOLS = ["output", "cli", "same-file", "badinput"]
 
+# the engine's core touches at most one mode a function (issue 28)
+ENGINE_MODES = ("engine-modes: one mode a core function", ["sh", "-c",
+                'tests/engine-modes.py >/dev/null'])
+
 # the engine's tests, for each of its files
-ENGINE = [HOLD, DENSE, UNIT_ALL, UNIT_JDK8, KEEP_PIPE, STREAM_RESTORE, SALVAGE_SPLIT,
+ENGINE = [ENGINE_MODES, HOLD, DENSE, UNIT_ALL, UNIT_JDK8, KEEP_PIPE, STREAM_RESTORE, SALVAGE_SPLIT,
           REDACT_CHECK, "strip", "stream", "strings", "salvage", "apponly",
           "restore-jvm", "shim", "dumps", "redact"]
 
@@ -606,6 +610,16 @@ MUTANTS = [
      "preload/fdtable.c",
      "\tif (!policy()->sniff || !buf || len < HS_MAGIC_LEN ||",
      "\tif (!policy()->sniff || (saved = errno, !buf) || len < HS_MAGIC_LEN ||"),
+    # ---- issue 28: the layers' hooks ---------------------------------------
+    ("engine: a core phase tests a mode's flag again",
+     "strip/engine/engine.c",
+     "\t * lay_value chose, was for that value only) */\n\tst->act = ACT_PASS;",
+     "\t * lay_value chose, was for that value only) */\n"
+     "\tif (st->mode.redact || 1)\n\t\tst->act = ACT_PASS;"),
+    ("engine: redact is not the fast path's unit layer (instances swept whole)",
+     "strip/engine/engine.c",
+     "\tm->unit = m->keep ? &keep_layer : m->redact ? &redact_layer : NULL;",
+     "\tm->unit = m->keep ? &keep_layer : NULL;"),
 ]
 
 
