@@ -52,8 +52,8 @@ static int act(const struct hs_state *st, unsigned tag)
 }
 
 /* A HEAP_DUMP_INFO h (n bytes), app-only strip: it waits until a
- * sub-record it governs is kept (eng_emit_info); one waiting before
- * governs nothing, and goes. */
+ * sub-record it governs is kept (goes_out); one waiting before governs
+ * nothing, and goes. */
 static void heap_info(struct hs_state *st, const unsigned char *h, unsigned n)
 {
 	if (!st->mode.app_strip)
@@ -62,10 +62,24 @@ static void heap_info(struct hs_state *st, const unsigned char *h, unsigned n)
 	st->info_len = (unsigned char)n;
 }
 
+/* app-only strip: the waiting HEAP_DUMP_INFO goes out, before a
+ * sub-record of its heap that is kept (or the bytes copied after a
+ * fallback). */
+static void goes_out(struct hs_state *st, struct cur *c)
+{
+	if (!st->info_len)
+		return;
+	eng_rec_header(st, c);
+	eng_flush(st, c);
+	eng_emit(st, st->info, st->info_len);
+	st->info_len = 0;
+}
+
 const struct hs_layer android_layer = {
 	.name = "android",
 	.header = header,
 	.heap_start = heap_start,
 	.act = act,
 	.heap_info = heap_info,
+	.goes_out = goes_out,
 };

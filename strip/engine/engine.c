@@ -397,7 +397,7 @@ static void sub_start(struct hs_state *st, struct cur *c, unsigned tag)
 		eng_rec_header(st, c);
 	L_CALL(st, sub_boundary, st, c);
 	if (st->act != ACT_DROP)
-		eng_emit_info(st, c);
+		L_CALL(st, goes_out, st, c);
 	/* where it starts, should --salvage have to take it back */
 	st->sub_out = st->out_off + (uint64_t)(c->p - c->run);
 	L_CALL(st, sub_begun, st, tag);

@@ -207,6 +207,9 @@ struct hs_layer {
 	 * goes out; after it; and once the core has its start */
 	void (*sub_start)(struct hs_state *st, unsigned tag);
 	void (*sub_boundary)(struct hs_state *st, struct cur *c);
+	/* ... one that goes out (or the fallback's copy in a heap record):
+	 * what waits for output goes first */
+	void (*goes_out)(struct hs_state *st, struct cur *c);
 	void (*sub_begun)(struct hs_state *st, unsigned tag);
 	/* an instance's header h, len bytes of fields: 1 if taken */
 	int (*instance)(struct hs_state *st, struct cur *c,
@@ -529,7 +532,6 @@ void hold_drop_partial(struct hs_state *st);
 /* ---- record.c ----------------------------------------------------------- */
 
 void eng_rec_header(struct hs_state *st, struct cur *c);
-void eng_emit_info(struct hs_state *st, struct cur *c);
 void eng_end_record(struct hs_state *st, struct cur *c);
 /* len body bytes passed or dropped (st->act), then phase next. */
 int eng_set_body(struct hs_state *st, struct cur *c, uint64_t len,

@@ -29,19 +29,6 @@ void eng_rec_header(struct hs_state *st, struct cur *c)
 	st->rec_body_out = st->out_off;
 }
 
-/* app-only strip: the waiting HEAP_DUMP_INFO goes out, before a
- * sub-record of its heap that is kept (or the bytes copied after a
- * fallback). */
-void eng_emit_info(struct hs_state *st, struct cur *c)
-{
-	if (!st->info_len)
-		return;
-	eng_rec_header(st, c);
-	eng_flush(st, c);
-	eng_emit(st, st->info, st->info_len);
-	st->info_len = 0;
-}
-
 /* The heap record's header went out with the input's length: patch it
  * to the output's. 1 on an error. */
 static int patch_length(struct hs_state *st)
@@ -100,14 +87,14 @@ int eng_set_body(struct hs_state *st, struct cur *c, uint64_t len,
 }
 
 /* What the layers hold back goes out as it is: a held array (stripped),
- * and in a heap record a waiting HEAP_DUMP_INFO, which governs the bytes
- * copied next. */
+ * and in a heap record what goes before its output (a waiting
+ * HEAP_DUMP_INFO, which governs the bytes copied next). */
 static void release_waiting(struct hs_state *st, struct cur *c, int in_rec)
 {
 	L_CALL(st, release, st);
 	st->have = 0;
-	if (st->info_len && in_rec)
-		eng_emit_info(st, c);
+	if (in_rec)
+		L_CALL(st, goes_out, st, c);
 }
 
 /* A parse error at input offset off. held/nheld: bytes consumed but not yet
