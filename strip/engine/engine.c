@@ -26,20 +26,16 @@
  *   a parse error with HS_FALLBACK: PH_RAW_REC (the rest of the heap
  *   record) -> PH_RAW (the rest of the stream), verbatim.
  *
- * Restore, --jvm and --app-only are the core's own: choose_act decides
- * what becomes of each sub-record, the sub-record header carries it out.
+ * The layers act at fixed points through their hooks (internal.h); the
+ * phases never ask which are on. choose_act decides what becomes of each
+ * sub-record (a layer's act, or strip's and restore's own), and the
+ * sub-record header carries it out.
  */
 #include "internal.h"
 
 /* take() gathers a cut sub-record header in scratch */
 _Static_assert(sizeof ((struct hs_state *)0)->scratch >= 1 + 7 * 8 + 4 + 4 + 2,
                "scratch holds a class dump's fixed part with 8-byte ids");
-_Static_assert(sizeof ((struct hs_state *)0)->ks.held_hdr >= 1 + 8 + 9,
-               "held_hdr holds an array's header with 8-byte ids");
-/* a segment under HS_SEGMENT_SOFT bytes takes a held array and the String
- * gathered behind it (look) */
-_Static_assert(HS_SEGMENT_SOFT + HS_HOLD_LIMIT + 18 + 64 <= HS_STREAM_BUF,
-               "a held array fits in a stream's segment");
 
 static unsigned heap_index(uint32_t type)
 {

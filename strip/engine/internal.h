@@ -6,59 +6,96 @@
  *   rewrite.c  hs_rewrite: patches of output that went out unchanged,
  *              and JDK 8's placeholder lengths (HS_OPEN_LEN)
  *   engine.c   the core: the phase machine, one function per phase;
- *              hs_init, hs_feed, hs_finish; strip, restore, --jvm and
- *              --app-only
- *   keep.c     HS_KEEP_STRINGS: the names and class layouts read on the
- *              way (PH_STR, PH_IF), the values read (PH_PEEK, PH_LOOK),
- *              the pending ids, which arrays keep their elements
- *   names.c    HS_REDACT_NAMES, HS_UNREDACT: STRING texts tokenized or
- *              given back (PH_NAME, PH_NAME_TEXT)
- *   redact.c   HS_REDACT: the class layouts recorded (PH_IF), class
- *              dump values zeroed, instance fields walked (PH_FIELDS)
- *   salvage.c  HS_SALVAGE: the primitive array classes noted on the way;
- *              at the end the cut taken back and their missing class
- *              dumps completed
+ *              hs_init, hs_feed, hs_finish; resolve_mode, which lists the
+ *              layers on; strip's and restore's own acts
+ *   android.c  layer: HS_JVM, HS_APP_ONLY on 1.0.3: what becomes of the
+ *              Android roots, the HEAP_DUMP_INFOs and the zygote and image
+ *              heaps' objects; heap record headers written late
+ *   keep.c     layer: HS_KEEP_STRINGS: the names and class layouts read
+ *              on the way (PH_STR, PH_IF), the values read (PH_PEEK,
+ *              PH_LOOK), the pending ids, which arrays keep their elements
+ *   names.c    layer: HS_REDACT_NAMES, HS_UNREDACT: STRING texts
+ *              tokenized or given back (PH_NAME, PH_NAME_TEXT)
+ *   redact.c   layer: HS_REDACT: the class layouts recorded (PH_IF),
+ *              class dump values zeroed, instance fields walked
+ *              (PH_FIELDS), the fast path's instances zeroed in bulk
+ *   salvage.c  layer: HS_SALVAGE: the primitive array classes noted on
+ *              the way; at the end the cut taken back and their missing
+ *              class dumps completed
  *   record.c   a record's header and end, a unit's body, a parse error
  *              (the fallback)
- *   hold.c     HS_KEEP_STRINGS, streaming: an array held back until a
- *              String claims it, and the look past its record's end
- *              (PH_XLOOK)
+ *   hold.c     keep's, streaming: an array held back until a String
+ *              claims it, and the look past its record's end (PH_XLOOK)
  *   sweep.c    the fast path: at PH_SUB, the whole sub-records of a feed
  *              that need no decision, in one loop (st->mode.sweep)
- *   segment.c  HS_STREAM: where segments begin and end, room reserved
- *              for a sub-record, the streamed fallback
+ *   segment.c  layer: HS_STREAM: where segments begin and end, room
+ *              reserved for a sub-record, the streamed fallback
  *   emit.c     the output (to the sink, or into the segment) and the
  *              input's cursor
  *   format.c   the format, named: messages, tag names, type sizes
  *
  * The mode is resolved once (st->mode: at hs_init, and when the file
- * header shows the version). The phases do not ask which mode they are
- * in: the core calls the layers at fixed points, and a layer whose mode
- * is off (or that holds nothing) does nothing there. Who acts where:
+ * header shows the version), and with it the layers on: resolve_mode
+ * lists them in st->mode.layer, and is the one place where a rule between
+ * two modes lives. The phases do not ask which mode they are in, nor read
+ * a layer's state: at fixed points they call the hooks of the layers
+ * listed (struct hs_layer below, as http-parser's parser calls its
+ * settings' callbacks), and a layer that is off is not listed. The core's
+ * own options are restore (choose_act, the fast path's arrays), the
+ * census, the fallback, JDK 8's placeholder lengths and the header-less
+ * feed; tests/engine-modes.py holds each core function to one mode. Two
+ * places know a layer by name, each for one: eng_emit writes into the
+ * stream layer's segment while one gathers (every output byte goes
+ * through it), and the look past a heap record's end (PH_XLOOK,
+ * eng_resolve) is keep's, as it feeds the input again.
  *
- *   (redact: class dump values, fields, instance bodies: zeros)
+ * The hooks (fixed point: hook: the layers that have it):
  *
- *   fixed point (core)         keep, hold         segment        salvage
- *   file header                -                  1.0.1 -> 1.0.2  -
- *   record read whole (PH_STR) names              -              names
- *   heap record header due     -                  gather instead  -
- *   sub-record start           a held array:      boundary,       -
- *    (sub_start)                released or       sizing
- *                               looked behind
- *   sub-record header          instances, arrays, sized: room     classes,
- *    (sub_header_done)          class fields                      arrays
- *   heap record end            an array held:     segment out,    -
- *    (record_end_reached,       look ahead;       HEAP_DUMP_END
- *     eng_end_record)           released
- *   fallback (eng_fail)        released           rest segment    -
- *   finish (hs_finish)         look ahead ended;  -               the cut
- *                               partial units
- *   rewrite (hs_rewrite)       look ahead ended   -               -
+ *   file header                  header: android 1.0.3 -> 1.0.2,
+ *                                 stream 1.0.1 -> 1.0.2
+ *   record outside the heap      takes_record: names (its own phases);
+ *    (step_record, PH_STR)        reads_record, record: salvage, keep
+ *                                 (names read whole), redact (a name's
+ *                                 start)
+ *   heap record starts           heap_start: android (header waits)
+ *   heap record header due       heap_header: stream (gather instead)
+ *   sub-record tag (choose_act)  act: android (dropped, taken); heap_info
+ *                                 (a HEAP_DUMP_INFO): android (waits)
+ *   sub-record start (sub_start) sub_start: keep (a held array released,
+ *                                 or looked behind); sub_boundary: stream;
+ *                                 goes_out: android (the waiting INFO);
+ *                                 sub_begun: stream (sizing)
+ *   sub-record header            instance: keep (String, Thread), stream
+ *    (sub_header_done)            (sized), redact (fields walked, or
+ *                                 zeros); sized, reserve: stream; array:
+ *                                 keep (kept, held); array_out: salvage
+ *   class dump                   class_start: keep, redact, salvage;
+ *                                 value: redact (zeros); fields, field:
+ *                                 keep or redact (one at most)
+ *   body under a layer's act     body: keep (ACT_STASH), redact (ACT_ZERO)
+ *   a layer's phase (eng_step)   step: keep (PH_PEEK, PH_LOOK), redact
+ *                                 (PH_FIELDS), names (PH_NAME,
+ *                                 PH_NAME_TEXT)
+ *   heap record end              record_end: keep (an array held: look
+ *    (record_end_reached,         ahead); release: keep; record_close,
+ *     eng_end_record)             record_closed: stream (segment out,
+ *                                 HEAP_DUMP_END)
+ *   fallback (eng_fail)          release: keep; fail: stream (rest
+ *                                 segment), redact (rest as zeros);
+ *                                 goes_out: android; zeros_held,
+ *                                 zeros_copy: redact
+ *   finish (hs_finish)           whole_units: stream; finishing: keep;
+ *                                 finish: salvage (the cut: holds,
+ *                                 take_back of keep and stream)
+ *   rewrite (hs_rewrite)         rewrite: keep (look ahead ended)
+ *   fast path (sweep.c)          the unit layer, keep or redact:
+ *                                 sweep_unit, sweep_out, sweep_flush,
+ *                                 swept; the room layer, stream:
+ *                                 sweep_due, sweep_room
  *
- * Restore, --jvm and --app-only are the core's own: choose_act decides
- * what becomes of each sub-record, and the sub-record header carries it
- * out. All output goes through eng_emit: to the sink, or into the segment
- * while one gathers.
+ * choose_act decides what becomes of each sub-record (a layer's act, or
+ * the core's), and the sub-record header carries it out. All output goes
+ * through eng_emit: to the sink, or into the segment while one gathers.
  */
 #ifndef HPROFSTRIP_INTERNAL_H
 #define HPROFSTRIP_INTERNAL_H
@@ -498,21 +535,14 @@ static inline const unsigned char *eng_unit(struct hs_state *st,
 
 /* ---- segment.c ---------------------------------------------------------- */
 
+/* (keep.c: the room for a sub-record it writes, and its header going out
+ * once sized: the hooks' reserve and sized, called where keep takes the
+ * unit) */
 int seg_reserve(struct hs_state *st, uint64_t len);
-void seg_header(struct hs_state *st, unsigned char *version);
-int seg_record_start(struct hs_state *st);
-void seg_sub_boundary(struct hs_state *st, struct cur *c);
-void seg_sub_start(struct hs_state *st, unsigned tag);
-void seg_room(struct hs_state *st, struct cur *c, const unsigned char *p,
-              uint64_t out);
 void seg_emit_sized(struct hs_state *st, const unsigned char *h, unsigned n,
                     uint64_t len);
 void seg_sized(struct hs_state *st, const unsigned char *h, unsigned n,
                uint64_t len);
-int seg_record_end(struct hs_state *st);
-void seg_dump_end(struct hs_state *st);
-void seg_fallback(struct hs_state *st, size_t nheld);
-uint64_t seg_drop_partial(struct hs_state *st);
 
 /* ---- hold.c ------------------------------------------------------------- */
 
@@ -545,71 +575,6 @@ uint64_t eng_copied(const struct hs_state *st, uint64_t in_off);
 /* A parse error: sticky, or the start of the verbatim copy. */
 void eng_fail(struct hs_state *st, struct cur *c, enum hs_err err,
               uint64_t off, const unsigned char *held, size_t nheld);
-
-/* ---- keep.c ------------------------------------------------------------- */
-
-int keep_wants_record(const struct hs_state *st, unsigned tag, uint32_t len);
-void keep_names(struct hs_state *st, const unsigned char *h);
-void keep_sub_start(struct hs_state *st, unsigned tag);
-int keep_instance(struct hs_state *st, struct cur *c, const unsigned char *h,
-                  uint64_t len);
-int keep_array(struct hs_state *st, struct cur *c, const unsigned char *h,
-               uint64_t bytes);
-void keep_class(struct hs_state *st, const unsigned char *h);
-int keep_fields(struct hs_state *st, struct cur *c);
-void keep_field(struct hs_state *st, const unsigned char *h);
-int keep_step_peek(struct hs_state *st, struct cur *c);
-int keep_step_look(struct hs_state *st, struct cur *c);
-
-/* ---- names.c ------------------------------------------------------------ */
-
-int names_wants_record(const struct hs_state *st, unsigned tag, uint32_t len);
-int names_step_head(struct hs_state *st, struct cur *c);
-int names_step_text(struct hs_state *st, struct cur *c);
-
-/* ---- redact.c ----------------------------------------------------------- */
-
-int redact_wants_record(const struct hs_state *st, unsigned tag,
-                        uint32_t len);
-/* A field type in the layout tables with this bit: a listed size, passed
- * as it came (the type is the rest) */
-#define RD_KEPT 0x80u
-void redact_names(struct hs_state *st, const unsigned char *h, unsigned n);
-void redact_class(struct hs_state *st, const unsigned char *h);
-unsigned redact_value(struct hs_state *st, unsigned type);
-int redact_fields(struct hs_state *st, struct cur *c);
-void redact_field(struct hs_state *st, const unsigned char *h);
-int redact_instance(struct hs_state *st, struct cur *c, const unsigned char *h,
-                    uint64_t len);
-int redact_step_fields(struct hs_state *st, struct cur *c);
-/* sweep.c: the value spans of an instance of class cls with len bytes of
- * fields (n HS_FLAT_NONE: the phases take it) */
-const struct hs_flat *redact_flat(struct hs_state *st, uint64_t cls,
-                                  uint64_t len);
-/* ... its slot in the cache, and a hit there, inline (once an instance) */
-static inline struct hs_flat *redact_flat_slot(struct hs_state *st,
-                                               uint64_t cls)
-{
-	return &st->rd.flat[(unsigned)((cls * 0x9E3779B97F4A7C15u) >> 32) &
-	                    (HS_FLAT_CACHE - 1)];
-}
-static inline const struct hs_flat *redact_flat_of(struct hs_state *st,
-                                                   uint64_t cls, uint64_t len)
-{
-	const struct hs_flat *f = redact_flat_slot(st, cls);
-
-	return f->cls == cls && f->len == len && cls ? f
-	                                             : redact_flat(st, cls, len);
-}
-
-/* ---- salvage.c ---------------------------------------------------------- */
-
-int salvage_wants_record(const struct hs_state *st, unsigned tag,
-                         uint32_t len);
-void salvage_names(struct hs_state *st, const unsigned char *h);
-void salvage_class(struct hs_state *st, const unsigned char *h);
-void salvage_array(struct hs_state *st, unsigned type);
-int salvage_finish(struct hs_state *st, struct cur *c);
 
 /* ---- sweep.c ------------------------------------------------------------ */
 

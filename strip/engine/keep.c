@@ -208,7 +208,7 @@ static int name_is(const struct hs_state *st, unsigned which, uint64_t id)
 }
 
 /* Is this record body one keep_names wants? */
-int keep_wants_record(const struct hs_state *st, unsigned tag, uint32_t len)
+static int keep_wants_record(const struct hs_state *st, unsigned tag, uint32_t len)
 {
 	unsigned id = st->idsize;
 
@@ -221,7 +221,7 @@ int keep_wants_record(const struct hs_state *st, unsigned tag, uint32_t len)
 
 /* A STRING or LOAD_CLASS record body, whole in h: the names and classes
  * of String and Thread. */
-void keep_names(struct hs_state *st, const unsigned char *h)
+static void keep_names(struct hs_state *st, const unsigned char *h)
 {
 	unsigned id = st->idsize;
 
@@ -253,7 +253,7 @@ void keep_names(struct hs_state *st, const unsigned char *h)
 /* ---- class dumps: the layouts of String and Thread --------------------- */
 
 /* A class dump's fixed part, h. */
-void keep_class(struct hs_state *st, const unsigned char *h)
+static void keep_class(struct hs_state *st, const unsigned char *h)
 {
 	unsigned id = st->idsize;
 
@@ -267,7 +267,7 @@ void keep_class(struct hs_state *st, const unsigned char *h)
 
 /* Its instance fields, st->count of them, are next: 1 if they are read
  * here one by one (PH_IF) rather than skipped. */
-int keep_fields(struct hs_state *st, struct cur *c)
+static int keep_fields(struct hs_state *st, struct cur *c)
 {
 	if (!st->mode.keep_reads)
 		return 0;
@@ -287,7 +287,7 @@ int keep_fields(struct hs_state *st, struct cur *c)
 
 /* PH_IF: one instance field {name id, type}, h; instance field types are
  * not checked, as when the fields are skipped. */
-void keep_field(struct hs_state *st, const unsigned char *h)
+static void keep_field(struct hs_state *st, const unsigned char *h)
 {
 	unsigned id = st->idsize;
 	uint64_t name = rd_id(st, h), cls = st->ks.cls_id;
@@ -307,7 +307,7 @@ void keep_field(struct hs_state *st, const unsigned char *h)
 /* A sub-record starts (its act chosen): behind a held array, an instance
  * may be the String that claims it (taken, to look at: keep_instance);
  * anything else releases it. */
-void keep_sub_start(struct hs_state *st, unsigned tag)
+static void keep_sub_start(struct hs_state *st, unsigned tag)
 {
 	/* 2 right after a String of unknown layout, 1 at the next */
 	st->ks.expect = st->ks.expect == 2;
@@ -323,7 +323,7 @@ void keep_sub_start(struct hs_state *st, unsigned tag)
  * it is read here. A String's value field or a Thread's name is read on
  * the way (PH_PEEK); behind a held array, a String is gathered until its
  * value shows whether it claims that array (PH_LOOK). */
-int keep_instance(struct hs_state *st, struct cur *c, const unsigned char *h,
+static int keep_instance(struct hs_state *st, struct cur *c, const unsigned char *h,
                   uint64_t len)
 {
 	unsigned id = st->idsize, n = st->need;
@@ -369,7 +369,7 @@ int keep_instance(struct hs_state *st, struct cur *c, const unsigned char *h,
 /* An array's header h, its elements bytes long, that stripping would
  * strip. 1 if this decided its fate: kept whole, or held back
  * (streaming: hold_array). */
-int keep_array(struct hs_state *st, struct cur *c, const unsigned char *h,
+static int keep_array(struct hs_state *st, struct cur *c, const unsigned char *h,
                uint64_t bytes)
 {
 	unsigned n = st->need;
@@ -420,7 +420,7 @@ static void keep_swept(struct hs_state *st, uint64_t n)
 }
 
 /* PH_PEEK: the field's id, then the rest of the instance. */
-int keep_step_peek(struct hs_state *st, struct cur *c)
+static int keep_step_peek(struct hs_state *st, struct cur *c)
 {
 	/* an app-only strip reads the Strings it drops too */
 	const unsigned char *h = eng_unit(st, c, st->idsize);
@@ -432,7 +432,7 @@ int keep_step_peek(struct hs_state *st, struct cur *c)
 }
 
 /* PH_LOOK: a String behind a held array, gathered up to its value. */
-int keep_step_look(struct hs_state *st, struct cur *c)
+static int keep_step_look(struct hs_state *st, struct cur *c)
 {
 	size_t avail = (size_t)(c->end - c->p);
 	size_t k = st->ks.look_need - st->ks.look_len;

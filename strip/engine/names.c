@@ -320,7 +320,7 @@ static void text_out(struct hs_state *st, const unsigned char *p, size_t n)
 
 /* ---- the phases -------------------------------------------------------- */
 
-int names_wants_record(const struct hs_state *st, unsigned tag, uint32_t len)
+static int names_wants_record(const struct hs_state *st, unsigned tag, uint32_t len)
 {
 	return st->mode.names && tag == HS_REC_STRING && len > st->idsize;
 }
@@ -329,7 +329,7 @@ int names_wants_record(const struct hs_state *st, unsigned tag, uint32_t len)
  * other layers read them as they came (they read only the runtime's
  * names, which stay); the id goes out, and the text, kept, tokenized or
  * given back. */
-int names_step_head(struct hs_state *st, struct cur *c)
+static int names_step_head(struct hs_state *st, struct cur *c)
 {
 	unsigned id = st->idsize, n;
 	uint32_t len = (uint32_t)st->rec_len;
@@ -365,7 +365,7 @@ int names_step_head(struct hs_state *st, struct cur *c)
 }
 
 /* PH_NAME_TEXT: the rest of a text tokenized or given back. */
-int names_step_text(struct hs_state *st, struct cur *c)
+static int names_step_text(struct hs_state *st, struct cur *c)
 {
 	size_t avail = (size_t)(c->end - c->p), k;
 

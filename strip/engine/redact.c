@@ -20,6 +20,10 @@
  */
 #include "internal.h"
 
+/* A field type in the layout tables with this bit: a listed size, passed
+ * as it came (the type is the rest) */
+#define RD_KEPT 0x80u
+
 /* Deeper than any class hierarchy; a longer chain is a cycle. */
 #define CHAIN_MAX 4096
 
@@ -220,7 +224,7 @@ static void set_add(uint64_t *t, unsigned slots, unsigned *count, uint64_t id)
 	++*count;
 }
 
-int redact_wants_record(const struct hs_state *st, unsigned tag,
+static int redact_wants_record(const struct hs_state *st, unsigned tag,
                         uint32_t len)
 {
 	unsigned id = st->idsize;
@@ -234,7 +238,7 @@ int redact_wants_record(const struct hs_state *st, unsigned tag,
 
 /* A STRING record's id and the start of its text (n bytes in all at h),
  * or a LOAD_CLASS record: the runtime's class names, then classes. */
-void redact_names(struct hs_state *st, const unsigned char *h, unsigned n)
+static void redact_names(struct hs_state *st, const unsigned char *h, unsigned n)
 {
 	struct hs_redact *r = &st->rd.cfg;
 	unsigned id = st->idsize;
@@ -263,7 +267,7 @@ void redact_names(struct hs_state *st, const unsigned char *h, unsigned n)
 
 /* A class dump's fixed part h: a class whose list is not in the tables
  * yet (a second pass finds them there) gets it recorded. */
-void redact_class(struct hs_state *st, const unsigned char *h)
+static void redact_class(struct hs_state *st, const unsigned char *h)
 {
 	unsigned id = st->idsize;
 
@@ -283,7 +287,7 @@ void redact_class(struct hs_state *st, const unsigned char *h)
 
 /* The act for a constant pool or static value of basic type type, in a
  * class dump (passed: strip mode never takes or drops one). */
-unsigned redact_value(struct hs_state *st, unsigned type)
+static unsigned redact_value(struct hs_state *st, unsigned type)
 {
 	if (!st->mode.redact || type == 2 || st->rd.cls_fw)
 		return ACT_PASS;
@@ -293,7 +297,7 @@ unsigned redact_value(struct hs_state *st, unsigned type)
 
 /* The instance field count is read (st->count): 1 if they are read one by
  * one (PH_IF) to be recorded. */
-int redact_fields(struct hs_state *st, struct cur *c)
+static int redact_fields(struct hs_state *st, struct cur *c)
 {
 	if (!st->mode.redact)
 		return 0;
@@ -313,7 +317,7 @@ int redact_fields(struct hs_state *st, struct cur *c)
 }
 
 /* PH_IF: an instance field {id name, u1 type} h. */
-void redact_field(struct hs_state *st, const unsigned char *h)
+static void redact_field(struct hs_state *st, const unsigned char *h)
 {
 	struct hs_redact *r = &st->rd.cfg;
 	unsigned type = h[st->idsize];
@@ -364,7 +368,7 @@ static const struct hs_layout *instance_layout(const struct hs_state *st,
 /* An instance passed (its header h, fixed part st->need bytes, len bytes
  * of fields): 1 if redaction reads its fields (PH_FIELDS), or withholds
  * them all. */
-int redact_instance(struct hs_state *st, struct cur *c, const unsigned char *h,
+static int redact_instance(struct hs_state *st, struct cur *c, const unsigned char *h,
                     uint64_t len)
 {
 	const struct hs_layout *l;
@@ -397,7 +401,7 @@ static int passes(unsigned t)
 /* PH_FIELDS: the next run of references and listed sizes (passed) or
  * values (zeros) of the instance, as a body; the sub-record's end after
  * the last. */
-int redact_step_fields(struct hs_state *st, struct cur *c)
+static int redact_step_fields(struct hs_state *st, struct cur *c)
 {
 	const struct hs_layout *l = st->rd.walk;
 	const unsigned char *t;
@@ -423,13 +427,22 @@ int redact_step_fields(struct hs_state *st, struct cur *c)
 	return eng_set_body(st, c, run, PH_FIELDS, NULL, 0);
 }
 
+/* The value spans' slot in the cache, and a hit there, inline (once an
+ * instance) */
+static inline struct hs_flat *redact_flat_slot(struct hs_state *st,
+                                               uint64_t cls)
+{
+	return &st->rd.flat[(unsigned)((cls * 0x9E3779B97F4A7C15u) >> 32) &
+	                    (HS_FLAT_CACHE - 1)];
+}
+
 /* ---- the fast path's layouts (sweep.c) ---------------------------------- */
 
 /* The value spans of an instance of class cls with len bytes of fields,
  * from the cache or made from the layouts (merged across classes); n is
  * HS_FLAT_NONE when the phases must take it. A layout not known yet is
  * not cached: its class dump may come later. */
-const struct hs_flat *redact_flat(struct hs_state *st, uint64_t cls,
+static const struct hs_flat *redact_flat(struct hs_state *st, uint64_t cls,
                                   uint64_t len)
 {
 	static const struct hs_flat none = { 0, 0, HS_FLAT_NONE, { { 0, 0 } } };
@@ -467,6 +480,16 @@ const struct hs_flat *redact_flat(struct hs_state *st, uint64_t cls,
 	}
 	f->n = (uint16_t)n;
 	return f;
+}
+
+/* ... from the cache, inline (a hit: once an instance) */
+static inline const struct hs_flat *redact_flat_of(struct hs_state *st,
+                                                   uint64_t cls, uint64_t len)
+{
+	const struct hs_flat *f = redact_flat_slot(st, cls);
+
+	return f->cls == cls && f->len == len && cls ? f
+	                                             : redact_flat(st, cls, len);
 }
 
 /* ---- the fast path's run with patches (sweep.c) ----------------------- */

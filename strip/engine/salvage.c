@@ -28,7 +28,7 @@ static unsigned array_class_type(const char *s, size_t n)
 
 /* Is this record body one salvage_names wants? "[B" or "byte[]" ...
  * "boolean[]", java.lang.Object, and the classes they name. */
-int salvage_wants_record(const struct hs_state *st, unsigned tag,
+static int salvage_wants_record(const struct hs_state *st, unsigned tag,
                          uint32_t len)
 {
 	unsigned id = st->idsize;
@@ -41,7 +41,7 @@ int salvage_wants_record(const struct hs_state *st, unsigned tag,
 }
 
 /* A STRING or LOAD_CLASS record body, whole in h. */
-void salvage_names(struct hs_state *st, const unsigned char *h)
+static void salvage_names(struct hs_state *st, const unsigned char *h)
 {
 	unsigned id = st->idsize, t;
 
@@ -67,7 +67,7 @@ void salvage_names(struct hs_state *st, const unsigned char *h)
 }
 
 /* A class dump's fixed part, h: is it a primitive array class's? */
-void salvage_class(struct hs_state *st, const unsigned char *h)
+static void salvage_class(struct hs_state *st, const unsigned char *h)
 {
 	uint64_t id = rd_id(st, h + 1);
 	unsigned t;
@@ -78,7 +78,7 @@ void salvage_class(struct hs_state *st, const unsigned char *h)
 }
 
 /* A primitive array of element type type goes out. */
-void salvage_array(struct hs_state *st, unsigned type)
+static void salvage_array(struct hs_state *st, unsigned type)
 {
 	if (st->mode.salvage && type < 12)
 		st->sv.arr_used |= 1u << type;
@@ -258,7 +258,7 @@ static void salvage(struct hs_state *st, struct cur *c)
 /* The stream ended (the phases have run what needs no input): a cut
  * inside a record is salvaged, or one after the file header began and
  * before anything whole of the heap is an error. Returns st->err. */
-int salvage_finish(struct hs_state *st, struct cur *c)
+static int salvage_finish(struct hs_state *st, struct cur *c)
 {
 	if (!st->mode.salvage)
 		return 0;

@@ -58,7 +58,7 @@ int seg_reserve(struct hs_state *st, uint64_t len)
 }
 
 /* File header: segments are 1.0.2, so a 1.0.1 dump becomes one. */
-void seg_header(struct hs_state *st, unsigned char *version)
+static void seg_header(struct hs_state *st, unsigned char *version)
 {
 	if (st->mode.stream && st->version == '1')
 		*version = '2';
@@ -66,7 +66,7 @@ void seg_header(struct hs_state *st, unsigned char *version)
 
 /* A heap record's header is due: it becomes segments, and nothing is
  * written now. 1 if so. */
-int seg_record_start(struct hs_state *st)
+static int seg_record_start(struct hs_state *st)
 {
 	if (!st->mode.stream)
 		return 0;
@@ -79,7 +79,7 @@ int seg_record_start(struct hs_state *st)
 
 /* A sub-record that goes out starts: a segment closes here once it is
  * big. */
-void seg_sub_boundary(struct hs_state *st, struct cur *c)
+static void seg_sub_boundary(struct hs_state *st, struct cur *c)
 {
 	if (!st->sg.gather)
 		return;
@@ -91,7 +91,7 @@ void seg_sub_boundary(struct hs_state *st, struct cur *c)
 /* sweep.c: a sub-record at p, passed or stripped whole, starts where a
  * segment closes (seg_due): the boundary as above, and room for the out
  * bytes it is sized at (0: it is not sized). */
-void seg_room(struct hs_state *st, struct cur *c, const unsigned char *p,
+static void seg_room(struct hs_state *st, struct cur *c, const unsigned char *p,
               uint64_t out)
 {
 	c->p = p;
@@ -103,7 +103,7 @@ void seg_room(struct hs_state *st, struct cur *c, const unsigned char *p,
 /* ... and begins here: one whose output length shows in its fixed part
  * (an instance, an array passed whole) is taken until that decides its
  * segment (seg_sized). */
-void seg_sub_start(struct hs_state *st, unsigned tag)
+static void seg_sub_start(struct hs_state *st, unsigned tag)
 {
 	st->sg.sub_start = st->sg.len;
 	st->sg.sizing = st->sg.gather && st->act == ACT_PASS &&
@@ -136,7 +136,7 @@ void seg_sized(struct hs_state *st, const unsigned char *h, unsigned n,
 
 /* The heap record ends: what it gathered goes out. 1 if it gathered
  * (there is no length to patch). */
-int seg_record_end(struct hs_state *st)
+static int seg_record_end(struct hs_state *st)
 {
 	if (!st->sg.gather)
 		return 0;
@@ -149,7 +149,7 @@ int seg_record_end(struct hs_state *st)
  * writes one per dump): its END follows its segments at once. A record
  * cut short (salvage, a fallback at the end) gets none here, nor one
  * after a fallback (what follows it is verbatim). */
-void seg_dump_end(struct hs_state *st)
+static void seg_dump_end(struct hs_state *st)
 {
 	if (st->need_end && st->rec_tag == HS_REC_HEAP_DUMP &&
 	    st->in_off == st->rec_end && !st->fallback) {
@@ -177,7 +177,7 @@ static int in_segments(const struct hs_state *st)
 	return is_heap_tag(st->rec_tag) && (st->sg.gather || st->open);
 }
 
-void seg_fallback(struct hs_state *st, size_t nheld)
+static void seg_fallback(struct hs_state *st, size_t nheld)
 {
 	unsigned char h[9];
 	uint64_t from = st->in_off - nheld;
@@ -204,7 +204,7 @@ void seg_fallback(struct hs_state *st, size_t nheld)
  * output offset from which the sink must drop it: the header of a segment
  * of its own, or where the sub-record began (st->sub_out); UINT64_MAX
  * when it was only gathered, and is gone already. */
-uint64_t seg_drop_partial(struct hs_state *st)
+static uint64_t seg_drop_partial(struct hs_state *st)
 {
 	st->sg.sizing = 0;
 	if (st->sg.own_left) {

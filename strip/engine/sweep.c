@@ -10,17 +10,15 @@
  * cut of the input: it stops before the first sub-record that is not
  * whole in this feed, not one of those kinds, or not well formed, and the
  * phases take that one as they would have. It runs only in the modes
- * whose layers do nothing at a sub-record of those kinds (st->mode.sweep:
- * not salvage, --jvm or --app-only); keeping strings, it takes only what
- * keep.c says it would pass (keep_passes: not a String, not a Thread, no
- * array held), and no primitive array. Streaming (segment.c), it closes
- * segments where seg_sub_boundary and seg_reserve would have.
- *
- * Redacting, it takes the instances whose value spans are cached
- * (redact_flat): one with none passes; one with some stays in the run too,
- * its spans noted as patches, and the run goes out copied through the
- * caller's gather buffer in large pieces, the patches zeroed: one copy in
- * bulk, rather than a piece per field.
+ * whose layers do nothing at a sub-record of those kinds, or say so
+ * (st->mode.sweep: not salvage, --jvm or --app-only). Two layers have a
+ * say, their hooks resolved once (internal.h): the unit layer
+ * (st->mode.unit) hands the phases the sub-records it acts at (keep: a
+ * String, a Thread, any primitive array, all while an array is held;
+ * redact: an instance whose value spans are not cached) and writes the
+ * run its way (redact: its spans zeroed, copied in bulk through the
+ * caller's gather buffer); the room layer (st->mode.room, stream) closes
+ * segments where the phases would have.
  */
 #include "internal.h"
 
