@@ -76,10 +76,10 @@ static void goes_out(struct hs_state *st, struct cur *c)
 }
 
 const struct hs_layer android_layer = {
-	.name = "android",
+	/* records */
 	.header = header,
-	.heap_start = heap_start,
-	.act = act,
-	.heap_info = heap_info,
+	/* heap records */
+	.heap_start = heap_start, .act = act, .heap_info = heap_info,
+	/* sub-records */
 	.goes_out = goes_out,
 };

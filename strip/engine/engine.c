@@ -600,6 +600,30 @@ static int step_body(struct hs_state *st, struct cur *c)
 	return 1;
 }
 
+/* A class dump's instance fields (st->count) are next, {id name, u1
+ * type} each: read one by one (PH_IF) when a layer reads them, else
+ * passed. They must fit in the record either way. */
+static int fields_end(struct hs_state *st)
+{
+	L_CALL(st, class_end, st);
+	st->phase = PH_SUB_END;
+	return 1;
+}
+
+static int fields_start(struct hs_state *st, struct cur *c)
+{
+	uint64_t len = (uint64_t)st->count * (st->idsize + 1);
+
+	if (len > rec_left(st)) {
+		eng_fail(st, c, HS_E_OVERRUN, st->sub_in, NULL, 0);
+		return 1;
+	}
+	if (!lay_fields(st))
+		return eng_set_body(st, c, len, PH_SUB_END, NULL, 0);
+	st->phase = PH_IF;
+	return st->count ? 1 : fields_end(st);
+}
+
 /* Class dump: constant pool entries {u2 index, u1 type, value}, statics
  * {id name, u1 type, value}, instance fields {id name, u1 type}. */
 static int step_class(struct hs_state *st, struct cur *c)
@@ -642,14 +666,10 @@ static int step_class(struct hs_state *st, struct cur *c)
 			st->phase = st->count ? PH_ST : PH_IF_COUNT;
 			return 1;
 		}
-		/* read one by one (PH_IF) */
-		if (lay_fields(st, c))
-			return 1;
-		return eng_set_body(st, c, (uint64_t)st->count * (id + 1),
-		                    PH_SUB_END, NULL, 0);
+		return fields_start(st, c);
 	default:  /* PH_IF */
 		lay_field(st, h);
-		return 1;
+		return --st->count ? 1 : fields_end(st);
 	}
 }
 

@@ -70,8 +70,9 @@
  *                                 zeros); sized, reserve: stream; array:
  *                                 keep (kept, held); array_out: salvage
  *   class dump                   class_start: keep, redact, salvage;
- *                                 value: redact (zeros); fields, field:
- *                                 keep or redact (one at most)
+ *                                 value: redact (zeros); fields, field,
+ *                                 class_end: keep or redact (one at
+ *                                 most)
  *   body under a layer's act     body: keep (ACT_STASH), redact (ACT_ZERO)
  *   a layer's phase (eng_step)   step: keep (PH_PEEK, PH_LOOK), redact
  *                                 (PH_FIELDS), names (PH_NAME,
@@ -220,7 +221,6 @@ struct unit {
  * hooks (sweep.c) are resolved once into st->mode.unit and
  * st->mode.room. */
 struct hs_layer {
-	const char *name;
 	/* the file header's version byte, which it may rewrite */
 	void (*header)(struct hs_state *st, unsigned char *version);
 	/* a record outside the heap: 1 if the layer takes its body (its own
@@ -262,12 +262,13 @@ struct hs_layer {
 	/* a primitive array of element type type goes out */
 	void (*array_out)(struct hs_state *st, unsigned type);
 	/* a class dump's fixed part h; its constant or static value of basic
-	 * type type (the act for it); its instance field count read (1 if
-	 * the fields are taken: read one by one, PH_IF); one field h */
+	 * type type (the act for it); its instance fields next (1 if the
+	 * layer reads them one by one, PH_IF); one field h; the last read */
 	void (*class_start)(struct hs_state *st, const unsigned char *h);
 	unsigned (*value)(struct hs_state *st, unsigned type);
-	int (*fields)(struct hs_state *st, struct cur *c);
+	int (*fields)(const struct hs_state *st);
 	void (*field)(struct hs_state *st, const unsigned char *h);
+	void (*class_end)(struct hs_state *st);
 	/* k body bytes at p under an act of the layer's (ACT_STASH,
 	 * ACT_ZERO) */
 	void (*body)(struct hs_state *st, const unsigned char *p, size_t k);
@@ -383,9 +384,9 @@ static inline int lay_array(struct hs_state *st, struct cur *c,
 	L_TAKES(st, array, st, c, h, bytes);
 }
 
-static inline int lay_fields(struct hs_state *st, struct cur *c)
+static inline int lay_fields(const struct hs_state *st)
 {
-	L_TAKES(st, fields, st, c);
+	L_TAKES(st, fields, st);
 }
 
 static inline int lay_record_end(struct hs_state *st, struct cur *c)

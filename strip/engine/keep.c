@@ -265,24 +265,11 @@ static void keep_class(struct hs_state *st, const unsigned char *h)
 	st->ks.cls_ref = -1;
 }
 
-/* Its instance fields, st->count of them, are next: 1 if they are read
- * here one by one (PH_IF) rather than skipped. */
-static int keep_fields(struct hs_state *st, struct cur *c)
+/* Its instance fields are next: 1 if they are read here one by one
+ * (PH_IF: keep_field, then class_done) rather than skipped. */
+static int keep_fields(const struct hs_state *st)
 {
-	if (!st->mode.keep_reads)
-		return 0;
-	/* they must fit, as when they are skipped */
-	if ((uint64_t)st->count * (st->idsize + 1) > rec_left(st)) {
-		eng_fail(st, c, HS_E_OVERRUN, st->sub_in, NULL, 0);
-		return 1;
-	}
-	if (!st->count) {
-		class_done(st);
-		st->phase = PH_SUB_END;
-		return 1;
-	}
-	st->phase = PH_IF;
-	return 1;
+	return st->mode.keep_reads;
 }
 
 /* PH_IF: one instance field {name id, type}, h; instance field types are
@@ -298,10 +285,6 @@ static void keep_field(struct hs_state *st, const unsigned char *h)
 	     (cls == st->ks.class_thread && name_is(st, N_NAME, name))))
 		st->ks.cls_ref = (int32_t)st->ks.cls_bytes;
 	st->ks.cls_bytes += hs_type_size(type, id);
-	if (--st->count)
-		return;
-	class_done(st);
-	st->phase = PH_SUB_END;
 }
 
 /* A sub-record starts (its act chosen): behind a held array, an instance
@@ -535,23 +518,21 @@ static int sweep_unit(struct hs_state *st, const unsigned char *p,
 }
 
 const struct hs_layer keep_layer = {
-	.name = "keep",
-	.reads_record = reads_record,
-	.record = record,
-	.sub_start = keep_sub_start,
-	.instance = keep_instance,
+	/* records */
+	.reads_record = reads_record, .record = record,
+	/* sub-records */
+	.sub_start = keep_sub_start, .instance = keep_instance,
 	.array = keep_array,
-	.class_start = keep_class,
-	.fields = keep_fields,
-	.field = keep_field,
-	.body = body,
-	.step = step,
-	.record_end = hold_record_end,
-	.release = release,
-	.finishing = hold_finish,
-	.holds = holds,
-	.take_back = take_back,
+	/* class dumps */
+	.class_start = keep_class, .fields = keep_fields,
+	.field = keep_field, .class_end = class_done,
+	/* bodies, phases */
+	.body = body, .step = step,
+	/* record ends */
+	.record_end = hold_record_end, .release = release,
+	/* finish, rewrite */
+	.finishing = hold_finish, .holds = holds, .take_back = take_back,
 	.rewrite = rewrite,
-	.sweep_unit = sweep_unit,
-	.swept = keep_swept,
+	/* fast path */
+	.sweep_unit = sweep_unit, .swept = keep_swept,
 };

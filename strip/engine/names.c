@@ -396,7 +396,8 @@ static int step(struct hs_state *st, struct cur *c)
 }
 
 const struct hs_layer names_layer = {
-	.name = "names",
+	/* records */
 	.takes_record = names_wants_record,
+	/* bodies, phases */
 	.step = step,
 };

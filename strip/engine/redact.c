@@ -295,24 +295,11 @@ static unsigned redact_value(struct hs_state *st, unsigned type)
 	return ACT_ZERO;
 }
 
-/* The instance field count is read (st->count): 1 if they are read one by
- * one (PH_IF) to be recorded. */
-static int redact_fields(struct hs_state *st, struct cur *c)
+/* The instance fields are next: read one by one (PH_IF: redact_field,
+ * then class_end) to be recorded. */
+static int redact_fields(const struct hs_state *st)
 {
-	if (!st->mode.redact)
-		return 0;
-	/* they must fit, as when they are skipped */
-	if ((uint64_t)st->count * (st->idsize + 1) > rec_left(st)) {
-		eng_fail(st, c, HS_E_OVERRUN, st->sub_in, NULL, 0);
-		return 1;
-	}
-	if (!st->count) {
-		if (st->rd.cls_record)
-			layout_add(st);
-		st->phase = PH_SUB_END;
-		return 1;
-	}
-	st->phase = PH_IF;
+	(void)st;
 	return 1;
 }
 
@@ -337,11 +324,13 @@ static void redact_field(struct hs_state *st, const unsigned char *h)
 	}
 	st->rd.cls_count++;
 	st->rd.cls_bytes += hs_type_size(type, st->idsize);
-	if (--st->count)
-		return;
+}
+
+/* ... and the last was read: the class's layout recorded. */
+static void class_end(struct hs_state *st)
+{
 	if (st->rd.cls_record)
 		layout_add(st);
-	st->phase = PH_SUB_END;
 }
 
 /* The layout of an instance of class cls, len bytes of fields: its
@@ -645,20 +634,19 @@ static void sweep_out(struct hs_state *st, struct cur *c,
 }
 
 const struct hs_layer redact_layer = {
-	.name = "redact",
-	.reads_record = reads_record,
-	.record = record,
+	/* records */
+	.reads_record = reads_record, .record = record,
+	/* sub-records */
 	.instance = redact_instance,
-	.class_start = redact_class,
-	.value = redact_value,
-	.fields = redact_fields,
-	.field = redact_field,
-	.body = body,
-	.step = step,
-	.fail = fail,
-	.zeros_held = zeros_held,
-	.zeros_copy = zeros_copy,
-	.sweep_unit = sweep_unit,
-	.sweep_out = sweep_out,
+	/* class dumps */
+	.class_start = redact_class, .value = redact_value,
+	.fields = redact_fields, .field = redact_field,
+	.class_end = class_end,
+	/* bodies, phases */
+	.body = body, .step = step,
+	/* fallback */
+	.fail = fail, .zeros_held = zeros_held, .zeros_copy = zeros_copy,
+	/* fast path */
+	.sweep_unit = sweep_unit, .sweep_out = sweep_out,
 	.sweep_flush = patches_out,
 };

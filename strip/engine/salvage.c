@@ -289,10 +289,12 @@ static void record(struct hs_state *st, const unsigned char *h, unsigned n)
 }
 
 const struct hs_layer salvage_layer = {
-	.name = "salvage",
-	.reads_record = reads_record,
-	.record = record,
-	.class_start = salvage_class,
+	/* records */
+	.reads_record = reads_record, .record = record,
+	/* sub-records */
 	.array_out = salvage_array,
+	/* class dumps */
+	.class_start = salvage_class,
+	/* finish, rewrite */
 	.finish = salvage_finish,
 };

@@ -262,20 +262,20 @@ static void take_back(struct hs_state *st, uint64_t *from)
 }
 
 const struct hs_layer stream_layer = {
-	.name = "stream",
+	/* records */
 	.header = seg_header,
+	/* heap records */
 	.heap_header = seg_record_start,
-	.sub_boundary = seg_sub_boundary,
-	.sub_begun = seg_sub_start,
-	.instance = sized_instance,
-	.sized = seg_sized,
+	/* sub-records */
+	.sub_boundary = seg_sub_boundary, .sub_begun = seg_sub_start,
+	.instance = sized_instance, .sized = seg_sized,
 	.reserve = seg_reserve,
-	.record_close = seg_record_end,
-	.record_closed = seg_dump_end,
+	/* record ends */
+	.record_close = seg_record_end, .record_closed = seg_dump_end,
+	/* fallback */
 	.fail = seg_fallback,
-	.whole_units = gathering,
-	.holds = gathering,
-	.take_back = take_back,
-	.sweep_due = sweep_due,
-	.sweep_room = seg_room,
+	/* finish, rewrite */
+	.whole_units = gathering, .holds = gathering, .take_back = take_back,
+	/* fast path */
+	.sweep_due = sweep_due, .sweep_room = seg_room,
 };
