@@ -295,9 +295,10 @@ static unsigned redact_value(struct hs_state *st, unsigned type)
 	return ACT_ZERO;
 }
 
-/* The instance fields are next: read one by one (PH_IF: redact_field,
- * then class_end) to be recorded. */
-static int redact_fields(const struct hs_state *st)
+/* Redacting, always: a class's instance fields are read one by one
+ * (PH_IF: redact_field, then class_end) to be recorded; a fallback's held
+ * bytes go out as zeros (eng_emit_held). */
+static int always(const struct hs_state *st)
 {
 	(void)st;
 	return 1;
@@ -592,17 +593,11 @@ static int step(struct hs_state *st, struct cur *c)
 }
 
 /* A fallback: the rest of its heap record goes out as zeros, never as it
- * came (step_raw), and so do the bytes held (eng_emit_held). */
+ * came (step_raw). */
 static void fail(struct hs_state *st, size_t nheld)
 {
 	(void)nheld;
 	st->rd.zero_rest = 1;
-}
-
-static int zeros_held(const struct hs_state *st)
-{
-	(void)st;
-	return 1;
 }
 
 static int zeros_copy(const struct hs_state *st)
@@ -640,12 +635,12 @@ const struct hs_layer redact_layer = {
 	.instance = redact_instance,
 	/* class dumps */
 	.class_start = redact_class, .value = redact_value,
-	.fields = redact_fields, .field = redact_field,
+	.fields = always, .field = redact_field,
 	.class_end = class_end,
 	/* bodies, phases */
 	.body = body, .step = step,
 	/* fallback */
-	.fail = fail, .zeros_held = zeros_held, .zeros_copy = zeros_copy,
+	.fail = fail, .zeros_held = always, .zeros_copy = zeros_copy,
 	/* fast path */
 	.sweep_unit = sweep_unit, .sweep_out = sweep_out,
 	.sweep_flush = patches_out,
