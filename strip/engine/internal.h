@@ -214,7 +214,8 @@ struct unit {
  * A layer is a mode with its own file and state: a table of hooks, each
  * called at one of the core's fixed points (NULL: the layer does nothing
  * there). resolve_mode (engine.c) lists the layers on in st->mode.layer,
- * NULL-ended, in the order below (salvage, keep, stream, redact, names);
+ * NULL-ended, in this order: android, salvage, keep, stream, redact,
+ * names;
  * at a fixed point the core calls each listed layer's hook in that order,
  * and where a hook returns 1 ("taken") the ones after it are not called.
  * A layer that is off is not listed, and costs nothing. The fast path's
