@@ -16,7 +16,7 @@ WARN = -std=c11 -D_GNU_SOURCE -Wall -Wextra -Werror
 ALL_CFLAGS = $(WARN) $(CFLAGS)
 
 # the engine, its files top to bottom (strip/engine/internal.h)
-ENGINE = strip/engine/rewrite.c strip/engine/engine.c strip/engine/keep.c \
+ENGINE = strip/engine/rewrite.c strip/engine/engine.c strip/engine/android.c strip/engine/keep.c \
 	strip/engine/names.c strip/engine/redact.c strip/engine/salvage.c strip/engine/record.c strip/engine/hold.c strip/engine/sweep.c \
 	strip/engine/segment.c strip/engine/emit.c strip/engine/format.c
 # the I/O both front ends use (the shim and the tools): the output buffer,

@@ -122,8 +122,12 @@ SHIM = ["shim", "dumps", "own-dumps", "shim-robust", "handover", "faults",
         "shim-compress", "redact-closed"]
 TOOLS = ["output", "cli", "same-file", "badinput"]
 
+# the engine's core touches at most one mode a function (issue 28)
+ENGINE_MODES = ("engine-modes: one mode a core function", ["sh", "-c",
+                'tests/engine-modes.py >/dev/null'])
+
 # the engine's tests, for each of its files
-ENGINE = [HOLD, MEM, DENSE, UNIT_ALL, UNIT_JDK8, KEEP_PIPE, STREAM_RESTORE, SALVAGE_SPLIT,
+ENGINE = [ENGINE_MODES, HOLD, MEM, DENSE, UNIT_ALL, UNIT_JDK8, KEEP_PIPE, STREAM_RESTORE, SALVAGE_SPLIT,
           REDACT_CHECK, "strip", "stream", "strings", "salvage", "apponly",
           "restore-jvm", "shim", "dumps", "redact"]
 
@@ -141,6 +145,8 @@ AREAS = {
     "strip/engine/salvage.c": ENGINE,
     "strip/engine/redact.c": ENGINE,
     "strip/engine/names.c": ENGINE,
+    "strip/engine/android.c": ENGINE,
+    "strip/engine/internal.h": ENGINE,
     "strip/io/namesmap.c": [REDACT_CHECK, "redact"],
     "strip/cli/out.c": TOOLS,
     "strip/cli/cli.c": TOOLS,
@@ -190,7 +196,7 @@ MUTANTS = [
      "\tunsigned char t = HS_SUB_PRIMITIVE_ARRAY_NODATA;\n\n"
      "\tif (bytes > rec_left(st)) {",
      "\tunsigned char t = 0xC4;\n\n\tif (bytes > rec_left(st)) {"),
-    ("engine: --app-only keeps stripped arrays in heap Z", "strip/engine/engine.c",
+    ("engine: --app-only keeps stripped arrays in heap Z", "strip/engine/internal.h",
      "\t       tag == HS_SUB_PRIMITIVE_ARRAY_DUMP ||\n"
      "\t       tag == HS_SUB_PRIMITIVE_ARRAY_NODATA;",
      "\t       tag == HS_SUB_PRIMITIVE_ARRAY_DUMP;"),
@@ -232,13 +238,14 @@ MUTANTS = [
     ("shim: JDK 22 .pN segments are not tracked", "preload/policy.c",
      "\tif (prefix_of(path, policy_numbered_base(path, \"p\"), base, size) &&",
      "\tif (0 && prefix_of(path, policy_numbered_base(path, \"p\"), base, size) &&"),
-    ("engine: a rewrite after a fallback is dropped", "strip/engine/record.c",
-     "\treturn st->fallback && in_off >= st->fb_in && !st->rd.zero_rest;",
-     "\treturn 0 && st->fallback && in_off >= st->fb_in;"),
+    ("engine: a rewrite after a fallback is dropped",
+     "strip/engine/record.c",
+     "\tif (st->fallback && in_off >= st->fb_in && !lay_zeros_copy(st))",
+     "\tif (0 && st->fallback && in_off >= st->fb_in)"),
     ("outbuf: the output's base offset is ignored", "strip/io/outbuf.c",
      "buf, len, o->base + off);",
      "buf, len, off);"),
-    ("engine: --app-only keeps heap I", "strip/engine/engine.c",
+    ("engine: --app-only keeps heap I", "strip/engine/android.c",
      "\treturn heap == HS_HEAP_ZYGOTE || heap == HS_HEAP_IMAGE;",
      "\treturn heap == HS_HEAP_ZYGOTE;"),
     # ---- issue 10's own ----------------------------------------------------
@@ -258,15 +265,16 @@ MUTANTS = [
     ("engine: the fast path counts no objects", "strip/engine/sweep.c",
      "\t\tst->objects += *p == HS_SUB_INSTANCE_DUMP ||",
      "\t\tst->objects += 0 * *p == HS_SUB_INSTANCE_DUMP ||"),
-    ("engine: the fast path closes no segment", "strip/engine/sweep.c",
-     "\t\tif (stream && seg_due(st, c, p, u.out)) {",
-     "\t\tif (0 && stream && seg_due(st, c, p, u.out)) {"),
+    ("engine: the fast path closes no segment",
+     "strip/engine/segment.c",
+     "\treturn v >= HS_SEGMENT_SOFT || (u->out && v + u->out > HS_STREAM_BUF);",
+     "\treturn 0 && (v >= HS_SEGMENT_SOFT || (u->out && v + u->out > HS_STREAM_BUF));"),
     # (taking the String check out of keep_looks is an equivalent mutant:
     # thread_ref_of never runs on String, whose ref stays unknown, -2)
     ("engine: keep-strings lets the fast path pass behind a held array",
-     "strip/engine/sweep.c",
-     "\tif (st->ks.held_need)  /* keep: every sub-record decides its fate */",
-     "\tif (0 && st->ks.held_need)  /* keep: every sub-record decides its fate */"),
+     "strip/engine/keep.c",
+     "\tif (st->ks.held_need || *p == HS_SUB_PRIMITIVE_ARRAY_DUMP)",
+     "\tif (*p == HS_SUB_PRIMITIVE_ARRAY_DUMP)"),
     ("engine: keep-strings lets the fast path take Threads",
      "strip/engine/keep.c",
      "\treturn e->ref != -1;\n}",
@@ -306,8 +314,8 @@ MUTANTS = [
      "\treturn UINT64_MAX;\n}"),
     ("engine: --salvage leaves out the array classes the cut dropped",
      "strip/engine/salvage.c",
-     "\tif (!complete_classes(st, c, 1) && !st->sg.gather &&",
-     "\tif (!0 && !st->sg.gather &&"),
+     "\tif (!complete_classes(st, c, 1) && !lay_holds(st) &&",
+     "\tif (!0 && !lay_holds(st) &&"),
     # ---- issue 8's own -----------------------------------------------------
     ("shim: numbered dumps (<path>.<digits>) are not dumps",
      "preload/policy.c",
@@ -346,17 +354,17 @@ MUTANTS = [
      "\t\treturn rewrite_out(st, in_off, buf, len);"),
     # ---- issue 13's own ------------------------------------------------------
     ("engine: app-only strip writes every heap record's header",
-     "strip/engine/engine.c",
-     "\tif (!st->mode.late_header)\n\t\teng_rec_header(st, c);",
-     "\tif (!st->mode.convert)\n\t\teng_rec_header(st, c);"),
+     "strip/engine/android.c",
+     "\tst->info_len = 0;\n\treturn 1;",
+     "\tst->info_len = 0;\n\treturn st->mode.convert;"),
     ("engine: app-only strip never writes a waiting HEAP_DUMP_INFO",
      "strip/engine/engine.c",
-     "\tif (st->act != ACT_DROP)\n\t\teng_emit_info(st, c);",
-     "\tif (0)\n\t\teng_emit_info(st, c);"),
+     "\tif (st->act != ACT_DROP)\n\t\tL_CALL(st, goes_out, st, c);",
+     "\tif (0)\n\t\tL_CALL(st, goes_out, st, c);"),
     ("engine: a waiting HEAP_DUMP_INFO is lost at a fallback",
      "strip/engine/record.c",
-     "\tif (st->info_len && in_rec)",
-     "\tif (0 && st->info_len && in_rec)"),
+     "\tif (in_rec)\n\t\tL_CALL(st, goes_out, st, c);",
+     "\tif (0 && in_rec)\n\t\tL_CALL(st, goes_out, st, c);"),
     ("engine: app-only strip passes a dropped String's value field",
      "strip/engine/keep.c",
      "\tconst unsigned char *h = eng_unit(st, c, st->idsize);",
@@ -399,8 +407,8 @@ MUTANTS = [
      "\tfor (i = 0; i < 1; i++)\n\t\tfor (j = 0; j < 2; j++)"),
     ("engine: a streamed fallback's rest segment leaves out the bytes held",
      "strip/engine/segment.c",
-     "\t                                         : st->rec_end - from;",
-     "\t                                         : st->rec_end - st->in_off;"),
+     "\treturn st->open || !st->rec_end ? UINT32_MAX : st->rec_end - from;",
+     "\treturn st->open || !st->rec_end ? UINT32_MAX : st->rec_end - st->in_off + 0 * from;"),
     ("launcher: the shim already preloaded is known by its inode alone",
      "preload/hprofstrip-run.c",
      "sb.st_dev == want.st_dev &&",
@@ -453,11 +461,12 @@ MUTANTS = [
      "\tst->act = ref ? ACT_PASS : ACT_ZERO;",
      "\tst->act = ACT_PASS;"),
     ("redact: the fast path's patches miss the instance's header",
-     "strip/engine/sweep.c",
+     "strip/engine/redact.c",
      "\t\tpt->off = (uint32_t)(at + u->n + u->flat->span[i][0]);",
      "\t\tpt->off = (uint32_t)(at + u->flat->span[i][0]);"),
-    ("redact: a fallback copies the rest verbatim", "strip/engine/record.c",
-     "\tst->rd.zero_rest = st->mode.redact;",
+    ("redact: a fallback copies the rest verbatim",
+     "strip/engine/redact.c",
+     "\tst->rd.zero_rest = 1;",
      "\tst->rd.zero_rest = 0;"),
     ("names: the runtime's class names are tokenized", "strip/engine/names.c",
      "\treturn seg && seps && hs_framework_name(s, n);",
@@ -576,7 +585,7 @@ MUTANTS = [
      "\t\tif (!yes && k > 0) {",
      "\t\tif (0 && !yes && k > 0) {"),
     ("redact: the fast path does not flush before an instance straddles the gather buffer",
-     "strip/engine/sweep.c",
+     "strip/engine/redact.c",
      "\t    at % st->rd.cfg.gather_size + u->n + u->len > st->rd.cfg.gather_size) {",
      "\t    0) {"),
     # ---- issue 27: the shim under threads ----------------------------------
@@ -644,6 +653,16 @@ MUTANTS = [
      "strip/engine/redact.c",
      "\t\tmemset(r->flat, 0, n * sizeof *r->flat);",
      "\t\t;"),
+    # ---- issue 28: the layers' hooks ---------------------------------------
+    ("engine: a core phase tests a mode's flag again",
+     "strip/engine/engine.c",
+     "\t * lay_value chose, was for that value only) */\n\tst->act = ACT_PASS;",
+     "\t * lay_value chose, was for that value only) */\n"
+     "\tif (st->mode.redact || 1)\n\t\tst->act = ACT_PASS;"),
+    ("engine: redact is not the fast path's unit layer (instances swept whole)",
+     "strip/engine/engine.c",
+     "\tm->unit = m->keep ? &keep_layer : m->redact ? &redact_layer : NULL;",
+     "\tm->unit = m->keep ? &keep_layer : NULL;"),
 ]
 
 

@@ -26,36 +26,16 @@
  *   a parse error with HS_FALLBACK: PH_RAW_REC (the rest of the heap
  *   record) -> PH_RAW (the rest of the stream), verbatim.
  *
- * Restore, --jvm and --app-only are the core's own: choose_act decides
- * what becomes of each sub-record, the sub-record header carries it out.
+ * The layers act at fixed points through their hooks (internal.h); the
+ * phases never ask which are on. choose_act decides what becomes of each
+ * sub-record (a layer's act, or strip's and restore's own), and the
+ * sub-record header carries it out.
  */
 #include "internal.h"
 
 /* take() gathers a cut sub-record header in scratch */
 _Static_assert(sizeof ((struct hs_state *)0)->scratch >= 1 + 7 * 8 + 4 + 4 + 2,
                "scratch holds a class dump's fixed part with 8-byte ids");
-_Static_assert(sizeof ((struct hs_state *)0)->ks.held_hdr >= 1 + 8 + 9,
-               "held_hdr holds an array's header with 8-byte ids");
-/* a segment under HS_SEGMENT_SOFT bytes takes a held array and the String
- * gathered behind it (look) */
-_Static_assert(HS_SEGMENT_SOFT + HS_HOLD_LIMIT + 18 + 64 <= HS_STREAM_BUF,
-               "a held array fits in a stream's segment");
-
-static int is_android_root(unsigned tag)
-{
-	return (tag >= HS_SUB_ROOT_INTERNED_STRING &&
-	        tag <= HS_SUB_ROOT_JNI_MONITOR) || tag == HS_SUB_UNREACHABLE;
-}
-
-/* Sub-records --app-only drops in the zygote and image heaps. Like
- * hprof-conv -z, class dumps stay (app objects refer to their classes),
- * and so do roots. */
-static int is_instance_dump(unsigned tag)
-{
-	return tag == HS_SUB_INSTANCE_DUMP || tag == HS_SUB_OBJECT_ARRAY_DUMP ||
-	       tag == HS_SUB_PRIMITIVE_ARRAY_DUMP ||
-	       tag == HS_SUB_PRIMITIVE_ARRAY_NODATA;
-}
 
 static unsigned heap_index(uint32_t type)
 {
@@ -69,12 +49,34 @@ static unsigned heap_index(uint32_t type)
 	}
 }
 
-static int dropped_heap(unsigned heap)
-{
-	return heap == HS_HEAP_ZYGOTE || heap == HS_HEAP_IMAGE;
-}
-
 /* ---- the mode ---------------------------------------------------------- */
+
+/* The layers on, in the order their hooks are called (internal.h), and
+ * the fast path's. The rules between layers live here: keep and redact
+ * are never both on (hs_init drops keep for redact), so one layer at most
+ * reads a class's fields one by one (the field hook), and one judges the
+ * fast path's units; names comes with redact or restore, never with keep
+ * (which is strip's). */
+static void list_layers(struct hs_mode *m)
+{
+	unsigned n = 0;
+
+	if (m->late_header)  /* convert, app_only */
+		m->layer[n++] = &android_layer;
+	if (m->salvage)
+		m->layer[n++] = &salvage_layer;
+	if (m->keep)
+		m->layer[n++] = &keep_layer;
+	if (m->stream)
+		m->layer[n++] = &stream_layer;
+	if (m->redact)
+		m->layer[n++] = &redact_layer;
+	if (m->names)
+		m->layer[n++] = &names_layer;
+	m->layer[n] = NULL;
+	m->unit = m->keep ? &keep_layer : m->redact ? &redact_layer : NULL;
+	m->room = m->stream ? &stream_layer : NULL;
+}
 
 /* The mode in effect, from the flags and the dump's version: at hs_init,
  * and again once the file header is read. Past hs_init, nothing else
@@ -117,6 +119,7 @@ static void resolve_mode(struct hs_state *st)
 	m->open_len = (f & HS_OPEN_LEN) != 0;
 	m->no_header = (f & HS_NO_HEADER) != 0;
 	m->sweep = !m->late_header && !m->salvage;
+	list_layers(m);
 }
 
 /* ---- the census -------------------------------------------------------- */
@@ -156,13 +159,15 @@ static void census_sub(struct hs_state *st)
 /* ---- records ----------------------------------------------------------- */
 
 /* A heap record starts: in the default heap (the writers reset it, and
- * hprof-conv reads it so), its header written now unless it waits for
- * output (jvm, app-only). */
-static void heap_record_start(struct hs_state *st, struct cur *c)
+ * hprof-conv reads it so), its header written now unless a layer has it
+ * wait for output. */
+static void heap_record_start(struct hs_state *st, struct cur *c,
+                              uint32_t len)
 {
+	/* a placeholder or an empty record: the next byte tells (step_sub) */
+	st->maybe_open = len == 0 && st->mode.open_len;
 	st->heap = HS_HEAP_DEFAULT;
-	st->info_len = 0;
-	if (!st->mode.late_header)
+	if (!lay_heap_start(st))
 		eng_rec_header(st, c);
 }
 
@@ -240,30 +245,23 @@ static int step_header_tail(struct hs_state *st, struct cur *c)
 		return 1;
 	}
 	resolve_mode(st);  /* the version is known */
-	if (st->mode.convert)
-		st->scratch[HS_MAGIC_LEN] = '2';
-	seg_header(st, &st->scratch[HS_MAGIC_LEN]);
+	L_CALL(st, header, st, &st->scratch[HS_MAGIC_LEN]);
 	eng_emit(st, st->scratch, n + 12);
 	st->have = 0;
 	st->phase = PH_REC;
 	return 1;
 }
 
-/* Is this record body one a layer reads (PH_STR)? How much of it
- * (st->need): all of it for keep and salvage (short names), the start of
- * a name for redact. */
-static int names_record(struct hs_state *st, unsigned tag, uint32_t len)
+/* A record outside the heap, its header out: the phase its body is read
+ * in. A layer takes it (its own phase), or layers read the start of it,
+ * as much as the one that reads most (st->need; PH_STR), or it passes. */
+static unsigned record_body_phase(struct hs_state *st, unsigned tag,
+                                  uint32_t len)
 {
-	if (salvage_wants_record(st, tag, len) ||
-	    keep_wants_record(st, tag, len)) {
-		st->need = len;
-		return 1;
-	}
-	if (!redact_wants_record(st, tag, len))
-		return 0;
-	st->need = len < st->idsize + REDACT_PEEK ? len
-	                                           : st->idsize + REDACT_PEEK;
-	return 1;
+	if (lay_takes_record(st, tag, len))
+		return PH_NAME;
+	st->need = lay_reads_record(st, tag, len);
+	return st->need ? PH_STR : PH_REC_BODY;
 }
 
 static int step_record(struct hs_state *st, struct cur *c)
@@ -294,16 +292,10 @@ static int step_record(struct hs_state *st, struct cur *c)
 			st->need_end = st->had_segments = st->in_segments = 0;
 		eng_rec_header(st, c);
 		st->left = len;
-		if (names_wants_record(st, st->rec_tag, len))
-			st->phase = PH_NAME;
-		else
-			st->phase = names_record(st, st->rec_tag, len)
-			            ? PH_STR : PH_REC_BODY;
+		st->phase = record_body_phase(st, st->rec_tag, len);
 		return 1;
 	}
-	/* a placeholder or an empty record: the next byte tells (step_sub) */
-	st->maybe_open = len == 0 && st->mode.open_len;
-	heap_record_start(st, c);
+	heap_record_start(st, c, len);
 	st->phase = PH_SUB;
 	return 1;
 }
@@ -332,19 +324,13 @@ static int step_rec_body(struct hs_state *st, struct cur *c)
 static int step_str(struct hs_state *st, struct cur *c)
 {
 	const unsigned char *h;
-	uint32_t len = (uint32_t)st->rec_len;
 
 	if (c->p == c->end && st->need)
 		return 0;
 	h = eng_take(st, c, st->need, ACT_PASS);
 	if (!h)
 		return 0;
-	if (salvage_wants_record(st, st->rec_tag, len))
-		salvage_names(st, h);
-	if (keep_wants_record(st, st->rec_tag, len))
-		keep_names(st, h);
-	if (redact_wants_record(st, st->rec_tag, len))
-		redact_names(st, h, st->need);
+	L_CALL(st, record, st, h, st->need);
 	st->left = st->rec_len - st->need;
 	st->phase = PH_REC_BODY;
 	return 1;
@@ -362,17 +348,14 @@ static int opens_record(const struct hs_state *st, unsigned tag)
 	return sub_fixed_len(tag, st->idsize) != 0;
 }
 
+/* What becomes of a sub-record of this tag: a layer's act, or the
+ * core's (restore: a 0xC3 taken; strip: a 0x23 taken). */
 static unsigned choose_act(const struct hs_state *st, unsigned tag)
 {
-	if (st->mode.app_only && is_instance_dump(tag) &&
-	    dropped_heap(st->heap))
-		return ACT_DROP;
-	/* app-only strip: taken, then waits or goes (heap_info) */
-	if (tag == HS_SUB_HEAP_DUMP_INFO &&
-	    (st->mode.convert || st->mode.app_strip))
-		return ACT_DROP;
-	if (st->mode.convert && is_android_root(tag))
-		return ACT_TAKE;
+	int a = lay_act(st, tag);
+
+	if (a >= 0)
+		return (unsigned)a;
 	if (st->mode.restore)
 		return tag == HS_SUB_PRIMITIVE_ARRAY_NODATA ? ACT_TAKE : ACT_PASS;
 	return tag == HS_SUB_PRIMITIVE_ARRAY_DUMP ? ACT_TAKE : ACT_PASS;
@@ -384,7 +367,7 @@ static unsigned choose_act(const struct hs_state *st, unsigned tag)
 static int record_end_reached(struct hs_state *st, struct cur *c)
 {
 	if (!st->maybe_open) {
-		if (!hold_record_end(st, c))  /* keep: an array held */
+		if (!lay_record_end(st, c))  /* keep: an array held */
 			eng_end_record(st, c);
 		return 1;
 	}
@@ -405,15 +388,15 @@ static int record_end_reached(struct hs_state *st, struct cur *c)
  * does (its record's header, a waiting HEAP_DUMP_INFO). */
 static void sub_start(struct hs_state *st, struct cur *c, unsigned tag)
 {
-	keep_sub_start(st, tag);
+	L_CALL(st, sub_start, st, tag);
 	if (st->act != ACT_DROP)
 		eng_rec_header(st, c);
-	seg_sub_boundary(st, c);
+	L_CALL(st, sub_boundary, st, c);
 	if (st->act != ACT_DROP)
-		eng_emit_info(st, c);
+		L_CALL(st, goes_out, st, c);
 	/* where it starts, should --salvage have to take it back */
 	st->sub_out = st->out_off + (uint64_t)(c->p - c->run);
-	seg_sub_start(st, tag);
+	L_CALL(st, sub_begun, st, tag);
 }
 
 static int step_sub(struct hs_state *st, struct cur *c)
@@ -457,7 +440,7 @@ static void restore_array(struct hs_state *st, const unsigned char *h,
 	unsigned char t = HS_SUB_PRIMITIVE_ARRAY_DUMP;
 
 	/* a heap record written whole keeps under 4 GiB; segments need not */
-	if (!seg_reserve(st, n + bytes) && body + n + bytes > UINT32_MAX) {
+	if (!lay_reserve(st, n + bytes) && body + n + bytes > UINT32_MAX) {
 		eng_error(st, HS_E_TOOBIG, st->sub_in);
 		return;
 	}
@@ -480,7 +463,7 @@ static int strip_array(struct hs_state *st, struct cur *c,
 		eng_fail(st, c, HS_E_OVERRUN, st->sub_in, h, n);
 		return 1;
 	}
-	if (keep_array(st, c, h, bytes))
+	if (lay_array(st, c, h, bytes))
 		return 1;
 	eng_emit(st, &t, 1);
 	eng_emit(st, h + 1, n - 1);
@@ -495,7 +478,7 @@ static int strip_array(struct hs_state *st, struct cur *c,
 static void array_seen(struct hs_state *st, unsigned type, uint64_t bytes)
 {
 	if (st->act != ACT_DROP)
-		salvage_array(st, type);
+		L_CALL(st, array_out, st, type);
 	census_array(st, type, bytes);
 }
 
@@ -514,7 +497,7 @@ static int prim_array(struct hs_state *st, struct cur *c,
 		         st->act == ACT_PASS ? 0 : n);
 		return 1;
 	}
-	seg_sized(st, h, n, n + bytes);  /* a 0x23 passed whole */
+	L_CALL(st, sized, st, h, n, n + bytes);  /* a 0x23 passed whole */
 	array_seen(st, ti, bytes);
 	if (st->sub_tag == HS_SUB_PRIMITIVE_ARRAY_NODATA) {
 		if (st->act == ACT_TAKE)  /* restore */
@@ -533,9 +516,7 @@ static int class_start(struct hs_state *st, const unsigned char *h)
 {
 	unsigned n = st->need;
 
-	keep_class(st, h);
-	redact_class(st, h);
-	salvage_class(st, h);
+	L_CALL(st, class_start, st, h);
 	st->count = (unsigned)h[n - 2] << 8 | h[n - 1];
 	st->phase = st->count ? PH_CP : PH_ST_COUNT;
 	return 1;
@@ -547,12 +528,7 @@ static int heap_info(struct hs_state *st, const unsigned char *h)
 	unsigned n = st->need;
 
 	st->heap = (unsigned char)heap_index(hs_be32(h + 1));
-	if (st->mode.app_strip) {
-		/* waits until a sub-record it governs is kept; one waiting
-		 * before governs nothing, and goes */
-		memcpy(st->info, h, n);
-		st->info_len = (unsigned char)n;
-	}
+	L_CALL(st, heap_info, st, h, n);
 	st->phase = PH_SUB_END;
 	return 1;
 }
@@ -567,16 +543,13 @@ static int sub_header_done(struct hs_state *st, struct cur *c,
 	switch (st->sub_tag) {
 	case HS_SUB_INSTANCE_DUMP:
 		len = hs_be32(h + 1 + 2 * id + 4);
-		if (keep_instance(st, c, h, len))
-			return 1;
-		seg_sized(st, h, n, n + len);
-		if (redact_instance(st, c, h, len))
+		if (lay_instance(st, c, h, len))
 			return 1;
 		return eng_set_body(st, c, len, PH_SUB_END, h,
 		                    st->act == ACT_PASS ? 0 : n);
 	case HS_SUB_OBJECT_ARRAY_DUMP:
 		len = (uint64_t)hs_be32(h + 1 + id + 4) * id;
-		seg_sized(st, h, n, n + len);
+		L_CALL(st, sized, st, h, n, n + len);
 		return eng_set_body(st, c, len, PH_SUB_END, h,
 		                    st->act == ACT_PASS ? 0 : n);
 	case HS_SUB_CLASS_DUMP:
@@ -618,15 +591,37 @@ static int step_body(struct hs_state *st, struct cur *c)
 	k = st->left < avail ? (size_t)st->left : avail;
 	if (st->act != ACT_PASS)
 		eng_flush(st, c);
-	if (st->act == ACT_STASH)
-		hold_stash(st, c->p, k);
-	else if (st->act == ACT_ZERO)
-		eng_zeros(st, k);
+	if (st->act > ACT_DROP)  /* a layer's act */
+		L_CALL(st, body, st, c->p, k);
 	consume(st, c, k);
 	if (st->act != ACT_PASS)
 		c->run = c->p;
 	st->left -= k;
 	return 1;
+}
+
+/* A class dump's instance fields (st->count) are next, {id name, u1
+ * type} each: read one by one (PH_IF) when a layer reads them, else
+ * passed. They must fit in the record either way. */
+static int fields_end(struct hs_state *st)
+{
+	L_CALL(st, class_end, st);
+	st->phase = PH_SUB_END;
+	return 1;
+}
+
+static int fields_start(struct hs_state *st, struct cur *c)
+{
+	uint64_t len = (uint64_t)st->count * (st->idsize + 1);
+
+	if (len > rec_left(st)) {
+		eng_fail(st, c, HS_E_OVERRUN, st->sub_in, NULL, 0);
+		return 1;
+	}
+	if (!lay_fields(st))
+		return eng_set_body(st, c, len, PH_SUB_END, NULL, 0);
+	st->phase = PH_IF;
+	return st->count ? 1 : fields_end(st);
 }
 
 /* Class dump: constant pool entries {u2 index, u1 type, value}, statics
@@ -641,10 +636,9 @@ static int step_class(struct hs_state *st, struct cur *c)
 	case PH_ST: case PH_IF: n = id + 1; break;
 	default: n = 2; break;
 	}
-	/* redact: a value went out as zeros; the next entry is passed as
-	 * every class dump is while stripping */
-	if (st->mode.redact)
-		st->act = ACT_PASS;
+	/* a class dump is passed (a layer's act for the last value, as
+	 * lay_value chose, was for that value only) */
+	st->act = ACT_PASS;
 	/* before waiting for input: the record's end may be here already */
 	if (st->have == 0 && n > rec_left(st)) {
 		eng_fail(st, c, HS_E_OVERRUN, st->sub_in, NULL, 0);
@@ -662,7 +656,7 @@ static int step_class(struct hs_state *st, struct cur *c)
 			return 1;
 		}
 		st->count--;
-		st->act = redact_value(st, h[n - 1]);
+		st->act = lay_value(st, h[n - 1]);
 		return eng_set_body(st, c, sz,
 		                    st->count ? st->phase : st->phase + 1, NULL, 0);
 	case PH_ST_COUNT:
@@ -672,17 +666,10 @@ static int step_class(struct hs_state *st, struct cur *c)
 			st->phase = st->count ? PH_ST : PH_IF_COUNT;
 			return 1;
 		}
-		/* read one by one (PH_IF) */
-		if (keep_fields(st, c) || redact_fields(st, c))
-			return 1;
-		return eng_set_body(st, c, (uint64_t)st->count * (id + 1),
-		                    PH_SUB_END, NULL, 0);
-	default:  /* PH_IF: keep and redact are never both on */
-		if (st->mode.redact)
-			redact_field(st, h);
-		else
-			keep_field(st, h);
-		return 1;
+		return fields_start(st, c);
+	default:  /* PH_IF */
+		lay_field(st, h);
+		return --st->count ? 1 : fields_end(st);
 	}
 }
 
@@ -702,8 +689,9 @@ static int step_raw(struct hs_state *st, struct cur *c)
 	if (st->phase == PH_RAW_REC) {
 		if (st->in_off == st->rec_end) {
 			eng_end_record(st, c);
-			/* redact: the records after it are read as usual */
-			if (!st->err && !st->rd.zero_rest)
+			/* a copy of zeros: the records after it are read as
+			 * usual */
+			if (!st->err && !lay_zeros_copy(st))
 				st->phase = PH_RAW;
 			return 1;
 		}
@@ -712,7 +700,7 @@ static int step_raw(struct hs_state *st, struct cur *c)
 	}
 	if (!k)
 		return 0;
-	if (st->rd.zero_rest) {  /* redact: nothing verbatim */
+	if (lay_zeros_copy(st)) {  /* nothing verbatim */
 		eng_flush(st, c);
 		eng_zeros(st, k);
 		consume(st, c, k);
@@ -766,12 +754,10 @@ int eng_step(struct hs_state *st, struct cur *c)
 		return step_class(st, c);
 	case PH_SUB_END: return step_sub_end(st);
 	case PH_STR: return step_str(st, c);
-	case PH_PEEK: return keep_step_peek(st, c);
-	case PH_LOOK: return keep_step_look(st, c);
 	case PH_XLOOK: return step_xlook(st, c);
-	case PH_FIELDS: return redact_step_fields(st, c);
-	case PH_NAME: return names_step_head(st, c);
-	case PH_NAME_TEXT: return names_step_text(st, c);
+	case PH_PEEK: case PH_LOOK: case PH_FIELDS: case PH_NAME:
+	case PH_NAME_TEXT:
+		return lay_step(st, c);
 	default: return step_raw(st, c);
 	}
 }
@@ -904,19 +890,38 @@ static void drain(struct hs_state *st, struct cur *c)
 	run(st, c);
 }
 
+/* The stream stopped between records: HS_E_OK unless it ended inside a
+ * record's header or before any record. */
+static enum hs_err between_records(struct hs_state *st)
+{
+	if (st->have)  /* it ended inside a record header */
+		return HS_E_TRUNCATED;
+	if (!st->records && !st->mode.no_header)
+		return HS_E_NORECORDS;
+	if (st->need_end)  /* --salvage: segments cut short */
+		eng_dump_end(st);
+	return HS_E_OK;
+}
+
+/* ... in a heap record: a placeholder the writer never patched closes
+ * here */
+static enum hs_err in_heap(struct hs_state *st, struct cur *c)
+{
+	if (!st->open)
+		return HS_E_TRUNCATED;
+	st->rec_len = st->in_off - st->rec_body_in;
+	st->open = 0;
+	eng_end_record(st, c);
+	return HS_E_OK;
+}
+
 /* Where the stream stopped: HS_E_OK when that is an end (the record
  * closed, or an END due written), else the error it is. */
 static enum hs_err end_state(struct hs_state *st, struct cur *c)
 {
 	switch (st->phase) {
 	case PH_REC:
-		if (st->have)  /* it ended inside a record header */
-			return HS_E_TRUNCATED;
-		if (!st->records && !st->mode.no_header)
-			return HS_E_NORECORDS;
-		if (st->need_end)  /* --salvage: segments cut short */
-			eng_dump_end(st);
-		return HS_E_OK;
+		return between_records(st);
 	case PH_RAW:
 		return HS_E_OK;
 	case PH_HDR:
@@ -924,13 +929,7 @@ static enum hs_err end_state(struct hs_state *st, struct cur *c)
 	case PH_HDR_TAIL:
 		return HS_E_SHORT;
 	case PH_SUB:
-		if (st->open) {  /* the writer never patched: close it here */
-			st->rec_len = st->in_off - st->rec_body_in;
-			st->open = 0;
-			eng_end_record(st, c);
-			return HS_E_OK;
-		}
-		/* fall through */
+		return in_heap(st, c);
 	default:
 		return HS_E_TRUNCATED;
 	}
@@ -943,13 +942,13 @@ static enum hs_err fallback_finish(struct hs_state *st, struct cur *c,
 	/* HS_STREAM: a segment holds whole sub-records only, so the
 	 * unfinished one is left out and the output ends after the last
 	 * whole one (the input was cut there too) */
-	int partial = !st->sg.gather;
+	int partial = !lay_whole_units(st);
 
 	if (!st->fallback) {
 		st->fallback = e;
 		st->fallback_off = st->in_off;
 	}
-	hold_finish(st, partial);
+	L_CALL(st, finishing, st, partial);
 	/* held bytes of an unfinished unit go out verbatim, before the
 	 * record's length is fixed (a passed unit's are out already) */
 	if (partial && st->have && !unit_passed(st)) {
@@ -971,7 +970,7 @@ enum hs_err hs_finish(struct hs_state *st)
 	if (st->err)
 		return st->err;
 	drain(st, &c);
-	if (st->err || salvage_finish(st, &c))
+	if (st->err || lay_finish(st, &c))
 		return st->err;
 	e = end_state(st, &c);
 	if (e == HS_E_OK)

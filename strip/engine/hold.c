@@ -10,6 +10,13 @@
  */
 #include "internal.h"
 
+_Static_assert(sizeof ((struct hs_state *)0)->ks.held_hdr >= 1 + 8 + 9,
+               "held_hdr holds an array's header with 8-byte ids");
+/* a segment under HS_SEGMENT_SOFT bytes takes a held array and the String
+ * gathered behind it (look) */
+_Static_assert(HS_SEGMENT_SOFT + HS_HOLD_LIMIT + 18 + 64 <= HS_STREAM_BUF,
+               "a held array fits in a stream's segment");
+
 /* The held array's first len bytes go out as they came: its header
  * (st->ks.held_hdr), then its elements (the caller's keep.hold). */
 static void emit_held(struct hs_state *st, size_t len)

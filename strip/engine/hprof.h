@@ -433,6 +433,8 @@ struct hs_config {
 
 /* The effective mode, resolved once from the flags and the dump's version
  * (hs_init, then again when the file header is read). */
+struct hs_layer;           /* a layer's hooks (internal.h) */
+#define HS_LAYERS 6
 struct hs_mode {
 	unsigned char restore;     /* HS_RESTORE: 0xC3 -> 0x23 + zeros */
 	unsigned char convert;     /* HS_JVM on a 1.0.3 dump: to 1.0.2 */
@@ -452,6 +454,10 @@ struct hs_mode {
 	                              2: HS_UNREDACT while restoring */
 	unsigned char sweep;       /* no layer acts at a plain sub-record:
 	                              the fast path (sweep.c) reads them */
+	/* the layers on, in call order, NULL-ended; the fast path's unit
+	 * and room layers (internal.h) */
+	const struct hs_layer *layer[HS_LAYERS + 1];
+	const struct hs_layer *unit, *room;
 };
 
 #include "layers.h"

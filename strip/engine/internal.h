@@ -6,59 +6,97 @@
  *   rewrite.c  hs_rewrite: patches of output that went out unchanged,
  *              and JDK 8's placeholder lengths (HS_OPEN_LEN)
  *   engine.c   the core: the phase machine, one function per phase;
- *              hs_init, hs_feed, hs_finish; strip, restore, --jvm and
- *              --app-only
- *   keep.c     HS_KEEP_STRINGS: the names and class layouts read on the
- *              way (PH_STR, PH_IF), the values read (PH_PEEK, PH_LOOK),
- *              the pending ids, which arrays keep their elements
- *   names.c    HS_REDACT_NAMES, HS_UNREDACT: STRING texts tokenized or
- *              given back (PH_NAME, PH_NAME_TEXT)
- *   redact.c   HS_REDACT: the class layouts recorded (PH_IF), class
- *              dump values zeroed, instance fields walked (PH_FIELDS)
- *   salvage.c  HS_SALVAGE: the primitive array classes noted on the way;
- *              at the end the cut taken back and their missing class
- *              dumps completed
+ *              hs_init, hs_feed, hs_finish; resolve_mode, which lists the
+ *              layers on; strip's and restore's own acts
+ *   android.c  layer: HS_JVM, HS_APP_ONLY on 1.0.3: what becomes of the
+ *              Android roots, the HEAP_DUMP_INFOs and the zygote and image
+ *              heaps' objects; heap record headers written late
+ *   keep.c     layer: HS_KEEP_STRINGS: the names and class layouts read
+ *              on the way (PH_STR, PH_IF), the values read (PH_PEEK,
+ *              PH_LOOK), the pending ids, which arrays keep their elements
+ *   names.c    layer: HS_REDACT_NAMES, HS_UNREDACT: STRING texts
+ *              tokenized or given back (PH_NAME, PH_NAME_TEXT)
+ *   redact.c   layer: HS_REDACT: the class layouts recorded (PH_IF),
+ *              class dump values zeroed, instance fields walked
+ *              (PH_FIELDS), the fast path's instances zeroed in bulk
+ *   salvage.c  layer: HS_SALVAGE: the primitive array classes noted on
+ *              the way; at the end the cut taken back and their missing
+ *              class dumps completed
  *   record.c   a record's header and end, a unit's body, a parse error
  *              (the fallback)
- *   hold.c     HS_KEEP_STRINGS, streaming: an array held back until a
- *              String claims it, and the look past its record's end
- *              (PH_XLOOK)
+ *   hold.c     keep's, streaming: an array held back until a String
+ *              claims it, and the look past its record's end (PH_XLOOK)
  *   sweep.c    the fast path: at PH_SUB, the whole sub-records of a feed
  *              that need no decision, in one loop (st->mode.sweep)
- *   segment.c  HS_STREAM: where segments begin and end, room reserved
- *              for a sub-record, the streamed fallback
+ *   segment.c  layer: HS_STREAM: where segments begin and end, room
+ *              reserved for a sub-record, the streamed fallback
  *   emit.c     the output (to the sink, or into the segment) and the
  *              input's cursor
  *   format.c   the format, named: messages, tag names, type sizes
  *
  * The mode is resolved once (st->mode: at hs_init, and when the file
- * header shows the version). The phases do not ask which mode they are
- * in: the core calls the layers at fixed points, and a layer whose mode
- * is off (or that holds nothing) does nothing there. Who acts where:
+ * header shows the version), and with it the layers on: resolve_mode
+ * lists them in st->mode.layer, and is the one place where a rule between
+ * two modes lives. The phases do not ask which mode they are in, nor read
+ * a layer's state: at fixed points they call the hooks of the layers
+ * listed (struct hs_layer below, as http-parser's parser calls its
+ * settings' callbacks), and a layer that is off is not listed. The core's
+ * own options are restore (choose_act, the fast path's arrays), the
+ * census, the fallback, JDK 8's placeholder lengths and the header-less
+ * feed; tests/engine-modes.py holds each core function to one mode. Two
+ * places know a layer by name, each for one: eng_emit writes into the
+ * stream layer's segment while one gathers (every output byte goes
+ * through it), and the look past a heap record's end (PH_XLOOK,
+ * eng_resolve) is keep's, as it feeds the input again.
  *
- *   (redact: class dump values, fields, instance bodies: zeros)
+ * The hooks (fixed point: hook: the layers that have it):
  *
- *   fixed point (core)         keep, hold         segment        salvage
- *   file header                -                  1.0.1 -> 1.0.2  -
- *   record read whole (PH_STR) names              -              names
- *   heap record header due     -                  gather instead  -
- *   sub-record start           a held array:      boundary,       -
- *    (sub_start)                released or       sizing
- *                               looked behind
- *   sub-record header          instances, arrays, sized: room     classes,
- *    (sub_header_done)          class fields                      arrays
- *   heap record end            an array held:     segment out,    -
- *    (record_end_reached,       look ahead;       HEAP_DUMP_END
- *     eng_end_record)           released
- *   fallback (eng_fail)        released           rest segment    -
- *   finish (hs_finish)         look ahead ended;  -               the cut
- *                               partial units
- *   rewrite (hs_rewrite)       look ahead ended   -               -
+ *   file header                  header: android 1.0.3 -> 1.0.2,
+ *                                 stream 1.0.1 -> 1.0.2
+ *   record outside the heap      takes_record: names (its own phases);
+ *    (step_record, PH_STR)        reads_record, record: salvage, keep
+ *                                 (names read whole), redact (a name's
+ *                                 start)
+ *   heap record starts           heap_start: android (header waits)
+ *   heap record header due       heap_header: stream (gather instead)
+ *   sub-record tag (choose_act)  act: android (dropped, taken); heap_info
+ *                                 (a HEAP_DUMP_INFO): android (waits)
+ *   sub-record start (sub_start) sub_start: keep (a held array released,
+ *                                 or looked behind); sub_boundary: stream;
+ *                                 goes_out: android (the waiting INFO);
+ *                                 sub_begun: stream (sizing)
+ *   sub-record header            instance: keep (String, Thread), stream
+ *    (sub_header_done)            (sized), redact (fields walked, or
+ *                                 zeros); sized, reserve: stream; array:
+ *                                 keep (kept, held); array_out: salvage
+ *   class dump                   class_start: keep, redact, salvage;
+ *                                 value: redact (zeros); fields, field,
+ *                                 class_end: keep or redact (one at
+ *                                 most)
+ *   body under a layer's act     body: keep (ACT_STASH), redact (ACT_ZERO)
+ *   a layer's phase (eng_step)   step: keep (PH_PEEK, PH_LOOK), redact
+ *                                 (PH_FIELDS), names (PH_NAME,
+ *                                 PH_NAME_TEXT)
+ *   heap record end              record_end: keep (an array held: look
+ *    (record_end_reached,         ahead); release: keep; record_close,
+ *     eng_end_record)             record_closed: stream (segment out,
+ *                                 HEAP_DUMP_END)
+ *   fallback (eng_fail)          release: keep; fail: stream (rest
+ *                                 segment), redact (rest as zeros);
+ *                                 goes_out: android; zeros_held,
+ *                                 zeros_copy: redact
+ *   finish (hs_finish)           whole_units: stream; finishing: keep;
+ *                                 finish: salvage (the cut: holds,
+ *                                 take_back of keep and stream)
+ *   rewrite (hs_rewrite)         rewrite: keep (look ahead ended)
+ *   fast path (sweep.c)          the unit layer, keep or redact:
+ *                                 sweep_unit, sweep_out, sweep_flush,
+ *                                 swept; the room layer, stream:
+ *                                 sweep_due, sweep_room
  *
- * Restore, --jvm and --app-only are the core's own: choose_act decides
- * what becomes of each sub-record, and the sub-record header carries it
- * out. All output goes through eng_emit: to the sink, or into the segment
- * while one gathers.
+ * choose_act decides what becomes of each sub-record (a layer's act, or
+ * the core's), and the sub-record header carries it out. All output goes
+ * through eng_emit: to the sink, or into the segment while one gathers.
  */
 #ifndef HPROFSTRIP_INTERNAL_H
 #define HPROFSTRIP_INTERNAL_H
@@ -130,6 +168,15 @@ static inline int is_heap_tag(unsigned tag)
 	return tag == HS_REC_HEAP_DUMP || tag == HS_REC_HEAP_DUMP_SEGMENT;
 }
 
+/* An object's sub-record (what --app-only drops in the zygote and image
+ * heaps, and st->objects counts) */
+static inline int is_instance_dump(unsigned tag)
+{
+	return tag == HS_SUB_INSTANCE_DUMP || tag == HS_SUB_OBJECT_ARRAY_DUMP ||
+	       tag == HS_SUB_PRIMITIVE_ARRAY_DUMP ||
+	       tag == HS_SUB_PRIMITIVE_ARRAY_NODATA;
+}
+
 /* Length of a heap sub-record's fixed part, tag included; 0 if unknown. */
 static inline unsigned sub_fixed_len(unsigned tag, unsigned id)
 {
@@ -148,6 +195,288 @@ static inline void eng_error(struct hs_state *st, enum hs_err err,
 {
 	st->err = err;
 	st->err_off = off;
+}
+
+/* One sub-record at the cursor, as far as the fast path (sweep.c) needs it. */
+struct unit {
+	unsigned n;          /* its fixed part, tag included */
+	uint64_t len;        /* the bytes after it */
+	uint64_t out;        /* the output a streamed one is sized at (0: not
+	                        sized, or stripped) */
+	unsigned type;       /* a primitive array's element type, else 0 */
+	uint64_t bytes;      /* ... and its elements' bytes */
+	int strip;           /* a primitive array that goes out as a 0xC3 */
+	const struct hs_flat *flat; /* redact: an instance's value spans */
+};
+
+/* ---- the layers' hooks ---------------------------------------------------
+ *
+ * A layer is a mode with its own file and state: a table of hooks, each
+ * called at one of the core's fixed points (NULL: the layer does nothing
+ * there). resolve_mode (engine.c) lists the layers on in st->mode.layer,
+ * NULL-ended, in this order: android, salvage, keep, stream, redact,
+ * names;
+ * at a fixed point the core calls each listed layer's hook in that order,
+ * and where a hook returns 1 ("taken") the ones after it are not called.
+ * A layer that is off is not listed, and costs nothing. The fast path's
+ * hooks (sweep.c) are resolved once into st->mode.unit and
+ * st->mode.room. */
+struct hs_layer {
+	/* the file header's version byte, which it may rewrite */
+	void (*header)(struct hs_state *st, unsigned char *version);
+	/* a record outside the heap: 1 if the layer takes its body (its own
+	 * phases); else how many bytes of it it reads (PH_STR) */
+	int (*takes_record)(const struct hs_state *st, unsigned tag,
+	                    uint32_t len);
+	uint32_t (*reads_record)(const struct hs_state *st, unsigned tag,
+	                         uint32_t len);
+	/* ... those bytes (n of them at h), or a name's start (PH_NAME) */
+	void (*record)(struct hs_state *st, const unsigned char *h, unsigned n);
+	/* a heap record starts: 1 if its header waits for output; its header
+	 * is due: 1 if the layer writes it */
+	int (*heap_start)(struct hs_state *st);
+	int (*heap_header)(struct hs_state *st);
+	/* a sub-record of this tag starts: its act (-1: the core's); a
+	 * HEAP_DUMP_INFO h, n bytes */
+	int (*act)(const struct hs_state *st, unsigned tag);
+	void (*heap_info)(struct hs_state *st, const unsigned char *h,
+	                  unsigned n);
+	/* a sub-record starts, its act chosen: before its record's header
+	 * goes out; after it; and once the core has its start */
+	void (*sub_start)(struct hs_state *st, unsigned tag);
+	void (*sub_boundary)(struct hs_state *st, struct cur *c);
+	/* ... one that goes out (or the fallback's copy in a heap record):
+	 * what waits for output goes first */
+	void (*goes_out)(struct hs_state *st, struct cur *c);
+	void (*sub_begun)(struct hs_state *st, unsigned tag);
+	/* an instance's header h, len bytes of fields: 1 if taken */
+	int (*instance)(struct hs_state *st, struct cur *c,
+	                const unsigned char *h, uint64_t len);
+	/* a sub-record header h (n bytes) whose output is len bytes long */
+	void (*sized)(struct hs_state *st, const unsigned char *h, unsigned n,
+	              uint64_t len);
+	/* room for len bytes of output: 1 if they go into segments */
+	int (*reserve)(struct hs_state *st, uint64_t len);
+	/* an array whose elements stripping drops: 1 if taken */
+	int (*array)(struct hs_state *st, struct cur *c, const unsigned char *h,
+	             uint64_t bytes);
+	/* a primitive array of element type type goes out */
+	void (*array_out)(struct hs_state *st, unsigned type);
+	/* a class dump's fixed part h; its constant or static value of basic
+	 * type type (the act for it); its instance fields next (1 if the
+	 * layer reads them one by one, PH_IF); one field h; the last read */
+	void (*class_start)(struct hs_state *st, const unsigned char *h);
+	unsigned (*value)(struct hs_state *st, unsigned type);
+	int (*fields)(const struct hs_state *st);
+	void (*field)(struct hs_state *st, const unsigned char *h);
+	void (*class_end)(struct hs_state *st);
+	/* k body bytes at p under an act of the layer's (ACT_STASH,
+	 * ACT_ZERO) */
+	void (*body)(struct hs_state *st, const unsigned char *p, size_t k);
+	/* a phase of the layer's: its step (-1: not the layer's phase) */
+	int (*step)(struct hs_state *st, struct cur *c);
+	/* the heap record's length is all read: 1 if its end waits */
+	int (*record_end)(struct hs_state *st, struct cur *c);
+	/* what the layer holds back goes out (a record's end, a fallback) */
+	void (*release)(struct hs_state *st);
+	/* the heap record ends: 1 if the layer closes it (no length to
+	 * patch); and after it closed */
+	int (*record_close)(struct hs_state *st);
+	void (*record_closed)(struct hs_state *st);
+	/* a parse error starts the fallback's copy, nheld bytes held */
+	void (*fail)(struct hs_state *st, size_t nheld);
+	/* the fallback's bytes go out as zeros: held ones; the copy's */
+	int (*zeros_held)(const struct hs_state *st);
+	int (*zeros_copy)(const struct hs_state *st);
+	/* the input ended: keep whole units only (1), or cut partial ones;
+	 * what the layer holds goes; the end's last word (returns st->err) */
+	int (*whole_units)(const struct hs_state *st);
+	/* HS_SALVAGE: the layer holds output not written yet (1); the
+	 * unfinished sub-record is taken back, *from the output offset it is
+	 * cut from (UINT64_MAX: none) */
+	int (*holds)(const struct hs_state *st);
+	void (*take_back)(struct hs_state *st, uint64_t *from);
+	/* hs_rewrite: the writer rewrote input bytes [in_off, in_off + len):
+	 * 1 if a look ahead read them, which ends (the array held goes out
+	 * stripped: eng_resolve) */
+	int (*rewrite)(const struct hs_state *st, uint64_t in_off, size_t len);
+	void (*finishing)(struct hs_state *st, int partial);
+	int (*finish)(struct hs_state *st, struct cur *c);
+	/* sweep.c, the unit layer (st->mode.unit): 0 if the phases must take
+	 * the sub-record u at p; it goes out; the run goes out up to p (its
+	 * patches applied); n sub-records went by */
+	int (*sweep_unit)(struct hs_state *st, const unsigned char *p,
+	                  struct unit *u);
+	void (*sweep_out)(struct hs_state *st, struct cur *c,
+	                  const unsigned char *p, const struct unit *u);
+	void (*sweep_flush)(struct hs_state *st, struct cur *c,
+	                    const unsigned char *p);
+	void (*swept)(struct hs_state *st, uint64_t n);
+	/* ... the room layer (st->mode.room): does the sub-record u at p
+	 * start a segment (1), or need one of its own (-1: the phases take
+	 * it)? Its room then. */
+	int (*sweep_due)(const struct hs_state *st, const struct cur *c,
+	                 const unsigned char *p, const struct unit *u);
+	void (*sweep_room)(struct hs_state *st, struct cur *c,
+	                   const unsigned char *p, uint64_t out);
+};
+
+extern const struct hs_layer android_layer, keep_layer, stream_layer,
+                             salvage_layer, redact_layer, names_layer;
+/* hs_init, which resolves the mode: redaction's caches, the caller's
+ * (st->rd.cfg), checked, taken or done without (hprof.h: struct
+ * hs_redact) */
+void redact_caches(struct hs_state *st);
+
+/* Each layer on, in order: for (L_EACH(st, l)) ... (*l)->hook */
+#define L_EACH(st, l) const struct hs_layer *const *l = (st)->mode.layer; *l; l++
+
+/* The core's calls at its fixed points: every layer's hook in turn; those
+ * returning int stop at the first that took the unit (1). */
+#define L_CALL(st, hook, ...) do { \
+	for (L_EACH(st, l_)) \
+		if ((*l_)->hook) \
+			(*l_)->hook(__VA_ARGS__); \
+} while (0)
+/* ... the first to take it (1) stops the turn */
+#define L_TAKES(st, hook, ...) \
+	for (L_EACH(st, l_)) \
+		if ((*l_)->hook && (*l_)->hook(__VA_ARGS__)) \
+			return 1; \
+	return 0
+
+static inline int lay_takes_record(const struct hs_state *st, unsigned tag,
+                                   uint32_t len)
+{
+	L_TAKES(st, takes_record, st, tag, len);
+}
+
+static inline int lay_heap_start(struct hs_state *st)
+{
+	L_TAKES(st, heap_start, st);
+}
+
+/* The act of the first layer that has one for this tag; else -1. */
+static inline int lay_act(const struct hs_state *st, unsigned tag)
+{
+	int a;
+
+	for (L_EACH(st, l))
+		if ((*l)->act && (a = (*l)->act(st, tag)) >= 0)
+			return a;
+	return -1;
+}
+
+static inline int lay_heap_header(struct hs_state *st)
+{
+	L_TAKES(st, heap_header, st);
+}
+
+static inline int lay_instance(struct hs_state *st, struct cur *c,
+                               const unsigned char *h, uint64_t len)
+{
+	L_TAKES(st, instance, st, c, h, len);
+}
+
+static inline int lay_reserve(struct hs_state *st, uint64_t len)
+{
+	L_TAKES(st, reserve, st, len);
+}
+
+static inline int lay_array(struct hs_state *st, struct cur *c,
+                            const unsigned char *h, uint64_t bytes)
+{
+	L_TAKES(st, array, st, c, h, bytes);
+}
+
+static inline int lay_fields(const struct hs_state *st)
+{
+	L_TAKES(st, fields, st);
+}
+
+static inline int lay_record_end(struct hs_state *st, struct cur *c)
+{
+	L_TAKES(st, record_end, st, c);
+}
+
+static inline int lay_record_close(struct hs_state *st)
+{
+	L_TAKES(st, record_close, st);
+}
+
+static inline int lay_zeros_held(const struct hs_state *st)
+{
+	L_TAKES(st, zeros_held, st);
+}
+
+static inline int lay_zeros_copy(const struct hs_state *st)
+{
+	L_TAKES(st, zeros_copy, st);
+}
+
+static inline int lay_whole_units(const struct hs_state *st)
+{
+	L_TAKES(st, whole_units, st);
+}
+
+static inline int lay_rewrite(const struct hs_state *st, uint64_t in_off,
+                              size_t len)
+{
+	L_TAKES(st, rewrite, st, in_off, len);
+}
+
+static inline int lay_holds(const struct hs_state *st)
+{
+	L_TAKES(st, holds, st);
+}
+
+static inline int lay_finish(struct hs_state *st, struct cur *c)
+{
+	L_TAKES(st, finish, st, c);
+}
+
+/* The most bytes of a record body a layer reads (0: none). */
+static inline uint32_t lay_reads_record(const struct hs_state *st,
+                                        unsigned tag, uint32_t len)
+{
+	uint32_t most = 0, n;
+
+	for (L_EACH(st, l))
+		if ((*l)->reads_record &&
+		    (n = (*l)->reads_record(st, tag, len)) > most)
+			most = n;
+	return most;
+}
+
+/* The act for a class dump's value: the first layer's that has one. */
+static inline unsigned lay_value(struct hs_state *st, unsigned type)
+{
+	for (L_EACH(st, l))
+		if ((*l)->value)
+			return (*l)->value(st, type);
+	return ACT_PASS;
+}
+
+/* A field read one by one (PH_IF): the layer that took the fields (one
+ * layer at most has the hook: resolve_mode). */
+static inline void lay_field(struct hs_state *st, const unsigned char *h)
+{
+	for (L_EACH(st, l))
+		if ((*l)->field) {
+			(*l)->field(st, h);
+			return;
+		}
+}
+
+/* A layer's phase: its step. */
+static inline int lay_step(struct hs_state *st, struct cur *c)
+{
+	int r;
+
+	for (L_EACH(st, l))
+		if ((*l)->step && (r = (*l)->step(st, c)) >= 0)
+			return r;
+	return 0;
 }
 
 /* ---- emit.c: the output; the cursor, inline ------------------------------ */
@@ -212,21 +541,14 @@ static inline const unsigned char *eng_unit(struct hs_state *st,
 
 /* ---- segment.c ---------------------------------------------------------- */
 
+/* (keep.c: the room for a sub-record it writes, and its header going out
+ * once sized: the hooks' reserve and sized, called where keep takes the
+ * unit) */
 int seg_reserve(struct hs_state *st, uint64_t len);
-void seg_header(struct hs_state *st, unsigned char *version);
-int seg_record_start(struct hs_state *st);
-void seg_sub_boundary(struct hs_state *st, struct cur *c);
-void seg_sub_start(struct hs_state *st, unsigned tag);
-void seg_room(struct hs_state *st, struct cur *c, const unsigned char *p,
-              uint64_t out);
 void seg_emit_sized(struct hs_state *st, const unsigned char *h, unsigned n,
                     uint64_t len);
 void seg_sized(struct hs_state *st, const unsigned char *h, unsigned n,
                uint64_t len);
-int seg_record_end(struct hs_state *st);
-void seg_dump_end(struct hs_state *st);
-void seg_fallback(struct hs_state *st, size_t nheld);
-uint64_t seg_drop_partial(struct hs_state *st);
 
 /* ---- hold.c ------------------------------------------------------------- */
 
@@ -246,7 +568,6 @@ void hold_drop_partial(struct hs_state *st);
 /* ---- record.c ----------------------------------------------------------- */
 
 void eng_rec_header(struct hs_state *st, struct cur *c);
-void eng_emit_info(struct hs_state *st, struct cur *c);
 void eng_end_record(struct hs_state *st, struct cur *c);
 /* len body bytes passed or dropped (st->act), then phase next. */
 int eng_set_body(struct hs_state *st, struct cur *c, uint64_t len,
@@ -254,90 +575,12 @@ int eng_set_body(struct hs_state *st, struct cur *c, uint64_t len,
 /* Bytes consumed but not yet out, after a fallback: as they came, or
  * zeros when redacting. */
 void eng_emit_held(struct hs_state *st, const unsigned char *held, size_t n);
-/* Did input bytes from in_off on go out as they came, in a fallback's
- * copy (at fb_out + in_off - fb_in)? */
-int eng_copied(const struct hs_state *st, uint64_t in_off);
+/* Where input bytes from in_off on went out as they came, in a fallback's
+ * copy (at fb_out + in_off - fb_in); UINT64_MAX: they did not. */
+uint64_t eng_copied(const struct hs_state *st, uint64_t in_off);
 /* A parse error: sticky, or the start of the verbatim copy. */
 void eng_fail(struct hs_state *st, struct cur *c, enum hs_err err,
               uint64_t off, const unsigned char *held, size_t nheld);
-
-/* ---- keep.c ------------------------------------------------------------- */
-
-int keep_wants_record(const struct hs_state *st, unsigned tag, uint32_t len);
-void keep_names(struct hs_state *st, const unsigned char *h);
-void keep_sub_start(struct hs_state *st, unsigned tag);
-int keep_instance(struct hs_state *st, struct cur *c, const unsigned char *h,
-                  uint64_t len);
-int keep_array(struct hs_state *st, struct cur *c, const unsigned char *h,
-               uint64_t bytes);
-void keep_class(struct hs_state *st, const unsigned char *h);
-int keep_fields(struct hs_state *st, struct cur *c);
-void keep_field(struct hs_state *st, const unsigned char *h);
-int keep_step_peek(struct hs_state *st, struct cur *c);
-int keep_step_look(struct hs_state *st, struct cur *c);
-/* sweep.c: does keep look at an instance of class cls? */
-int keep_looks(const struct hs_state *st, uint64_t cls);
-static inline int keep_passes(const struct hs_state *st, uint64_t cls)
-{
-	return !st->mode.keep_reads || !keep_looks(st, cls);
-}
-void keep_swept(struct hs_state *st, uint64_t n);
-
-/* ---- names.c ------------------------------------------------------------ */
-
-int names_wants_record(const struct hs_state *st, unsigned tag, uint32_t len);
-int names_step_head(struct hs_state *st, struct cur *c);
-int names_step_text(struct hs_state *st, struct cur *c);
-
-/* ---- redact.c ----------------------------------------------------------- */
-
-int redact_wants_record(const struct hs_state *st, unsigned tag,
-                        uint32_t len);
-/* The bytes of a STRING record it reads: the id and this much text (the
- * longest listed class name whole, as names.c's HEAD) */
-#define REDACT_PEEK 64u
-/* A field type in the layout tables with this bit: a listed size, passed
- * as it came (the type is the rest) */
-#define RD_KEPT 0x80u
-/* hs_init: the caller's caches (st->rd.cfg) checked, taken or done
- * without (hprof.h: struct hs_redact) */
-void redact_caches(struct hs_state *st);
-void redact_names(struct hs_state *st, const unsigned char *h, unsigned n);
-void redact_class(struct hs_state *st, const unsigned char *h);
-unsigned redact_value(struct hs_state *st, unsigned type);
-int redact_fields(struct hs_state *st, struct cur *c);
-void redact_field(struct hs_state *st, const unsigned char *h);
-int redact_instance(struct hs_state *st, struct cur *c, const unsigned char *h,
-                    uint64_t len);
-int redact_step_fields(struct hs_state *st, struct cur *c);
-/* sweep.c: the value spans of an instance of class cls with len bytes of
- * fields (n HS_FLAT_NONE: the phases take it) */
-const struct hs_flat *redact_flat(struct hs_state *st, uint64_t cls,
-                                  uint64_t len);
-/* ... its slot in the cache, and a hit there, inline (once an instance) */
-static inline struct hs_flat *redact_flat_slot(struct hs_state *st,
-                                               uint64_t cls)
-{
-	return &st->rd.flat[(unsigned)((cls * 0x9E3779B97F4A7C15u) >> 32) &
-	                    st->rd.flat_mask];
-}
-static inline const struct hs_flat *redact_flat_of(struct hs_state *st,
-                                                   uint64_t cls, uint64_t len)
-{
-	const struct hs_flat *f = redact_flat_slot(st, cls);
-
-	return f->cls == cls && f->len == len && cls ? f
-	                                             : redact_flat(st, cls, len);
-}
-
-/* ---- salvage.c ---------------------------------------------------------- */
-
-int salvage_wants_record(const struct hs_state *st, unsigned tag,
-                         uint32_t len);
-void salvage_names(struct hs_state *st, const unsigned char *h);
-void salvage_class(struct hs_state *st, const unsigned char *h);
-void salvage_array(struct hs_state *st, unsigned type);
-int salvage_finish(struct hs_state *st, struct cur *c);
 
 /* ---- sweep.c ------------------------------------------------------------ */
 

@@ -208,7 +208,7 @@ static int name_is(const struct hs_state *st, unsigned which, uint64_t id)
 }
 
 /* Is this record body one keep_names wants? */
-int keep_wants_record(const struct hs_state *st, unsigned tag, uint32_t len)
+static int keep_wants_record(const struct hs_state *st, unsigned tag, uint32_t len)
 {
 	unsigned id = st->idsize;
 
@@ -221,7 +221,7 @@ int keep_wants_record(const struct hs_state *st, unsigned tag, uint32_t len)
 
 /* A STRING or LOAD_CLASS record body, whole in h: the names and classes
  * of String and Thread. */
-void keep_names(struct hs_state *st, const unsigned char *h)
+static void keep_names(struct hs_state *st, const unsigned char *h)
 {
 	unsigned id = st->idsize;
 
@@ -253,7 +253,7 @@ void keep_names(struct hs_state *st, const unsigned char *h)
 /* ---- class dumps: the layouts of String and Thread --------------------- */
 
 /* A class dump's fixed part, h. */
-void keep_class(struct hs_state *st, const unsigned char *h)
+static void keep_class(struct hs_state *st, const unsigned char *h)
 {
 	unsigned id = st->idsize;
 
@@ -265,29 +265,16 @@ void keep_class(struct hs_state *st, const unsigned char *h)
 	st->ks.cls_ref = -1;
 }
 
-/* Its instance fields, st->count of them, are next: 1 if they are read
- * here one by one (PH_IF) rather than skipped. */
-int keep_fields(struct hs_state *st, struct cur *c)
+/* Its instance fields are next: 1 if they are read here one by one
+ * (PH_IF: keep_field, then class_done) rather than skipped. */
+static int keep_fields(const struct hs_state *st)
 {
-	if (!st->mode.keep_reads)
-		return 0;
-	/* they must fit, as when they are skipped */
-	if ((uint64_t)st->count * (st->idsize + 1) > rec_left(st)) {
-		eng_fail(st, c, HS_E_OVERRUN, st->sub_in, NULL, 0);
-		return 1;
-	}
-	if (!st->count) {
-		class_done(st);
-		st->phase = PH_SUB_END;
-		return 1;
-	}
-	st->phase = PH_IF;
-	return 1;
+	return st->mode.keep_reads;
 }
 
 /* PH_IF: one instance field {name id, type}, h; instance field types are
  * not checked, as when the fields are skipped. */
-void keep_field(struct hs_state *st, const unsigned char *h)
+static void keep_field(struct hs_state *st, const unsigned char *h)
 {
 	unsigned id = st->idsize;
 	uint64_t name = rd_id(st, h), cls = st->ks.cls_id;
@@ -298,16 +285,12 @@ void keep_field(struct hs_state *st, const unsigned char *h)
 	     (cls == st->ks.class_thread && name_is(st, N_NAME, name))))
 		st->ks.cls_ref = (int32_t)st->ks.cls_bytes;
 	st->ks.cls_bytes += hs_type_size(type, id);
-	if (--st->count)
-		return;
-	class_done(st);
-	st->phase = PH_SUB_END;
 }
 
 /* A sub-record starts (its act chosen): behind a held array, an instance
  * may be the String that claims it (taken, to look at: keep_instance);
  * anything else releases it. */
-void keep_sub_start(struct hs_state *st, unsigned tag)
+static void keep_sub_start(struct hs_state *st, unsigned tag)
 {
 	/* 2 right after a String of unknown layout, 1 at the next */
 	st->ks.expect = st->ks.expect == 2;
@@ -323,7 +306,7 @@ void keep_sub_start(struct hs_state *st, unsigned tag)
  * it is read here. A String's value field or a Thread's name is read on
  * the way (PH_PEEK); behind a held array, a String is gathered until its
  * value shows whether it claims that array (PH_LOOK). */
-int keep_instance(struct hs_state *st, struct cur *c, const unsigned char *h,
+static int keep_instance(struct hs_state *st, struct cur *c, const unsigned char *h,
                   uint64_t len)
 {
 	unsigned id = st->idsize, n = st->need;
@@ -369,7 +352,7 @@ int keep_instance(struct hs_state *st, struct cur *c, const unsigned char *h,
 /* An array's header h, its elements bytes long, that stripping would
  * strip. 1 if this decided its fate: kept whole, or held back
  * (streaming: hold_array). */
-int keep_array(struct hs_state *st, struct cur *c, const unsigned char *h,
+static int keep_array(struct hs_state *st, struct cur *c, const unsigned char *h,
                uint64_t bytes)
 {
 	unsigned n = st->need;
@@ -393,7 +376,7 @@ int keep_array(struct hs_state *st, struct cur *c, const unsigned char *h,
  * field, or count it late)? 0 if it would only pass it: not a String,
  * and a class known not to be a Thread (thread_ref_of found it so, or
  * Thread.name's place is not known). The sweep asks with no array held. */
-int keep_looks(const struct hs_state *st, uint64_t cls)
+static int keep_looks(const struct hs_state *st, uint64_t cls)
 {
 	const struct hs_class *e;
 
@@ -414,13 +397,13 @@ int keep_looks(const struct hs_state *st, uint64_t cls)
 /* sweep.c: n sub-records went by that keep only passed; keep_sub_start's
  * part for each (right after a String of unknown layout, the next one is
  * its value's candidate; two on, none is). */
-void keep_swept(struct hs_state *st, uint64_t n)
+static void keep_swept(struct hs_state *st, uint64_t n)
 {
 	st->ks.expect = n == 1 && st->ks.expect == 2;
 }
 
 /* PH_PEEK: the field's id, then the rest of the instance. */
-int keep_step_peek(struct hs_state *st, struct cur *c)
+static int keep_step_peek(struct hs_state *st, struct cur *c)
 {
 	/* an app-only strip reads the Strings it drops too */
 	const unsigned char *h = eng_unit(st, c, st->idsize);
@@ -432,7 +415,7 @@ int keep_step_peek(struct hs_state *st, struct cur *c)
 }
 
 /* PH_LOOK: a String behind a held array, gathered up to its value. */
-int keep_step_look(struct hs_state *st, struct cur *c)
+static int keep_step_look(struct hs_state *st, struct cur *c)
 {
 	size_t avail = (size_t)(c->end - c->p);
 	size_t k = st->ks.look_need - st->ks.look_len;
@@ -464,3 +447,92 @@ int keep_step_look(struct hs_state *st, struct cur *c)
 	st->phase = PH_BODY;
 	return 1;
 }
+
+/* ---- the layer's hooks ------------------------------------------------- */
+
+static uint32_t reads_record(const struct hs_state *st, unsigned tag,
+                             uint32_t len)
+{
+	return keep_wants_record(st, tag, len) ? len : 0;
+}
+
+static void record(struct hs_state *st, const unsigned char *h, unsigned n)
+{
+	(void)n;
+	if (keep_wants_record(st, st->rec_tag, (uint32_t)st->rec_len))
+		keep_names(st, h);
+}
+
+/* ACT_STASH: a held array's elements */
+static void body(struct hs_state *st, const unsigned char *p, size_t k)
+{
+	if (st->act == ACT_STASH)
+		hold_stash(st, p, k);
+}
+
+static int step(struct hs_state *st, struct cur *c)
+{
+	switch (st->phase) {
+	case PH_PEEK: return keep_step_peek(st, c);
+	case PH_LOOK: return keep_step_look(st, c);
+	default: return -1;
+	}
+}
+
+static void release(struct hs_state *st)
+{
+	hold_release(st, 0);
+}
+
+/* An array is held (it goes out at the record's end). */
+static int holds(const struct hs_state *st)
+{
+	return st->ks.held_need != 0;
+}
+
+static void take_back(struct hs_state *st, uint64_t *from)
+{
+	(void)from;
+	hold_drop_partial(st);
+}
+
+/* The writer rewrote input bytes [in_off, in_off + len): 1 if a look
+ * past a record's end read them (it is over then: eng_resolve). */
+static int rewrite(const struct hs_state *st, uint64_t in_off, size_t len)
+{
+	return hold_looked_at(st, in_off, len);
+}
+
+/* sweep.c: the sub-record u at p passes as keep would pass it: no array
+ * held, not a primitive array (kept, held?), not an instance keep looks
+ * at. */
+static int sweep_unit(struct hs_state *st, const unsigned char *p,
+                      struct unit *u)
+{
+	(void)u;
+	if (st->ks.held_need || *p == HS_SUB_PRIMITIVE_ARRAY_DUMP)
+		return 0;
+	return *p != HS_SUB_INSTANCE_DUMP ||
+	       !st->mode.keep_reads ||
+	       !keep_looks(st, rd_id(st, p + 1 + st->idsize + 4));
+}
+
+const struct hs_layer keep_layer = {
+	/* records */
+	.reads_record = reads_record, .record = record,
+	/* sub-records */
+	.sub_start = keep_sub_start, .instance = keep_instance,
+	.array = keep_array,
+	/* class dumps */
+	.class_start = keep_class, .fields = keep_fields,
+	.field = keep_field, .class_end = class_done,
+	/* bodies, phases */
+	.body = body, .step = step,
+	/* record ends */
+	.record_end = hold_record_end, .release = release,
+	/* finish, rewrite */
+	.finishing = hold_finish, .holds = holds, .take_back = take_back,
+	.rewrite = rewrite,
+	/* fast path */
+	.sweep_unit = sweep_unit, .swept = keep_swept,
+};

@@ -320,7 +320,7 @@ static void text_out(struct hs_state *st, const unsigned char *p, size_t n)
 
 /* ---- the phases -------------------------------------------------------- */
 
-int names_wants_record(const struct hs_state *st, unsigned tag, uint32_t len)
+static int names_wants_record(const struct hs_state *st, unsigned tag, uint32_t len)
 {
 	return st->mode.names && tag == HS_REC_STRING && len > st->idsize;
 }
@@ -329,7 +329,7 @@ int names_wants_record(const struct hs_state *st, unsigned tag, uint32_t len)
  * other layers read them as they came (they read only the runtime's
  * names, which stay); the id goes out, and the text, kept, tokenized or
  * given back. */
-int names_step_head(struct hs_state *st, struct cur *c)
+static int names_step_head(struct hs_state *st, struct cur *c)
 {
 	unsigned id = st->idsize, n;
 	uint32_t len = (uint32_t)st->rec_len;
@@ -341,10 +341,7 @@ int names_step_head(struct hs_state *st, struct cur *c)
 	h = eng_take(st, c, n, ACT_TAKE);
 	if (!h)
 		return 0;
-	if (salvage_wants_record(st, HS_REC_STRING, len) && n == len)
-		salvage_names(st, h);
-	if (redact_wants_record(st, HS_REC_STRING, len))
-		redact_names(st, h, n);
+	L_CALL(st, record, st, h, n);  /* the other layers read it */
 	st->nm.id = rd_id(st, h);
 	st->nm.len = len - id;
 	st->nm.at = 0;
@@ -368,7 +365,7 @@ int names_step_head(struct hs_state *st, struct cur *c)
 }
 
 /* PH_NAME_TEXT: the rest of a text tokenized or given back. */
-int names_step_text(struct hs_state *st, struct cur *c)
+static int names_step_text(struct hs_state *st, struct cur *c)
 {
 	size_t avail = (size_t)(c->end - c->p), k;
 
@@ -386,3 +383,21 @@ int names_step_text(struct hs_state *st, struct cur *c)
 	st->left -= k;
 	return 1;
 }
+
+/* ---- the layer's hooks ------------------------------------------------- */
+
+static int step(struct hs_state *st, struct cur *c)
+{
+	switch (st->phase) {
+	case PH_NAME: return names_step_head(st, c);
+	case PH_NAME_TEXT: return names_step_text(st, c);
+	default: return -1;
+	}
+}
+
+const struct hs_layer names_layer = {
+	/* records */
+	.takes_record = names_wants_record,
+	/* bodies, phases */
+	.step = step,
+};

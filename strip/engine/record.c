@@ -21,25 +21,12 @@ void eng_rec_header(struct hs_state *st, struct cur *c)
 		return;
 	eng_flush(st, c);
 	/* HS_STREAM: a heap record becomes segments, written later */
-	if (!is_heap_tag(st->rec_tag) || !seg_record_start(st)) {
+	if (!is_heap_tag(st->rec_tag) || !lay_heap_header(st)) {
 		eng_emit(st, st->rec_hdr, 9);
 		st->heap_written += is_heap_tag(st->rec_tag);
 	}
 	st->rec_hdr_out = 1;
 	st->rec_body_out = st->out_off;
-}
-
-/* app-only strip: the waiting HEAP_DUMP_INFO goes out, before a
- * sub-record of its heap that is kept (or the bytes copied after a
- * fallback). */
-void eng_emit_info(struct hs_state *st, struct cur *c)
-{
-	if (!st->info_len)
-		return;
-	eng_rec_header(st, c);
-	eng_flush(st, c);
-	eng_emit(st, st->info, st->info_len);
-	st->info_len = 0;
 }
 
 /* The heap record's header went out with the input's length: patch it
@@ -73,10 +60,10 @@ void eng_end_record(struct hs_state *st, struct cur *c)
 {
 	census_record_end(st);
 	eng_flush(st, c);
-	hold_release(st, 0);
-	if (!seg_record_end(st) && st->rec_hdr_out && patch_length(st))
+	L_CALL(st, release, st);
+	if (!lay_record_close(st) && st->rec_hdr_out && patch_length(st))
 		return;
-	seg_dump_end(st);
+	L_CALL(st, record_closed, st);
 	st->rec_hdr_out = 0;
 	st->rec_tag = 0;
 	st->rec_end = 0;
@@ -100,14 +87,14 @@ int eng_set_body(struct hs_state *st, struct cur *c, uint64_t len,
 }
 
 /* What the layers hold back goes out as it is: a held array (stripped),
- * and in a heap record a waiting HEAP_DUMP_INFO, which governs the bytes
- * copied next. */
+ * and in a heap record what goes before its output (a waiting
+ * HEAP_DUMP_INFO, which governs the bytes copied next). */
 static void release_waiting(struct hs_state *st, struct cur *c, int in_rec)
 {
-	hold_release(st, 0);
+	L_CALL(st, release, st);
 	st->have = 0;
-	if (st->info_len && in_rec)
-		eng_emit_info(st, c);
+	if (in_rec)
+		L_CALL(st, goes_out, st, c);
 }
 
 /* A parse error at input offset off. held/nheld: bytes consumed but not yet
@@ -128,27 +115,28 @@ void eng_fail(struct hs_state *st, struct cur *c, enum hs_err err,
 	eng_flush(st, c);
 	release_waiting(st, c, in_rec);
 	st->phase = in_rec ? PH_RAW_REC : PH_RAW;
-	seg_fallback(st, nheld);
+	/* (redact: the rest of the record goes out as zeros, never as it
+	 * came: step_raw) */
+	L_CALL(st, fail, st, nheld);
 	/* jvm mode may not have written the record's header yet */
 	if (st->phase == PH_RAW_REC)
 		eng_rec_header(st, c);
 	st->fb_in = st->in_off - nheld;
 	st->fb_out = st->out_off;
-	/* redact: the rest of the record goes out as zeros, never as it
-	 * came (step_raw) */
-	st->rd.zero_rest = st->mode.redact;
 	eng_emit_held(st, held, nheld);
 }
 
 void eng_emit_held(struct hs_state *st, const unsigned char *held, size_t n)
 {
-	if (st->mode.redact)
+	if (lay_zeros_held(st))
 		eng_zeros(st, n);
 	else
 		eng_emit(st, held, n);
 }
 
-int eng_copied(const struct hs_state *st, uint64_t in_off)
+uint64_t eng_copied(const struct hs_state *st, uint64_t in_off)
 {
-	return st->fallback && in_off >= st->fb_in && !st->rd.zero_rest;
+	if (st->fallback && in_off >= st->fb_in && !lay_zeros_copy(st))
+		return in_off - st->fb_in + st->fb_out;
+	return UINT64_MAX;
 }

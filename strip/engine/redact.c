@@ -20,6 +20,10 @@
  */
 #include "internal.h"
 
+/* A field type in the layout tables with this bit: a listed size, passed
+ * as it came (the type is the rest) */
+#define RD_KEPT 0x80u
+
 /* Deeper than any class hierarchy; a longer chain is a cycle. */
 #define CHAIN_MAX 4096
 
@@ -220,7 +224,7 @@ static void set_add(uint64_t *t, unsigned slots, unsigned *count, uint64_t id)
 	++*count;
 }
 
-int redact_wants_record(const struct hs_state *st, unsigned tag,
+static int redact_wants_record(const struct hs_state *st, unsigned tag,
                         uint32_t len)
 {
 	unsigned id = st->idsize;
@@ -234,7 +238,7 @@ int redact_wants_record(const struct hs_state *st, unsigned tag,
 
 /* A STRING record's id and the start of its text (n bytes in all at h),
  * or a LOAD_CLASS record: the runtime's class names, then classes. */
-void redact_names(struct hs_state *st, const unsigned char *h, unsigned n)
+static void redact_names(struct hs_state *st, const unsigned char *h, unsigned n)
 {
 	struct hs_redact *r = &st->rd.cfg;
 	unsigned id = st->idsize;
@@ -263,7 +267,7 @@ void redact_names(struct hs_state *st, const unsigned char *h, unsigned n)
 
 /* A class dump's fixed part h: a class whose list is not in the tables
  * yet (a second pass finds them there) gets it recorded. */
-void redact_class(struct hs_state *st, const unsigned char *h)
+static void redact_class(struct hs_state *st, const unsigned char *h)
 {
 	unsigned id = st->idsize;
 
@@ -283,7 +287,7 @@ void redact_class(struct hs_state *st, const unsigned char *h)
 
 /* The act for a constant pool or static value of basic type type, in a
  * class dump (passed: strip mode never takes or drops one). */
-unsigned redact_value(struct hs_state *st, unsigned type)
+static unsigned redact_value(struct hs_state *st, unsigned type)
 {
 	if (!st->mode.redact || type == 2 || st->rd.cls_fw)
 		return ACT_PASS;
@@ -291,29 +295,17 @@ unsigned redact_value(struct hs_state *st, unsigned type)
 	return ACT_ZERO;
 }
 
-/* The instance field count is read (st->count): 1 if they are read one by
- * one (PH_IF) to be recorded. */
-int redact_fields(struct hs_state *st, struct cur *c)
+/* Redacting, always: a class's instance fields are read one by one
+ * (PH_IF: redact_field, then class_end) to be recorded; a fallback's held
+ * bytes go out as zeros (eng_emit_held). */
+static int always(const struct hs_state *st)
 {
-	if (!st->mode.redact)
-		return 0;
-	/* they must fit, as when they are skipped */
-	if ((uint64_t)st->count * (st->idsize + 1) > rec_left(st)) {
-		eng_fail(st, c, HS_E_OVERRUN, st->sub_in, NULL, 0);
-		return 1;
-	}
-	if (!st->count) {
-		if (st->rd.cls_record)
-			layout_add(st);
-		st->phase = PH_SUB_END;
-		return 1;
-	}
-	st->phase = PH_IF;
+	(void)st;
 	return 1;
 }
 
 /* PH_IF: an instance field {id name, u1 type} h. */
-void redact_field(struct hs_state *st, const unsigned char *h)
+static void redact_field(struct hs_state *st, const unsigned char *h)
 {
 	struct hs_redact *r = &st->rd.cfg;
 	unsigned type = h[st->idsize];
@@ -333,11 +325,13 @@ void redact_field(struct hs_state *st, const unsigned char *h)
 	}
 	st->rd.cls_count++;
 	st->rd.cls_bytes += hs_type_size(type, st->idsize);
-	if (--st->count)
-		return;
+}
+
+/* ... and the last was read: the class's layout recorded. */
+static void class_end(struct hs_state *st)
+{
 	if (st->rd.cls_record)
 		layout_add(st);
-	st->phase = PH_SUB_END;
 }
 
 /* The layout of an instance of class cls, len bytes of fields: its
@@ -364,7 +358,7 @@ static const struct hs_layout *instance_layout(const struct hs_state *st,
 /* An instance passed (its header h, fixed part st->need bytes, len bytes
  * of fields): 1 if redaction reads its fields (PH_FIELDS), or withholds
  * them all. */
-int redact_instance(struct hs_state *st, struct cur *c, const unsigned char *h,
+static int redact_instance(struct hs_state *st, struct cur *c, const unsigned char *h,
                     uint64_t len)
 {
 	const struct hs_layout *l;
@@ -397,7 +391,7 @@ static int passes(unsigned t)
 /* PH_FIELDS: the next run of references and listed sizes (passed) or
  * values (zeros) of the instance, as a body; the sub-record's end after
  * the last. */
-int redact_step_fields(struct hs_state *st, struct cur *c)
+static int redact_step_fields(struct hs_state *st, struct cur *c)
 {
 	const struct hs_layout *l = st->rd.walk;
 	const unsigned char *t;
@@ -423,13 +417,22 @@ int redact_step_fields(struct hs_state *st, struct cur *c)
 	return eng_set_body(st, c, run, PH_FIELDS, NULL, 0);
 }
 
+/* The value spans' slot in the cache, and a hit there, inline (once an
+ * instance) */
+static inline struct hs_flat *redact_flat_slot(struct hs_state *st,
+                                               uint64_t cls)
+{
+	return &st->rd.flat[(unsigned)((cls * 0x9E3779B97F4A7C15u) >> 32) &
+	                    st->rd.flat_mask];
+}
+
 /* ---- the fast path's layouts (sweep.c) ---------------------------------- */
 
 /* The value spans of an instance of class cls with len bytes of fields,
  * from the cache or made from the layouts (merged across classes); n is
  * HS_FLAT_NONE when the phases must take it. A layout not known yet is
  * not cached: its class dump may come later. */
-const struct hs_flat *redact_flat(struct hs_state *st, uint64_t cls,
+static const struct hs_flat *redact_flat(struct hs_state *st, uint64_t cls,
                                   uint64_t len)
 {
 	static const struct hs_flat none = { 0, 0, HS_FLAT_NONE, { { 0, 0 } } };
@@ -468,6 +471,180 @@ const struct hs_flat *redact_flat(struct hs_state *st, uint64_t cls,
 	f->n = (uint16_t)n;
 	return f;
 }
+
+/* ... from the cache, inline (a hit: once an instance) */
+static inline const struct hs_flat *redact_flat_of(struct hs_state *st,
+                                                   uint64_t cls, uint64_t len)
+{
+	const struct hs_flat *f = redact_flat_slot(st, cls);
+
+	return f->cls == cls && f->len == len && cls ? f
+	                                             : redact_flat(st, cls, len);
+}
+
+/* ---- the fast path's run with patches (sweep.c) ----------------------- */
+
+/* n zero bytes at p: the usual sizes of a field stored as one, inline */
+static inline void zero(unsigned char *p, uint32_t n)
+{
+	switch (n) {
+	case 1: *p = 0; break;
+	case 2: memset(p, 0, 2); break;
+	case 4: memset(p, 0, 4); break;
+	case 8: memset(p, 0, 8); break;
+	case 16: memset(p, 0, 16); break;
+	default: memset(p, 0, n); break;
+	}
+}
+
+/* The pending run [c->run, p) out, its patches (value spans, by offset in
+ * the run) zeroed: copied in pieces of the gather buffer's size, each
+ * zeroed and written; with no patch, as it is (no copy). */
+static void patched_flush(struct hs_state *st, struct cur *c,
+                          const unsigned char *p)
+{
+	const struct hs_patch *pt = st->rd.patch, *end = pt + st->rd.npatch;
+	size_t size = st->rd.cfg.gather_size, off = 0, len = (size_t)(p - c->run);
+	unsigned char *g = st->rd.cfg.gather;
+
+	if (!st->rd.npatch) {
+		c->p = p;
+		eng_flush(st, c);
+		return;
+	}
+	while (off < len && !st->err) {
+		size_t k = len - off < size ? len - off : size;
+		memcpy(g, c->run + off, k);
+		/* a span lies whole in the piece: the pieces end at spans'
+		 * ends (redact_one makes sure) */
+		for (; pt < end && pt->off + pt->len <= off + k; pt++)
+			zero(g + (pt->off - off), pt->len);
+		eng_emit(st, g, k);
+		off += k;
+	}
+	st->rd.npatch = 0;
+	c->run = c->p = p;
+}
+
+/* The run's patches, if any, applied as it goes out up to p; else it
+ * stays pending, as it does when nothing is redacted. */
+static void patches_out(struct hs_state *st, struct cur *c,
+                        const unsigned char *p)
+{
+	if (st->rd.npatch)
+		patched_flush(st, c, p);
+}
+
+/* Redacting: the instance at p (u) has value spans: noted as patches of
+ * the run, zeroed when it goes out (patched_flush). */
+static void redact_one(struct hs_state *st, struct cur *c,
+                       const unsigned char *p, const struct unit *u)
+{
+	size_t i, at;
+	struct hs_patch *pt;
+
+	/* room for its spans, and its bytes in one piece of the gather
+	 * buffer: else what came before goes out first */
+	at = (size_t)(p - c->run);
+	if (st->rd.npatch + u->flat->n > st->rd.cfg.patch_slots ||
+	    at % st->rd.cfg.gather_size + u->n + u->len > st->rd.cfg.gather_size) {
+		patched_flush(st, c, p);
+		at = 0;
+	}
+	pt = st->rd.patch + st->rd.npatch;
+	for (i = 0; i < u->flat->n; i++, pt++) {
+		pt->off = (uint32_t)(at + u->n + u->flat->span[i][0]);
+		pt->len = u->flat->span[i][1];
+	}
+	st->rd.npatch += u->flat->n;
+}
+
+/* ---- the layer's hooks ------------------------------------------------- */
+
+/* The bytes of a STRING record it reads: the id and this much text (the
+ * longest listed class name whole, as names.c's HEAD) */
+#define REDACT_PEEK 64u
+
+static uint32_t reads_record(const struct hs_state *st, unsigned tag,
+                             uint32_t len)
+{
+	if (!redact_wants_record(st, tag, len))
+		return 0;
+	return len < st->idsize + REDACT_PEEK ? len : st->idsize + REDACT_PEEK;
+}
+
+static void record(struct hs_state *st, const unsigned char *h, unsigned n)
+{
+	if (redact_wants_record(st, st->rec_tag, (uint32_t)st->rec_len))
+		redact_names(st, h, n);
+}
+
+/* ACT_ZERO: as many zeros go out */
+static void body(struct hs_state *st, const unsigned char *p, size_t k)
+{
+	(void)p;
+	if (st->act == ACT_ZERO)
+		eng_zeros(st, k);
+}
+
+static int step(struct hs_state *st, struct cur *c)
+{
+	return st->phase == PH_FIELDS ? redact_step_fields(st, c) : -1;
+}
+
+/* A fallback: the rest of its heap record goes out as zeros, never as it
+ * came (step_raw). */
+static void fail(struct hs_state *st, size_t nheld)
+{
+	(void)nheld;
+	st->rd.zero_rest = 1;
+}
+
+static int zeros_copy(const struct hs_state *st)
+{
+	return st->rd.zero_rest;
+}
+
+/* sweep.c: an instance u at p whose value spans are cached passes (u->flat),
+ * if its bytes fit a piece of the gather buffer; else the phases take it. */
+static int sweep_unit(struct hs_state *st, const unsigned char *p,
+                      struct unit *u)
+{
+	if (*p != HS_SUB_INSTANCE_DUMP || !u->len)
+		return 1;
+	u->flat = redact_flat_of(st, rd_id(st, p + 1 + st->idsize + 4), u->len);
+	return u->flat->n != HS_FLAT_NONE &&
+	       (!u->flat->n || u->out <= st->rd.cfg.gather_size);
+}
+
+/* ... it goes out: its spans noted, to be zeroed */
+static void sweep_out(struct hs_state *st, struct cur *c,
+                      const unsigned char *p, const struct unit *u)
+{
+	if (!u->flat)
+		return;
+	st->redacted++;
+	if (u->flat->n)
+		redact_one(st, c, p, u);
+}
+
+const struct hs_layer redact_layer = {
+	/* records */
+	.reads_record = reads_record, .record = record,
+	/* sub-records */
+	.instance = redact_instance,
+	/* class dumps */
+	.class_start = redact_class, .value = redact_value,
+	.fields = always, .field = redact_field,
+	.class_end = class_end,
+	/* bodies, phases */
+	.body = body, .step = step,
+	/* fallback */
+	.fail = fail, .zeros_held = always, .zeros_copy = zeros_copy,
+	/* fast path */
+	.sweep_unit = sweep_unit, .sweep_out = sweep_out,
+	.sweep_flush = patches_out,
+};
 
 /* ---- the caller's caches; what the front ends read ---------------------- */
 

@@ -69,7 +69,7 @@ static enum hs_err rewrite_len(struct hs_state *st, uint64_t lo,
 enum hs_err hs_rewrite(struct hs_state *st, uint64_t in_off, const void *buf,
                        size_t len)
 {
-	uint64_t same, lo;
+	uint64_t same, lo, copied;
 
 	if (st->err)
 		return st->err;
@@ -77,7 +77,7 @@ enum hs_err hs_rewrite(struct hs_state *st, uint64_t in_off, const void *buf,
 		return HS_E_REWRITE;  /* not fed yet: not a rewrite */
 	if (!len)
 		return HS_E_OK;
-	if (hold_looked_at(st, in_off, len)) {
+	if (lay_rewrite(st, in_off, len)) {
 		struct cur c = { 0, 0, 0 };
 		eng_resolve(st, &c, 0);
 		if (st->err)
@@ -87,8 +87,8 @@ enum hs_err hs_rewrite(struct hs_state *st, uint64_t in_off, const void *buf,
 	lo = st->open || st->maybe_open ? st->rec_body_in - 4 : UINT64_MAX;
 	if (in_off + len <= same)
 		return rewrite_out(st, in_off, buf, len);
-	if (eng_copied(st, in_off))
-		return rewrite_out(st, in_off - st->fb_in + st->fb_out, buf, len);
+	if ((copied = eng_copied(st, in_off)) != UINT64_MAX)
+		return rewrite_out(st, copied, buf, len);
 	if (lo != UINT64_MAX && in_off >= lo && in_off + len <= lo + 4)
 		return rewrite_len(st, lo, buf, len, in_off);
 	return HS_E_REWRITE;

@@ -28,7 +28,7 @@ static unsigned array_class_type(const char *s, size_t n)
 
 /* Is this record body one salvage_names wants? "[B" or "byte[]" ...
  * "boolean[]", java.lang.Object, and the classes they name. */
-int salvage_wants_record(const struct hs_state *st, unsigned tag,
+static int salvage_wants_record(const struct hs_state *st, unsigned tag,
                          uint32_t len)
 {
 	unsigned id = st->idsize;
@@ -41,7 +41,7 @@ int salvage_wants_record(const struct hs_state *st, unsigned tag,
 }
 
 /* A STRING or LOAD_CLASS record body, whole in h. */
-void salvage_names(struct hs_state *st, const unsigned char *h)
+static void salvage_names(struct hs_state *st, const unsigned char *h)
 {
 	unsigned id = st->idsize, t;
 
@@ -67,7 +67,7 @@ void salvage_names(struct hs_state *st, const unsigned char *h)
 }
 
 /* A class dump's fixed part, h: is it a primitive array class's? */
-void salvage_class(struct hs_state *st, const unsigned char *h)
+static void salvage_class(struct hs_state *st, const unsigned char *h)
 {
 	uint64_t id = rd_id(st, h + 1);
 	unsigned t;
@@ -78,7 +78,7 @@ void salvage_class(struct hs_state *st, const unsigned char *h)
 }
 
 /* A primitive array of element type type goes out. */
-void salvage_array(struct hs_state *st, unsigned type)
+static void salvage_array(struct hs_state *st, unsigned type)
 {
 	if (st->mode.salvage && type < 12)
 		st->sv.arr_used |= 1u << type;
@@ -96,11 +96,14 @@ static void cut_output(struct hs_state *st, uint64_t off)
 	st->out_off = off;
 }
 
-/* The unfinished sub-record's output, taken back. */
+/* The unfinished sub-record's output, taken back: from where it began,
+ * or where a layer that holds it says (UINT64_MAX: gone already). */
 static void drop_partial(struct hs_state *st)
 {
-	cut_output(st, seg_drop_partial(st));
-	hold_drop_partial(st);
+	uint64_t from = st->sub_out;
+
+	L_CALL(st, take_back, st, &from);
+	cut_output(st, from);
 	st->have = 0;
 }
 
@@ -178,13 +181,19 @@ static uint64_t cut_record(struct hs_state *st)
 	return st->rec_body_in - 9;
 }
 
-/* The heap record cut at from is from - rec_body_in bytes long: a
- * placeholder's length is known now. */
-static void shorten_record(struct hs_state *st, uint64_t from)
+/* ... and the census counts a heap record's input up to from. */
+static void cut_counted(struct hs_state *st, uint64_t from)
 {
 	if (st->census)
 		st->census->rec_bytes[st->rec_tag] += from - st->rec_body_in -
 		                                       st->rec_len;
+}
+
+/* The heap record cut at from is from - rec_body_in bytes long: a
+ * placeholder's length is known now. */
+static void shorten_record(struct hs_state *st, uint64_t from)
+{
+	cut_counted(st, from);
 	st->rec_len = from - st->rec_body_in;
 	st->open = 0;
 }
@@ -200,11 +209,11 @@ static uint64_t cut_heap_record(struct hs_state *st, struct cur *c)
 		drop_partial(st);
 	}
 	shorten_record(st, from);
-	/* a record left empty goes, header and all (one gathering has
-	 * written nothing yet, and a held array will go out) */
-	if (!complete_classes(st, c, 1) && !st->sg.gather &&
-	    st->rec_hdr_out && st->out_off == st->rec_body_out &&
-	    !st->ks.held_need) {
+	/* a record left empty goes, header and all (unless a layer holds
+	 * output: one gathering has written nothing yet, and a held array
+	 * will go out) */
+	if (!complete_classes(st, c, 1) && !lay_holds(st) &&
+	    st->rec_hdr_out && st->out_off == st->rec_body_out) {
 		cut_output(st, st->rec_body_out - 9);
 		st->rec_hdr_out = 0;
 		st->heap_written--;
@@ -249,7 +258,7 @@ static void salvage(struct hs_state *st, struct cur *c)
 /* The stream ended (the phases have run what needs no input): a cut
  * inside a record is salvaged, or one after the file header began and
  * before anything whole of the heap is an error. Returns st->err. */
-int salvage_finish(struct hs_state *st, struct cur *c)
+static int salvage_finish(struct hs_state *st, struct cur *c)
 {
 	if (!st->mode.salvage)
 		return 0;
@@ -261,3 +270,31 @@ int salvage_finish(struct hs_state *st, struct cur *c)
 		eng_error(st, HS_E_NOHEAP, st->in_off);
 	return st->err;
 }
+
+/* ---- the layer's hooks ------------------------------------------------- */
+
+static uint32_t reads_record(const struct hs_state *st, unsigned tag,
+                             uint32_t len)
+{
+	return salvage_wants_record(st, tag, len) ? len : 0;
+}
+
+/* the record read whole (PH_STR; a name's start too, PH_NAME, when that is
+ * all of it) */
+static void record(struct hs_state *st, const unsigned char *h, unsigned n)
+{
+	if (n == st->rec_len &&
+	    salvage_wants_record(st, st->rec_tag, (uint32_t)st->rec_len))
+		salvage_names(st, h);
+}
+
+const struct hs_layer salvage_layer = {
+	/* records */
+	.reads_record = reads_record, .record = record,
+	/* sub-records */
+	.array_out = salvage_array,
+	/* class dumps */
+	.class_start = salvage_class,
+	/* finish, rewrite */
+	.finish = salvage_finish,
+};

@@ -58,7 +58,7 @@ int seg_reserve(struct hs_state *st, uint64_t len)
 }
 
 /* File header: segments are 1.0.2, so a 1.0.1 dump becomes one. */
-void seg_header(struct hs_state *st, unsigned char *version)
+static void seg_header(struct hs_state *st, unsigned char *version)
 {
 	if (st->mode.stream && st->version == '1')
 		*version = '2';
@@ -66,7 +66,7 @@ void seg_header(struct hs_state *st, unsigned char *version)
 
 /* A heap record's header is due: it becomes segments, and nothing is
  * written now. 1 if so. */
-int seg_record_start(struct hs_state *st)
+static int seg_record_start(struct hs_state *st)
 {
 	if (!st->mode.stream)
 		return 0;
@@ -79,7 +79,7 @@ int seg_record_start(struct hs_state *st)
 
 /* A sub-record that goes out starts: a segment closes here once it is
  * big. */
-void seg_sub_boundary(struct hs_state *st, struct cur *c)
+static void seg_sub_boundary(struct hs_state *st, struct cur *c)
 {
 	if (!st->sg.gather)
 		return;
@@ -91,7 +91,7 @@ void seg_sub_boundary(struct hs_state *st, struct cur *c)
 /* sweep.c: a sub-record at p, passed or stripped whole, starts where a
  * segment closes (seg_due): the boundary as above, and room for the out
  * bytes it is sized at (0: it is not sized). */
-void seg_room(struct hs_state *st, struct cur *c, const unsigned char *p,
+static void seg_room(struct hs_state *st, struct cur *c, const unsigned char *p,
               uint64_t out)
 {
 	c->p = p;
@@ -103,7 +103,7 @@ void seg_room(struct hs_state *st, struct cur *c, const unsigned char *p,
 /* ... and begins here: one whose output length shows in its fixed part
  * (an instance, an array passed whole) is taken until that decides its
  * segment (seg_sized). */
-void seg_sub_start(struct hs_state *st, unsigned tag)
+static void seg_sub_start(struct hs_state *st, unsigned tag)
 {
 	st->sg.sub_start = st->sg.len;
 	st->sg.sizing = st->sg.gather && st->act == ACT_PASS &&
@@ -136,7 +136,7 @@ void seg_sized(struct hs_state *st, const unsigned char *h, unsigned n,
 
 /* The heap record ends: what it gathered goes out. 1 if it gathered
  * (there is no length to patch). */
-int seg_record_end(struct hs_state *st)
+static int seg_record_end(struct hs_state *st)
 {
 	if (!st->sg.gather)
 		return 0;
@@ -149,7 +149,7 @@ int seg_record_end(struct hs_state *st)
  * writes one per dump): its END follows its segments at once. A record
  * cut short (salvage, a fallback at the end) gets none here, nor one
  * after a fallback (what follows it is verbatim). */
-void seg_dump_end(struct hs_state *st)
+static void seg_dump_end(struct hs_state *st)
 {
 	if (st->need_end && st->rec_tag == HS_REC_HEAP_DUMP &&
 	    st->in_off == st->rec_end && !st->fallback) {
@@ -165,17 +165,25 @@ void seg_dump_end(struct hs_state *st)
  * record (JDK 8) has no known length: a segment header that promises 4
  * GiB goes out instead, so readers see the dump cut at this point, never
  * garbage they take for records. */
-void seg_fallback(struct hs_state *st, size_t nheld)
+static uint64_t rest_of_record(const struct hs_state *st, uint64_t from)
+{
+	/* an open placeholder's end is OPEN_END: no length to go by */
+	return st->open || !st->rec_end ? UINT32_MAX : st->rec_end - from;
+}
+
+/* ... in a heap record that gathers, or a placeholder */
+static int in_segments(const struct hs_state *st)
+{
+	return is_heap_tag(st->rec_tag) && (st->sg.gather || st->open);
+}
+
+static void seg_fallback(struct hs_state *st, size_t nheld)
 {
 	unsigned char h[9];
 	uint64_t from = st->in_off - nheld;
-	/* an open placeholder's end is OPEN_END: no length to go by */
-	uint64_t left = st->open || !st->rec_end ? UINT32_MAX
-	                                         : st->rec_end - from;
+	uint64_t left = rest_of_record(st, from);
 
-	if (!st->mode.stream ||
-	    (st->phase != PH_RAW_REC &&
-	     !(is_heap_tag(st->rec_tag) && (st->sg.gather || st->open))))
+	if (!st->mode.stream || (st->phase != PH_RAW_REC && !in_segments(st)))
 		return;
 	flush_segment(st);
 	st->sg.gather = 0;
@@ -196,7 +204,7 @@ void seg_fallback(struct hs_state *st, size_t nheld)
  * output offset from which the sink must drop it: the header of a segment
  * of its own, or where the sub-record began (st->sub_out); UINT64_MAX
  * when it was only gathered, and is gone already. */
-uint64_t seg_drop_partial(struct hs_state *st)
+static uint64_t seg_drop_partial(struct hs_state *st)
 {
 	st->sg.sizing = 0;
 	if (st->sg.own_left) {
@@ -211,3 +219,63 @@ uint64_t seg_drop_partial(struct hs_state *st)
 	}
 	return st->sub_out;
 }
+
+/* ---- the fast path's segments (sweep.c) -------------------------------- */
+
+/* Does the sub-record u at p start where the phases close a segment (1),
+ * or need a segment of its own (-1: the phases take it)? 0: neither. */
+static int sweep_due(const struct hs_state *st, const struct cur *c,
+                     const unsigned char *p, const struct unit *u)
+{
+	uint64_t v;
+
+	if (!st->sg.gather)
+		return 0;
+	if (u->out > HS_STREAM_BUF)
+		return -1;
+	v = st->sg.len + (uint64_t)(p - c->run);
+	return v >= HS_SEGMENT_SOFT || (u->out && v + u->out > HS_STREAM_BUF);
+}
+
+/* An instance passed: sized, when it was taken for that (seg_sub_start);
+ * never taken here. */
+static int sized_instance(struct hs_state *st, struct cur *c,
+                          const unsigned char *h, uint64_t len)
+{
+	(void)c;
+	seg_sized(st, h, st->need, st->need + len);
+	return 0;
+}
+
+/* What's left of a unit the input cut: whole sub-records only go out
+ * while a segment gathers (the unfinished one is left out). */
+static int gathering(const struct hs_state *st)
+{
+	return st->sg.gather;
+}
+
+/* HS_SALVAGE: the unfinished sub-record is taken back (seg_drop_partial):
+ * from where */
+static void take_back(struct hs_state *st, uint64_t *from)
+{
+	*from = seg_drop_partial(st);
+}
+
+const struct hs_layer stream_layer = {
+	/* records */
+	.header = seg_header,
+	/* heap records */
+	.heap_header = seg_record_start,
+	/* sub-records */
+	.sub_boundary = seg_sub_boundary, .sub_begun = seg_sub_start,
+	.instance = sized_instance, .sized = seg_sized,
+	.reserve = seg_reserve,
+	/* record ends */
+	.record_close = seg_record_end, .record_closed = seg_dump_end,
+	/* fallback */
+	.fail = seg_fallback,
+	/* finish, rewrite */
+	.whole_units = gathering, .holds = gathering, .take_back = take_back,
+	/* fast path */
+	.sweep_due = sweep_due, .sweep_room = seg_room,
+};
