@@ -70,7 +70,7 @@ MODES = {
               r"st->nm\.", r"\bnames_\w+\s*\(", r"\bnames_layer\b"],
 }
 LAYER = {"keep.c": {"keep"}, "hold.c": {"keep"}, "segment.c": {"stream"},
-         "salvage.c": {"salvage"}, "redact.c": {"redact"},
+         "salvage.c": {"salvage"}, "redact.c": {"redact"}, "exempt.c": {"redact"},
          "names.c": {"names"}, "android.c": {"jvm", "app-only"}}
 EXEMPT = {"hs_init", "resolve_mode", "list_layers"}
 CORE_LIMIT = 1   # modes a core function touches

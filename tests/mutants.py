@@ -144,6 +144,7 @@ AREAS = {
     "strip/engine/sweep.c": ENGINE,
     "strip/engine/salvage.c": ENGINE,
     "strip/engine/redact.c": ENGINE,
+    "strip/engine/exempt.c": ENGINE,
     "strip/engine/names.c": ENGINE,
     "strip/engine/android.c": ENGINE,
     "strip/engine/internal.h": ENGINE,
@@ -378,8 +379,8 @@ MUTANTS = [
     # ---- issue 18: the survivors of an audit -------------------------------
     ("shim: the compressor's output is created 0666, not with the dump's mode",
      "preload/pipe.c",
-     "O_CLOEXEC, (int)(sb.st_mode & 0666));",
-     "O_CLOEXEC, 0666);"),
+     "out = io_create(p->out, (int)(sb.st_mode & 0666));",
+     "out = io_create(p->out, 0666);"),
     ("shim: an aborted compressor's output is left behind", "preload/pipe.c",
      "\treap(p, &status);\n\tif (p->out[0])\n\t\tunlink(p->out);\n",
      "\treap(p, &status);\n"),
@@ -446,6 +447,11 @@ MUTANTS = [
     ("shim: a JDK 22 segment is tracked without its dump", "preload/fdtable.c",
      "\t\tif (!main) {\n"
      "\t\t\tpthread_mutex_unlock(&table_lock);\n"
+     "\t\t\tif (refuse_wanted())\n"
+     "\t\t\t\trefuse_fd(fd, dirfd, path, \"a segment file of a \"\n"
+     "\t\t\t\t          \"dump that is not being stripped\",\n"
+     "\t\t\t\t          \"dump with jcmd GC.heap_dump \"\n"
+     "\t\t\t\t          \"-parallel=1, or \" OFFLINE);\n"
      "\t\t\tgoto out;\n"
      "\t\t}\n"
      "\t\t/* only a runtime writes segment files: its dump is its own,\n"
@@ -497,14 +503,14 @@ MUTANTS = [
      "\t\t\tif (!passes(t[i]) && sz) {",
      "\t\t\tif ((t[i] & ~RD_KEPT) != 2 && sz) {"),
     ("redact: a listed class keeps every field named as a listed one",
-     "strip/engine/redact.c",
+     "strip/engine/exempt.c",
      "\t\t    !strcmp(sizes[i][1], sizes[f - 1][1]))",
      "\t\t    1)"),
     ("redact: a name that starts as a listed one is listed",
-     "strip/engine/redact.c",
+     "strip/engine/exempt.c",
      "\treturn k == n && !w[k];",
      "\treturn !w[k];"),
-    ("redact: ART's dotted class names are not listed", "strip/engine/redact.c",
+    ("redact: ART's dotted class names are not listed", "strip/engine/exempt.c",
      "\t\tif (s[k] != w[k] && !(w[k] == '/' && s[k] == '.'))\n\t\t\treturn 0;",
      "\t\tif (s[k] != w[k])\n\t\t\treturn 0;"),
     # ---- issue 27: redaction fails closed; the names map ------------------

@@ -327,6 +327,19 @@ extern const struct hs_layer android_layer, keep_layer, stream_layer,
  * (st->rd.cfg), checked, taken or done without (hprof.h: struct
  * hs_redact) */
 void redact_caches(struct hs_state *st);
+/* exempt.c, for redact.c: what redaction lets through (the runtime's own
+ * classes, the listed sizes), read from the STRING and LOAD_CLASS records
+ * (the redact layer's reads_record and record hooks) */
+int redact_wants_record(const struct hs_state *st, unsigned tag,
+                        uint32_t len);
+void redact_names(struct hs_state *st, const unsigned char *h, unsigned n);
+/* is id in an insert-only set of ids (the caller's fw_names, fw_classes)? */
+int rd_set_has(const uint64_t *t, unsigned slots, uint64_t id);
+/* the listed size pair of a STRING (kind 1), field name (2) or class (3)
+ * id; 0: none */
+unsigned rd_sized_of(const struct hs_state *st, unsigned kind, uint64_t id);
+/* does the field named name of a listed class (pair cls) pass? */
+int rd_size_kept(const struct hs_state *st, unsigned cls, uint64_t name);
 
 /* Each layer on, in order: for (L_EACH(st, l)) ... (*l)->hook */
 #define L_EACH(st, l) const struct hs_layer *const *l = (st)->mode.layer; *l; l++
