@@ -112,12 +112,12 @@ $(BUILD)/splitcheck: tests/splitcheck.c tests/cutrun.c tests/cutrun.h $(ENGINE) 
 	$(CC) $(ALL_CFLAGS) -I$(BUILD) -o $@ tests/splitcheck.c tests/cutrun.c $(ENGINE) $(LDFLAGS)
 
 # the engine's hold-back clamp, through the public API
-$(BUILD)/holdtest: tests/holdtest.c tests/check.h $(ENGINE) strip/engine/hprof.h \
+$(BUILD)/holdtest: tests/holdtest.c tests/check.h tests/dumpbuf.h $(ENGINE) strip/engine/hprof.h \
 		strip/engine/internal.h | $(BUILD)
 	$(CC) $(ALL_CFLAGS) -o $@ tests/holdtest.c $(ENGINE) $(LDFLAGS)
 
 # the layers' memory is the caller's; prints sizeof(struct hs_state)
-$(BUILD)/memtest: tests/memtest.c $(ENGINE) $(HDRS) | $(BUILD)
+$(BUILD)/memtest: tests/memtest.c tests/check.h tests/dumpbuf.h $(ENGINE) $(HDRS) | $(BUILD)
 	$(CC) $(ALL_CFLAGS) -o $@ tests/memtest.c $(ENGINE) $(LDFLAGS)
 
 # the test side's one HPROF walker (nothing from strip/)

@@ -23,42 +23,7 @@
 
 /* ---- a dump, built in memory (ids of 4 bytes) ---------------------------- */
 
-struct buf {
-	unsigned char *p;
-	size_t len, cap;
-};
-
-static void put(struct buf *b, const void *p, size_t n)
-{
-	if (b->len + n > b->cap) {
-		b->cap = (b->len + n) * 2;
-		if (!(b->p = realloc(b->p, b->cap))) {
-			perror("holdtest");
-			exit(2);
-		}
-	}
-	memcpy(b->p + b->len, p, n);
-	b->len += n;
-}
-
-static void u1(struct buf *b, unsigned v)
-{
-	unsigned char c = (unsigned char)v;
-	put(b, &c, 1);
-}
-
-static void u2(struct buf *b, unsigned v)
-{
-	u1(b, v >> 8);
-	u1(b, v);
-}
-
-static void u4(struct buf *b, uint32_t v)
-{
-	unsigned char c[4];
-	hs_put_be32(c, v);
-	put(b, c, 4);
-}
+#include "dumpbuf.h"
 
 /* a top-level record's header, its body len bytes */
 static void rec(struct buf *b, unsigned tag, uint32_t len)

@@ -25,58 +25,11 @@
 #include <stdlib.h>
 #include <string.h>
 
-static int pass, fail;
-
-#define CHECK(cond, ...)                                        \
-	do {                                                    \
-		if (cond) {                                     \
-			pass++;                                 \
-		} else {                                        \
-			fail++;                                 \
-			printf("FAIL line %d: ", __LINE__);     \
-			printf(__VA_ARGS__);                    \
-			printf("\n");                           \
-		}                                               \
-	} while (0)
+#include "check.h"
 
 /* ---- a buffer: the dump built, and the engine's output --------------- */
 
-struct buf {
-	unsigned char *p;
-	size_t len, cap;
-};
-
-static void put(struct buf *b, const void *p, size_t n)
-{
-	if (b->len + n > b->cap) {
-		b->cap = (b->len + n) * 2;
-		if (!(b->p = realloc(b->p, b->cap))) {
-			perror("memtest");
-			exit(2);
-		}
-	}
-	memcpy(b->p + b->len, p, n);
-	b->len += n;
-}
-
-static void u1(struct buf *b, unsigned v)
-{
-	unsigned char c = (unsigned char)v;
-	put(b, &c, 1);
-}
-
-static void u2(struct buf *b, unsigned v)
-{
-	u1(b, v >> 8);
-	u1(b, v);
-}
-
-static void u4(struct buf *b, uint32_t v)
-{
-	unsigned char c[4];
-	hs_put_be32(c, v);
-	put(b, c, 4);
-}
+#include "dumpbuf.h"
 
 static void record(struct buf *b, unsigned tag, const struct buf *body)
 {
@@ -379,6 +332,5 @@ int main(void)
 	free(in.p);
 	free(ref.p);
 	free(out.p);
-	printf("mem: %d passed, %d failed\n", pass, fail);
-	return fail != 0;
+	return check_done("mem");
 }
