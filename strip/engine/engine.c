@@ -715,11 +715,11 @@ static void run(struct hs_state *st, struct cur *c);
 
 /* An array held at a heap record's end (PH_XLOOK) goes out, kept or not,
  * and the record closes; the bytes gathered after it are fed as usual. */
-void eng_resolve(struct hs_state *st, struct cur *c, int keep)
+void eng_resolve(struct hs_state *st, struct cur *c, int claimed)
 {
 	struct cur x;
 
-	if (!hold_resolve(st, keep, &x))
+	if (!hold_resolve(st, claimed, &x))
 		return;
 	eng_end_record(st, c);
 	run(st, &x);
@@ -732,11 +732,11 @@ void eng_resolve(struct hs_state *st, struct cur *c, int keep)
  * gathered until they show whether a String there claims it. */
 static int step_xlook(struct hs_state *st, struct cur *c)
 {
-	int keep = hold_look_ahead(st, c);
+	int claimed = hold_look_ahead(st, c);
 
-	if (keep < 0)
+	if (claimed < 0)
 		return 0;
-	eng_resolve(st, c, keep);
+	eng_resolve(st, c, claimed);
 	return 1;
 }
 

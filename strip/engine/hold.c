@@ -30,14 +30,14 @@ static void emit_held(struct hs_state *st, size_t len)
 
 /* The held array goes out, whole (kept) or stripped. Nothing is passed
  * while an array is held, so it goes out in its place. */
-void hold_release(struct hs_state *st, int keep)
+void hold_release(struct hs_state *st, int whole)
 {
 	unsigned n = 1 + st->idsize + 9;
 	unsigned char t = HS_SUB_PRIMITIVE_ARRAY_NODATA;
 
 	if (!st->ks.held_need)
 		return;
-	if (keep) {
+	if (whole) {
 		emit_held(st, st->ks.held_need);
 		st->kept++;
 		st->kept_bytes += st->ks.held_need - n;
@@ -148,19 +148,19 @@ static int xlook_claims(const struct hs_state *st)
 	return rd_id(st, x + 9 + hn + (unsigned)ref) == st->ks.held_id;
 }
 
-/* PH_XLOOK is decided, keep saying whether a String there claims the
+/* PH_XLOOK is decided, claimed saying whether a String there claims the
  * held array: the input goes back to the record's end and the array goes
  * out in its place, its record's last sub-record; x is set over the bytes
  * gathered, which the core feeds again once it has closed the record
  * (eng_resolve). 0 if no array waits at a record's end. */
-int hold_resolve(struct hs_state *st, int keep, struct cur *x)
+int hold_resolve(struct hs_state *st, int claimed, struct cur *x)
 {
 	if (st->phase != PH_XLOOK)
 		return 0;
 	st->in_off -= st->ks.xlook_len;  /* back at the record's end */
-	if (keep)
+	if (claimed)
 		st->ks.claimed = st->ks.held_id;
-	hold_release(st, keep);
+	hold_release(st, claimed);
 	x->p = x->run = st->ks.xlook;
 	x->end = x->p + st->ks.xlook_len;
 	return 1;
@@ -189,16 +189,16 @@ int hold_looked_at(const struct hs_state *st, uint64_t in_off, size_t len)
  * out. */
 int hold_look_ahead(struct hs_state *st, struct cur *c)
 {
-	int keep;
+	int claimed;
 
-	while ((keep = xlook_claims(st)) < 0) {
+	while ((claimed = xlook_claims(st)) < 0) {
 		if (c->p == c->end)
 			return -1;
 		st->ks.xlook[st->ks.xlook_len++] = *c->p;
 		consume(st, c, 1);
 		c->run = c->p;
 	}
-	return keep;
+	return claimed;
 }
 
 /* ---- the end ----------------------------------------------------------- */

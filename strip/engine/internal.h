@@ -565,14 +565,14 @@ void seg_sized(struct hs_state *st, const unsigned char *h, unsigned n,
 
 /* ---- hold.c ------------------------------------------------------------- */
 
-void hold_release(struct hs_state *st, int keep);
+void hold_release(struct hs_state *st, int whole);
 int hold_array(struct hs_state *st, const unsigned char *h, uint64_t bytes);
 void hold_stash(struct hs_state *st, const unsigned char *p, size_t k);
 int hold_look(struct hs_state *st, const unsigned char *h, uint64_t len,
               int32_t ref);
 int hold_record_end(struct hs_state *st, struct cur *c);
 int hold_look_ahead(struct hs_state *st, struct cur *c);
-int hold_resolve(struct hs_state *st, int keep, struct cur *x);
+int hold_resolve(struct hs_state *st, int claimed, struct cur *x);
 void hold_resolved(struct hs_state *st);
 int hold_looked_at(const struct hs_state *st, uint64_t in_off, size_t len);
 void hold_finish(struct hs_state *st, int partial);
@@ -606,6 +606,6 @@ int sweep(struct hs_state *st, struct cur *c);
 /* One step of the phase machine: 0 when it needs more input. */
 int eng_step(struct hs_state *st, struct cur *c);
 /* An array held at a record's end goes out, and the record closes. */
-void eng_resolve(struct hs_state *st, struct cur *c, int keep);
+void eng_resolve(struct hs_state *st, struct cur *c, int claimed);
 
 #endif
