@@ -4,7 +4,8 @@
 #                        target FUZZ_SHORT_SECONDS (20) under ASan+UBSan
 #   make fuzz            every target FUZZ_SECONDS (1800); make -j2 fuzz
 #                        runs two at a time
-#   make fuzz-TARGET     one target for FUZZ_SECONDS (engine, restore, info)
+#   make fuzz-TARGET     one target for FUZZ_SECONDS (engine, restore, info,
+#                        diff)
 #   make fuzz-regress    replay the regression inputs only
 #   make fuzz-seeds      seeds cut from the corpus (HPROFSTRIP_CORPUS)
 #   make fuzz-coverage   line/branch coverage of strip/ by each target's
@@ -23,7 +24,16 @@ FUZZ_BUILD ?= build/fuzz
 FUZZ_SECONDS ?= 1800
 FUZZ_SHORT_SECONDS ?= 20
 FUZZ_MAX_LEN ?= 131072
-FUZZ_TARGETS = engine restore info
+# diff: the old engine (OLD_REV, before issue 28's refactor) against the
+# new, linked into one binary; it needs OLD_REV in the clone's history (a
+# shallow clone skips it, saying so)
+OLD_REV = f918e88
+HAVE_OLD := $(shell git cat-file -e $(OLD_REV)^{commit} 2>/dev/null && echo yes)
+# (the targets built from their fuzz_TARGET.c and FUZZ_SRC alone)
+FUZZ_PLAIN_TARGETS = engine restore info
+FUZZ_TARGETS = $(FUZZ_PLAIN_TARGETS) $(if $(HAVE_OLD),diff)
+FUZZ_SKIP = $(if $(HAVE_OLD),,echo "fuzz diff: skipped: commit $(OLD_REV) \
+	(the old engine) is not in this clone (shallow?)";)
 HPROFSTRIP_CORPUS ?= $(CURDIR)/../shared/corpus
 
 FUZZ_CFLAGS = -std=c11 -D_GNU_SOURCE -Wall -Wextra -Werror -g -O1 \
@@ -49,29 +59,67 @@ $(FUZZ_BUILD)/fuzz_info: tests/fuzz/fuzz_info.c strip/cli/info.c strip/cli/info.
 	$(FUZZ_CC) $(FUZZ_CFLAGS) -o $@ tests/fuzz/fuzz_info.c strip/cli/info.c \
 		$(FUZZ_SRC)
 
+# The differential target's old side: the engine, cutrun.c and common.c
+# of OLD_REV (git archive into FUZZ_BUILD/old) and diff_side.c, compiled
+# against OLD_REV's headers; every global they define is renamed old_NAME
+# in each object (objcopy, the names from nm), so that they link beside
+# the new engine's (libc's and the sanitizers' undefined ones untouched).
+DIFF_OLD = $(FUZZ_BUILD)/old
+DIFF_OLD_SRC = strip/engine tests/cutrun.c tests/cutrun.h tests/fuzz/common.c \
+	tests/fuzz/common.h
+
+$(DIFF_OLD)/.stamp: tests/fuzz/diff_side.c tests/fuzz/diff.h
+	rm -rf $(DIFF_OLD)
+	mkdir -p $(DIFF_OLD)/obj $(DIFF_OLD)/renamed
+	git archive $(OLD_REV) $(DIFF_OLD_SRC) | tar -x -C $(DIFF_OLD)
+	cp tests/fuzz/diff_side.c tests/fuzz/diff.h $(DIFF_OLD)/tests/fuzz/
+	for f in $(DIFF_OLD)/strip/engine/*.c $(DIFF_OLD)/tests/cutrun.c \
+		$(DIFF_OLD)/tests/fuzz/common.c $(DIFF_OLD)/tests/fuzz/diff_side.c; do \
+		$(FUZZ_CC) $(FUZZ_CFLAGS) -c -o $(DIFF_OLD)/obj/$$(basename $$f .c).o \
+			$$f || exit 1; \
+	done
+	nm -g --defined-only $(DIFF_OLD)/obj/*.o | \
+		awk 'NF == 3 { print $$3, "old_" $$3 }' | sort -u >$(DIFF_OLD)/syms
+	for o in $(DIFF_OLD)/obj/*.o; do \
+		objcopy --redefine-syms=$(DIFF_OLD)/syms $$o \
+			$(DIFF_OLD)/renamed/$$(basename $$o) || exit 1; \
+	done
+	touch $@
+
+$(FUZZ_BUILD)/fuzz_diff: tests/fuzz/fuzz_diff.c tests/fuzz/diff_side.c \
+		tests/fuzz/diff.h $(DIFF_OLD)/.stamp $(FUZZ_DEPS)
+	$(FUZZ_CC) $(FUZZ_CFLAGS) -o $@ tests/fuzz/fuzz_diff.c \
+		tests/fuzz/diff_side.c tests/fuzz/common.c tests/cutrun.c $(ENGINE) \
+		$(DIFF_OLD)/renamed/*.o
+
 $(FUZZ_BUILD)/mkseeds: tests/fuzz/mkseeds.c tests/oracle.c tests/fuzz/oracle.h $(WALK)
 	@mkdir -p $(@D)
 	$(CC) $(ALL_CFLAGS) -DORACLE_LIB -o $@ tests/fuzz/mkseeds.c tests/oracle.c \
 		tests/walk.c $(LDFLAGS)
 
-$(FUZZ_SEEDS): $(FUZZ_BUILD)/mkseeds
+# (diff's seeds: engine's, and the layouts seeds mkseeds cuts for it)
+$(FUZZ_SEEDS): $(FUZZ_BUILD)/mkseeds tests/fuzz/fuzz.mk
 	@ls $(HPROFSTRIP_CORPUS)/art/*.hprof $(HPROFSTRIP_CORPUS)/hotspot/*.hprof >/dev/null || \
 		{ echo "fuzz: no corpus in $(HPROFSTRIP_CORPUS) (set HPROFSTRIP_CORPUS)" >&2; exit 1; }
 	rm -rf $(@D)
-	mkdir -p $(FUZZ_TARGETS:%=$(@D)/%)
+	mkdir -p $(FUZZ_PLAIN_TARGETS:%=$(@D)/%) $(@D)/diff
 	$(FUZZ_BUILD)/mkseeds $(@D) $(HPROFSTRIP_CORPUS)/art/*.hprof $(HPROFSTRIP_CORPUS)/hotspot/*.hprof
+	cp $(@D)/engine/* $(@D)/diff/
 	touch $@
 
 fuzz-build: $(FUZZ_BINS)
 fuzz-seeds: $(FUZZ_SEEDS)
 
 fuzz-regress: $(FUZZ_BINS)
-	@for t in $(FUZZ_TARGETS); do $(FUZZ_RUN) $$t 0 || exit 1; done
+	@$(FUZZ_SKIP) for t in $(FUZZ_TARGETS); do $(FUZZ_RUN) $$t 0 || exit 1; done
 
 fuzz-short: $(FUZZ_BINS) $(FUZZ_SEEDS)
-	@for t in $(FUZZ_TARGETS); do $(FUZZ_RUN) $$t $(FUZZ_SHORT_SECONDS) || exit 1; done
+	@$(FUZZ_SKIP) for t in $(FUZZ_TARGETS); do $(FUZZ_RUN) $$t $(FUZZ_SHORT_SECONDS) || exit 1; done
 
 fuzz: $(FUZZ_TARGETS:%=fuzz-%)
+
+$(if $(HAVE_OLD),,fuzz-diff):
+	@$(FUZZ_SKIP)
 
 $(FUZZ_TARGETS:%=fuzz-%): fuzz-%: $(FUZZ_BUILD)/fuzz_% $(FUZZ_SEEDS)
 	@$(FUZZ_RUN) $* $(FUZZ_SECONDS)
@@ -86,7 +134,7 @@ LLVM_COV ?= llvm-cov
 
 fuzz-coverage: $(FUZZ_SEEDS)
 	@mkdir -p $(FUZZ_COV)
-	@for t in $(FUZZ_TARGETS); do \
+	@for t in $(FUZZ_PLAIN_TARGETS); do \
 		extra=; [ $$t = info ] && extra=strip/cli/info.c; \
 		$(FUZZ_CC) $(FUZZ_COV_CFLAGS) -o $(FUZZ_COV)/fuzz_$$t \
 			tests/fuzz/fuzz_$$t.c $$extra $(FUZZ_SRC) || exit 1; \
@@ -105,13 +153,13 @@ fuzz-coverage: $(FUZZ_SEEDS)
 	done
 	@echo "== all targets"
 	@$(LLVM_PROFDATA) merge -o $(FUZZ_COV)/all.profdata \
-		$(FUZZ_TARGETS:%=$(FUZZ_COV)/%.profraw)
+		$(FUZZ_PLAIN_TARGETS:%=$(FUZZ_COV)/%.profraw)
 	@$(LLVM_COV) report $(FUZZ_COV)/fuzz_engine \
-		$(FUZZ_TARGETS:%=-object $(FUZZ_COV)/fuzz_%) \
+		$(FUZZ_PLAIN_TARGETS:%=-object $(FUZZ_COV)/fuzz_%) \
 		-instr-profile=$(FUZZ_COV)/all.profdata $(ENGINE) strip/cli/info.c | \
 		sed -n '1p;/\.c /p'
 	@$(LLVM_COV) show $(FUZZ_COV)/fuzz_engine \
-		$(FUZZ_TARGETS:%=-object $(FUZZ_COV)/fuzz_%) \
+		$(FUZZ_PLAIN_TARGETS:%=-object $(FUZZ_COV)/fuzz_%) \
 		-instr-profile=$(FUZZ_COV)/all.profdata $(ENGINE) strip/cli/info.c \
 		>$(FUZZ_COV)/all.txt
 
@@ -150,7 +198,7 @@ check-sanitize: deps
 
 .PHONY: fuzz fuzz-short fuzz-regress fuzz-build fuzz-seeds fuzz-coverage \
 	check-sanitize \
-	$(FUZZ_TARGETS:%=fuzz-%)
+	$(FUZZ_TARGETS:%=fuzz-%) fuzz-diff
 
 # clang and its sanitizer/fuzzer runtimes; GNU time for bats/hostile.bats
 deps: deps-fuzz

@@ -14,6 +14,10 @@
  *   OUTDIR/restore/NAME-S.{strip,jvm,app,raw}   stripped (by the oracle);
  *                                      --jvm and --app-only for 1.0.3
  *   OUTDIR/info/NAME-S.{text,json}     the slice; stripped, --json
+ * and, for the differential target (fuzz_diff.c), whose redaction needs
+ * layouts, one heap record per dump made of its first class dumps (up to
+ * 64 KB) and the instances of those classes (up to 32 KB):
+ *   OUTDIR/diff/NAME-0.{layouts,layouts-cut}
  * The dumps are walked with the test side's walker (tests/walk.h).
  */
 #include "oracle.h"
@@ -66,6 +70,78 @@ static size_t sublen(struct walk *w, uint64_t p, uint64_t end)
 	struct walk_sub sub;
 
 	return walk_sub(w, p, end, &sub) > 0 ? (size_t)(sub.end - p) : 0;
+}
+
+#define LAYOUT_CLASSES 65536u
+#define LAYOUT_INSTANCES 32768u
+
+static int has_class(const uint64_t *cls, size_t n, uint64_t id)
+{
+	while (n--)
+		if (cls[n] == id)
+			return 1;
+	return 0;
+}
+
+/* The sub-records of tag `tag` (0x21: of a class in cls[0,*ncls)) of the
+ * heap records, up to `room` bytes, into o; a class dump's id into cls. */
+static void gather_subs(struct walk *w, const struct walk_rec *recs,
+                        const size_t *heap, size_t nheap, unsigned tag,
+                        size_t room, struct walk_out *o, uint64_t *cls,
+                        size_t *ncls)
+{
+	size_t i, start = o->len;
+	struct walk_sub sub;
+	uint64_t p;
+
+	for (i = 0; i < nheap; i++) {
+		const struct walk_rec *h = &recs[heap[i]];
+		for (p = h->body; p < h->end &&
+		     walk_sub(w, p, h->end, &sub) > 0; p = sub.end) {
+			if (sub.tag != tag || (tag == 0x21 &&
+			    !has_class(cls, *ncls, sub.cls)))
+				continue;
+			if (o->len - start + (sub.end - p) > room)
+				return;
+			if (tag == 0x20 && *ncls < 4096)
+				cls[(*ncls)++] = sub.id;
+			walk_put(o, w->b + p, (size_t)(sub.end - p));
+		}
+	}
+}
+
+/* The layouts seed (see the top) after pre (the first records). */
+static void layouts_seed(const char *dir, const char *name, struct walk *w,
+                         const struct walk_rec *recs, const size_t *heap,
+                         size_t nheap, const struct walk_out *pre, int end_rec)
+{
+	static uint64_t cls[4096];
+	struct walk_out body = { .oom = oom }, o = { .oom = oom };
+	struct oracle_result r;
+	size_t ncls = 0;
+
+	gather_subs(w, recs, heap, nheap, 0x20, LAYOUT_CLASSES, &body, cls,
+	            &ncls);
+	gather_subs(w, recs, heap, nheap, 0x21, LAYOUT_INSTANCES, &body, cls,
+	            &ncls);
+	if (body.len) {
+		walk_put(&o, pre->b, pre->len);
+		walk_put(&o, w->b + recs[heap[0]].off, 5);
+		walk_put_be(&o, body.len, 4);
+		walk_put(&o, body.b, body.len);
+		if (end_rec)
+			walk_put(&o, "\x2C\0\0\0\0\0\0\0\0", 9);
+		if (oracle_walk(ORACLE_STRIP, o.b, o.len, &r))
+			fprintf(stderr, "mkseeds: %s layouts: %s at %llu\n", name,
+			        r.err, (unsigned long long)r.err_off);
+		else {
+			write_seed(dir, "diff", name, 0, "layouts", 0, 0, o.b, o.len);
+			write_seed(dir, "diff", name, 0, "layouts-cut", 0, 0x10203u, o.b,
+			           o.len);
+		}
+	}
+	free(body.b);
+	free(o.b);
 }
 
 static void seeds_of(const char *dir, const char *path)
@@ -183,6 +259,8 @@ static void seeds_of(const char *dir, const char *path)
 		write_seed(dir, "info", name, s, "json", 1, 0x99 * (s + 1),
 		           stripped.b, stripped.len);
 	}
+	if (nheap)
+		layouts_seed(dir, name, &w, recs, heap, nheap, &pre, end_rec);
 	free(pre.b);
 	free(o.b);
 	free(stripped.b);
