@@ -1333,7 +1333,7 @@ static uint64_t count_arg(const char *s)
 
 int main(int argc, char **argv)
 {
-	const char *files[2], *map_path = NULL;
+	const char *files[2] = { NULL, NULL }, *map_path = NULL;
 	int nfiles = 0;
 	uint64_t allowed = 0;
 	struct tally t = { 0 };

@@ -634,7 +634,7 @@ int main(int argc, char **argv)
 {
 	int json = 0, want_layout = 0, nfiles = 0;
 	double min = -1;
-	const char *files[2];
+	const char *files[2] = { NULL, NULL };
 	struct result r = { .V = WALK_VEC(uint64_t), .T = WALK_VEC(uint64_t) };
 	size_t t_null, t_other;
 	struct layout l;
