@@ -121,13 +121,11 @@ static void same_runs(const struct df_out *a, const struct df_out *b)
 	fz_same_bytes(a->b, a->len, b->b, b->len, what);
 }
 
-/* both engines in mode m over in[0,len); the new one's run in *nw */
-static void both(const struct mode *m, struct df_req *q,
-                 const unsigned char *in, size_t len, uint32_t seed,
-                 struct df_out *nw)
+/* q set for mode m over in[0,len): its flags, tables and output room */
+static void aim(const struct mode *m, struct df_req *q,
+                const unsigned char *in, size_t len)
 {
 	static const uint32_t room_slack[] = { 0, 64, RESTORE_SLACK };
-	struct df_out od;
 
 	mode_name = m->name;
 	q->in = in;
@@ -135,6 +133,16 @@ static void both(const struct mode *m, struct df_req *q,
 	q->flags = m->flags;
 	q->tables = m->tables;
 	q->limit = (m->room == ROOM_2N ? 2 * len : len) + room_slack[m->room];
+}
+
+/* both engines in mode m over in[0,len); the new one's run in *nw */
+static void both(const struct mode *m, struct df_req *q,
+                 const unsigned char *in, size_t len, uint32_t seed,
+                 struct df_out *nw)
+{
+	struct df_out od;
+
+	aim(m, q, in, len);
 	/* a salt per mode name's length and flags; seed 0 stays one piece */
 	q->seed = seed ? (seed ^ (m->flags * 0x9E37u + (uint32_t)strlen(m->name)))
 	                 & 0xFFFFFF : 0;
@@ -206,12 +214,7 @@ static void check_keep_exact(const unsigned char *x, size_t n, uint32_t seed)
 	struct df_out od, nw;
 	size_t i;
 
-	mode_name = pass1.name;
-	q.in = x;
-	q.len = n;
-	q.flags = pass1.flags;
-	q.tables = pass1.tables;
-	q.limit = n;
+	aim(&pass1, &q, x, n);
 	ids_old.n = ids_new.n = 0;
 	ids_old.over = ids_new.over = 0;
 	q.user = &ids_old;
@@ -309,12 +312,7 @@ static void check_names(const unsigned char *x, size_t n, uint32_t seed)
 
 	q.key[0] = seed | (uint64_t)seed << 32;
 	q.key[1] = ~q.key[0];
-	mode_name = names.name;
-	q.in = x;
-	q.len = n;
-	q.flags = names.flags;
-	q.tables = names.tables;
-	q.limit = n;
+	aim(&names, &q, x, n);
 	q.seed = seed ^ 0x4E4E4E;
 	map_reset(&map_old);
 	map_reset(&map_new);
@@ -336,12 +334,7 @@ static void check_names(const unsigned char *x, size_t n, uint32_t seed)
 	q.rename = rename_id;
 	q.user = &map_new;
 	map_new.next = 0;
-	mode_name = unredact.name;
-	q.in = v.b;
-	q.len = v.len;
-	q.flags = unredact.flags;
-	q.tables = DF_NONE;
-	q.limit = v.len + RESTORE_SLACK;
+	aim(&unredact, &q, v.b, v.len);
 	q.seed = seed ^ 0x5E5E5E;
 	old_df_run(&q, &od);
 	map_new.next = 0;
