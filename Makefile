@@ -16,7 +16,7 @@ WARN = -std=c11 -D_GNU_SOURCE -Wall -Wextra -Werror
 ALL_CFLAGS = $(WARN) $(CFLAGS)
 
 # the engine, its files top to bottom (strip/engine/internal.h)
-ENGINE = strip/engine/rewrite.c strip/engine/engine.c strip/engine/android.c strip/engine/keep.c \
+ENGINE = strip/engine/rewrite.c strip/engine/engine.c strip/engine/histo.c strip/engine/android.c strip/engine/keep.c \
 	strip/engine/names.c strip/engine/redact.c strip/engine/exempt.c strip/engine/salvage.c strip/engine/record.c strip/engine/hold.c strip/engine/sweep.c \
 	strip/engine/segment.c strip/engine/emit.c strip/engine/format.c
 # the I/O both front ends use (the shim and the tools): the output buffer,
@@ -26,7 +26,7 @@ IO_HDRS = strip/io/outbuf.h strip/io/namesmap.h strip/io/compressors.h \
 	strip/io/levels.h strip/io/escape.h
 CLI = strip/cli/cli.c strip/cli/args.c strip/cli/names.c strip/cli/out.c $(IO) \
 	strip/cli/info.c strip/cli/keepset.c strip/cli/standaside.c strip/cli/decomp.c
-HDRS = strip/engine/hprof.h strip/engine/format.h strip/engine/layers.h \
+HDRS = strip/engine/hprof.h strip/engine/format.h strip/engine/histo.h strip/engine/layers.h \
 	strip/engine/internal.h strip/cli/cli.h strip/cli/args.h \
 	strip/cli/names.h strip/cli/out.h strip/cli/info.h \
 	strip/cli/keepset.h strip/cli/decomp.h $(IO_HDRS)

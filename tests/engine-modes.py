@@ -10,7 +10,7 @@ hold_*, seg_*, salvage_*, redact_*, names_*, census_*) or its table of
 hooks (keep_layer, ...). A hook called through the table (L_CALL, lay_*:
 internal.h) names no mode: the core does not know which layers are on.
 The modes: restore, jvm, app-only, keep (keep-strings), stream, salvage,
-fallback, open-len, census, no-header, redact, names.
+fallback, open-len, census, no-header, redact, names, histo.
 
 The core is engine.c, record.c, sweep.c, emit.c, rewrite.c and format.c:
 each of its functions may touch at most 1 mode, and that one of the
@@ -19,7 +19,8 @@ header-less feed): a core function that names a layer's mode (keep,
 stream, salvage, redact, names, jvm, app-only) is over its limit, but
 for the two places internal.h names (CORE_KNOWS: eng_emit writes into
 stream's segment; PH_XLOOK's eng_resolve and step_xlook are keep's). A layer's file (keep.c and hold.c: keep; segment.c:
-stream; salvage.c; redact.c; names.c; android.c: jvm and app-only) is in
+stream; salvage.c; redact.c; names.c; android.c: jvm and app-only; histo.c)
+is in
 its layer's mode(s), and each of its functions may touch at most 1 mode
 besides (the layer it sizes its output with, or a core option it reads).
 resolve_mode, list_layers and hs_init are where the flags are resolved
@@ -68,17 +69,21 @@ MODES = {
                r"\bredact_\w+\s*\(", r"\bredact_layer\b"],
     "names": [M + r"names\b", r"\bHS_REDACT_NAMES\b", r"\bHS_UNREDACT\b",
               r"st->nm\.", r"\bnames_\w+\s*\(", r"\bnames_layer\b"],
+    "histo": [M + r"histo\b", r"\bHS_HISTO\b", r"st->hg\b",
+              r"\bhisto_layer\b"],
 }
 LAYER = {"keep.c": {"keep"}, "hold.c": {"keep"}, "segment.c": {"stream"},
          "salvage.c": {"salvage"}, "redact.c": {"redact"}, "exempt.c": {"redact"},
-         "names.c": {"names"}, "android.c": {"jvm", "app-only"}}
+         "names.c": {"names"}, "android.c": {"jvm", "app-only"},
+         "histo.c": {"histo"}}
 EXEMPT = {"hs_init", "resolve_mode", "list_layers"}
 CORE_LIMIT = 1   # modes a core function touches
 # the modes that are layers; a core function touches none of them, but for
 # the two places internal.h names: every output byte goes through eng_emit,
 # which writes into stream's segment while one gathers; the look past a
 # heap record's end (PH_XLOOK) is keep's, fed again by the core
-LAYERS = {"keep", "stream", "salvage", "redact", "names", "jvm", "app-only"}
+LAYERS = {"keep", "stream", "salvage", "redact", "names", "jvm", "app-only",
+          "histo"}
 CORE_KNOWS = {"eng_emit": {"stream"}, "eng_resolve": {"keep"},
               "step_xlook": {"keep"}}
 LAYER_LIMIT = 1  # modes a layer's function touches besides its own

@@ -61,6 +61,8 @@ static void list_layers(struct hs_mode *m)
 {
 	unsigned n = 0;
 
+	if (m->histo)  /* reads only: first, so no layer's take hides a unit */
+		m->layer[n++] = &histo_layer;
 	if (m->late_header)  /* convert, app_only */
 		m->layer[n++] = &android_layer;
 	if (m->salvage)
@@ -76,6 +78,7 @@ static void list_layers(struct hs_mode *m)
 	m->layer[n] = NULL;
 	m->unit = m->keep ? &keep_layer : m->redact ? &redact_layer : NULL;
 	m->room = m->stream ? &stream_layer : NULL;
+	m->seen = m->histo ? &histo_layer : NULL;
 }
 
 /* The mode in effect, from the flags and the dump's version: at hs_init,
@@ -118,6 +121,7 @@ static void resolve_mode(struct hs_state *st)
 	m->fallback = (f & HS_FALLBACK) != 0;
 	m->open_len = (f & HS_OPEN_LEN) != 0;
 	m->no_header = (f & HS_NO_HEADER) != 0;
+	m->histo = (f & HS_HISTO) && st->hg;
 	m->sweep = !m->late_header && !m->salvage;
 	list_layers(m);
 }
@@ -497,6 +501,7 @@ static int prim_array(struct hs_state *st, struct cur *c,
 		         st->act == ACT_PASS ? 0 : n);
 		return 1;
 	}
+	L_CALL(st, object, st, h);
 	L_CALL(st, sized, st, h, n, n + bytes);  /* a 0x23 passed whole */
 	array_seen(st, ti, bytes);
 	if (st->sub_tag == HS_SUB_PRIMITIVE_ARRAY_NODATA) {
@@ -542,12 +547,14 @@ static int sub_header_done(struct hs_state *st, struct cur *c,
 
 	switch (st->sub_tag) {
 	case HS_SUB_INSTANCE_DUMP:
+		L_CALL(st, object, st, h);
 		len = hs_be32(h + 1 + 2 * id + 4);
 		if (lay_instance(st, c, h, len))
 			return 1;
 		return eng_set_body(st, c, len, PH_SUB_END, h,
 		                    st->act == ACT_PASS ? 0 : n);
 	case HS_SUB_OBJECT_ARRAY_DUMP:
+		L_CALL(st, object, st, h);
 		len = (uint64_t)hs_be32(h + 1 + id + 4) * id;
 		L_CALL(st, sized, st, h, n, n + len);
 		return eng_set_body(st, c, len, PH_SUB_END, h,
@@ -777,6 +784,14 @@ static int table_ok(unsigned slots)
 	return slots >= HS_KEEP_MIN_SLOTS && !(slots & (slots - 1));
 }
 
+/* The histogram's tables: whole, their sizes powers of 2 (histo.h). */
+static int histo_ok(const struct hs_histo *h)
+{
+	return h->slots && h->classes && table_ok(h->slot_count) &&
+	       h->name_slots && h->names && table_ok(h->name_slot_count) &&
+	       h->names_size >= 16;
+}
+
 /* The state is small: every layer's tables and caches are the caller's
  * (hprof.h: HS_STATE_MAX). */
 _Static_assert(sizeof(struct hs_state) <= HS_STATE_MAX,
@@ -794,6 +809,10 @@ void hs_init(struct hs_state *st, const struct hs_config *cfg,
 	st->flags = flags;
 	st->sink = *sink;
 	st->census = cfg->census;
+	if ((flags & HS_HISTO) && cfg->histo && histo_ok(cfg->histo))
+		st->hg = cfg->histo;
+	else
+		st->flags &= ~(unsigned)HS_HISTO;
 	if ((flags & HS_KEEP_STRINGS) && cfg->keep)
 		st->ks.cfg = *cfg->keep;
 	else

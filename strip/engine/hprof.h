@@ -32,6 +32,7 @@
 #define HS_VERSION "0.1.0"
 
 #include "format.h"
+#include "histo.h"
 
 /* Errors: one list makes the enum and the messages. */
 #define HS_ERRORS(X)                                                        \
@@ -89,8 +90,11 @@ enum {
 	                          for instances: see below */
 	HS_REDACT_NAMES = 1u << 10, /* with HS_REDACT: names become tokens
 	                          (hs_config.names: see below) */
-	HS_UNREDACT = 1u << 11 /* restore: the STRING texts hs_config.names
+	HS_UNREDACT = 1u << 11,/* restore: the STRING texts hs_config.names
 	                          has come back */
+	HS_HISTO = 1u << 12    /* the class histogram, counted in
+	                          hs_config.histo (histo.h); the output does
+	                          not change */
 };
 
 /* HS_STREAM: output that is never patched, for a pipe. Heap records go
@@ -411,6 +415,7 @@ struct hs_config {
 	unsigned char *seg_buf;    /* HS_STREAM: HS_STREAM_BUF bytes */
 	const struct hs_redact *redact; /* HS_REDACT: the layout tables */
 	const struct hs_names *names;   /* HS_REDACT_NAMES, HS_UNREDACT */
+	struct hs_histo *histo;    /* HS_HISTO: the tables, and the counts */
 };
 
 /* The state: the configuration and the results are readable; the rest
@@ -434,7 +439,7 @@ struct hs_config {
 /* The effective mode, resolved once from the flags and the dump's version
  * (hs_init, then again when the file header is read). */
 struct hs_layer;           /* a layer's hooks (internal.h) */
-#define HS_LAYERS 6
+#define HS_LAYERS 7
 struct hs_mode {
 	unsigned char restore;     /* HS_RESTORE: 0xC3 -> 0x23 + zeros */
 	unsigned char convert;     /* HS_JVM on a 1.0.3 dump: to 1.0.2 */
@@ -452,12 +457,13 @@ struct hs_mode {
 	unsigned char redact;      /* HS_REDACT while stripping */
 	unsigned char names;       /* 1: HS_REDACT_NAMES while redacting,
 	                              2: HS_UNREDACT while restoring */
+	unsigned char histo;       /* HS_HISTO */
 	unsigned char sweep;       /* no layer acts at a plain sub-record:
 	                              the fast path (sweep.c) reads them */
 	/* the layers on, in call order, NULL-ended; the fast path's unit
 	 * and room layers (internal.h) */
 	const struct hs_layer *layer[HS_LAYERS + 1];
-	const struct hs_layer *unit, *room;
+	const struct hs_layer *unit, *room, *seen;
 };
 
 #include "layers.h"
@@ -470,6 +476,8 @@ struct hs_state {
 	unsigned flags;
 	struct hs_sink sink;
 	struct hs_census *census; /* NULL: no census */
+	struct hs_histo *hg;      /* HS_HISTO: the caller's tables and the
+	                             counts (histo.c) */
 
 	/* results, readable at any time */
 	struct {

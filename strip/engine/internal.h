@@ -266,6 +266,9 @@ struct hs_layer {
 	 * type type (the act for it); its instance fields next (1 if the
 	 * layer reads them one by one, PH_IF); one field h; the last read */
 	void (*class_start)(struct hs_state *st, const unsigned char *h);
+	/* an object's sub-record header h, whole (an instance, an object or
+	 * primitive array, 0x23 or 0xC3), as it came */
+	void (*object)(struct hs_state *st, const unsigned char *h);
 	unsigned (*value)(struct hs_state *st, unsigned type);
 	int (*fields)(const struct hs_state *st);
 	void (*field)(struct hs_state *st, const unsigned char *h);
@@ -319,10 +322,18 @@ struct hs_layer {
 	                 const unsigned char *p, const struct unit *u);
 	void (*sweep_room)(struct hs_state *st, struct cur *c,
 	                   const unsigned char *p, uint64_t out);
+	/* ... the seen layer (st->mode.seen, histo): the sub-record u at p
+	 * goes by */
+	void (*sweep_seen)(struct hs_state *st, const unsigned char *p,
+	                   const struct unit *u);
 };
 
 extern const struct hs_layer android_layer, keep_layer, stream_layer,
-                             salvage_layer, redact_layer, names_layer;
+                             salvage_layer, redact_layer, names_layer,
+                             histo_layer;
+/* names.c, for histo.c: the start of a STRING text as it goes out */
+void names_view(const struct hs_state *st, const unsigned char *p, size_t n,
+                int whole, unsigned char *out);
 /* hs_init, which resolves the mode: redaction's caches, the caller's
  * (st->rd.cfg), checked, taken or done without (hprof.h: struct
  * hs_redact) */

@@ -260,24 +260,27 @@ static uint64_t mix(uint64_t x)
  * shaping bytes) from a keyed hash of the word up to it, so a word
  * becomes the same token wherever it is, and a digit stays a digit, an
  * upper-case letter upper case. An array class's descriptor keeps its
- * '['s and its type letter: [LFoo; is the array of Foo's token. */
-static void tokenize(struct hs_state *st, const unsigned char *p, size_t n,
-                     unsigned char *out)
+ * '['s and its type letter: [LFoo; is the array of Foo's token. *hp and
+ * *lead carry the word's hash and the text's start from one piece of a
+ * text to the next. */
+static void tokenize_with(const struct hs_names *cfg, uint64_t *hp,
+                          unsigned char *lead, const unsigned char *p,
+                          size_t n, unsigned char *out)
 {
-	uint64_t h = st->nm.h, k0 = st->nm.cfg.key[0], k1 = st->nm.cfg.key[1];
+	uint64_t h = *hp, k0 = cfg->key[0], k1 = cfg->key[1];
 	size_t i;
 
 	for (i = 0; i < n; i++) {
 		unsigned c = p[i];
 		uint64_t r;
-		if (st->nm.lead == 1 && c == '[')
-			st->nm.lead = 2;
-		if (st->nm.lead == 2 && c != '[') {
-			st->nm.lead = 0;
+		if (*lead == 1 && c == '[')
+			*lead = 2;
+		if (*lead == 2 && c != '[') {
+			*lead = 0;
 			out[i] = (unsigned char)c;  /* the type letter */
 			continue;
 		}
-		st->nm.lead = st->nm.lead == 2 ? 2 : 0;
+		*lead = *lead == 2 ? 2 : 0;
 		if (shapes(c)) {
 			out[i] = (unsigned char)c;
 			h = k0;
@@ -289,7 +292,30 @@ static void tokenize(struct hs_state *st, const unsigned char *p, size_t n,
 		                         : c >= 'A' && c <= 'Z' ? 'A' + r % 26
 		                         : 'a' + r % 26);
 	}
-	st->nm.h = h;
+	*hp = h;
+}
+
+static void tokenize(struct hs_state *st, const unsigned char *p, size_t n,
+                     unsigned char *out)
+{
+	tokenize_with(&st->nm.cfg, &st->nm.h, &st->nm.lead, p, n, out);
+}
+
+/* The start of a STRING text (n bytes at p; whole: all of it) as it goes
+ * out, into out: its token while names are tokenized and the rule does
+ * not keep it, else as it came (histo.c: a class's name as the dump
+ * shows it). A text's token starts as its start's token does. */
+void names_view(const struct hs_state *st, const unsigned char *p, size_t n,
+                int whole, unsigned char *out)
+{
+	uint64_t h = st->nm.cfg.key[0];
+	unsigned char lead = 1;
+
+	if (st->mode.names != 1 || hs_name_kept((const char *)p, n, whole)) {
+		memcpy(out, p, n);
+		return;
+	}
+	tokenize_with(&st->nm.cfg, &h, &lead, p, n, out);
 }
 
 /* n bytes of the current text (from nm.at on): its token or its original

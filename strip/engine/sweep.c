@@ -126,6 +126,7 @@ int sweep(struct hs_state *st, struct cur *c)
 	uint64_t in0 = st->in_off, left = rec_left(st), swept = 0;
 	struct hs_census *cen = st->census;
 	const struct hs_layer *ul = st->mode.unit, *rl = st->mode.room;
+	const struct hs_layer *sl = st->mode.seen;
 	int last_strip = 0, due;
 	struct unit u;
 
@@ -147,6 +148,8 @@ int sweep(struct hs_state *st, struct cur *c)
 			st->sub_in = in0 + (uint64_t)(p - start);
 			st->in_off = st->sub_in + u.n;
 		}
+		if (sl)
+			sl->sweep_seen(st, p, &u);
 		unit_out(st, ul, c, p, &u);
 		st->objects += *p == HS_SUB_INSTANCE_DUMP ||
 		               *p == HS_SUB_OBJECT_ARRAY_DUMP ||
