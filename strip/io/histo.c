@@ -1,0 +1,484 @@
+/*
+ * The class histogram's rows and their text (histo.h): sorted in the
+ * caller's rows, names turned into jmap's form, written through the
+ * caller's out(). No allocation; the sort is a heapsort in place.
+ */
+#include "histo.h"
+
+#include <inttypes.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <string.h>
+
+/* the heaps' names, HS_HEAP_* order (hprof.h) */
+static const char *const heap_name[HS_HISTO_HEAPS] = {
+	"default", "app", "zygote", "image", "jit", "other"
+};
+
+/* primitive array types 4..11 (HPROF's basic types) in jmap's form */
+static const char prim_letter[12] = {
+	0, 0, 0, 0, 'Z', 'C', 'F', 'D', 'B', 'S', 'I', 'J'
+};
+
+/* ---- counts ------------------------------------------------------------ */
+
+static uint64_t class_bytes(const struct hs_histo_class *c,
+                            const struct hs_histo_count *k, unsigned idsize)
+{
+	if (c && !c->array && c->size)
+		return k->n * ((uint64_t)c->size - 1 + idsize);
+	return k->bytes + k->n * idsize;
+}
+
+void io_histo_heap(const struct hs_histo *h, const struct io_histo_meta *m,
+                   const struct io_histo_row *r, unsigned heap,
+                   uint64_t *n, uint64_t *bytes)
+{
+	const struct hs_histo_class *c = NULL;
+	const struct hs_histo_count *k;
+
+	if (r->what == IO_HISTO_OTHER) {
+		k = &h->other[heap];
+	} else if (r->what & IO_HISTO_PRIM) {
+		k = &h->prim[r->what & 15][heap];
+	} else {
+		c = &h->classes[r->what];
+		k = &c->heap[heap];
+	}
+	*n = k->n;
+	*bytes = class_bytes(c, k, m->idsize);
+}
+
+size_t io_histo_room(const struct hs_histo *h)
+{
+	return (size_t)h->class_count + 8 + 1;
+}
+
+static void row_sum(const struct hs_histo *h, const struct io_histo_meta *m,
+                    struct io_histo_row *r)
+{
+	uint64_t n, b;
+	unsigned i;
+
+	r->n = r->bytes = 0;
+	for (i = 0; i < HS_HISTO_HEAPS; i++) {
+		io_histo_heap(h, m, r, i, &n, &b);
+		r->n += n;
+		r->bytes += b;
+	}
+}
+
+/* ---- names ------------------------------------------------------------- */
+
+/* An ART name's element (before its "[]"s) as a descriptor: a primitive
+ * type's letter, else L...; (n bytes of it at s) into out. */
+static size_t art_element(const char *s, size_t n, char *out)
+{
+	static const char *const prim[] = {
+		"boolean", "char", "float", "double", "byte", "short", "int",
+		"long"
+	};
+	size_t i;
+
+	for (i = 0; i < 8; i++)
+		if (strlen(prim[i]) == n && !memcmp(s, prim[i], n)) {
+			out[0] = prim_letter[i + 4];
+			return 1;
+		}
+	out[0] = 'L';
+	memcpy(out + 1, s, n);
+	out[n + 1] = ';';
+	return n + 2;
+}
+
+/* A dump's class name (n bytes at s) in jmap's form into out: '/' as
+ * '.', a hidden class's "+0x" as "/0x"; ART's "foo.Bar[][]" as
+ * "[[Lfoo.Bar;". */
+static size_t jmap_form(const char *s, size_t n, char *out)
+{
+	size_t dims = 0, i, k = 0;
+
+	while (n >= 2 && s[n - 2] == '[' && s[n - 1] == ']') {
+		n -= 2;
+		dims++;
+	}
+	for (i = 0; i < dims; i++)
+		out[k++] = '[';
+	if (dims)
+		return k + art_element(s, n, out + k);
+	for (i = 0; i < n; i++) {
+		char c = s[i];
+		if (c == '+' && i + 2 < n && s[i + 1] == '0' && s[i + 2] == 'x')
+			c = '/';
+		else if (c == '/')
+			c = '.';
+		out[k++] = c;
+	}
+	return k;
+}
+
+size_t io_histo_name(const struct hs_histo *h, const struct io_histo_row *r,
+                     char *buf)
+{
+	const struct hs_histo_class *c;
+	const unsigned char *t;
+	size_t n = 0, k;
+	int cut = 0;
+
+	if (r->what == IO_HISTO_OTHER)
+		return (size_t)snprintf(buf, IO_HISTO_NAME_BUF, "<other classes>");
+	if (r->what & IO_HISTO_PRIM) {
+		buf[0] = '[';
+		buf[1] = prim_letter[r->what & 15];
+		buf[2] = 0;
+		return 2;
+	}
+	c = &h->classes[r->what];
+	t = c->name ? hs_histo_name(h, c->name, &n, &cut) : NULL;
+	if (!t)
+		return (size_t)snprintf(buf, IO_HISTO_NAME_BUF,
+		                        "<class 0x%" PRIx64 ">", c->id);
+	k = jmap_form((const char *)t, n, buf);
+	if (cut) {
+		memcpy(buf + k, "...", 3);
+		k += 3;
+	}
+	buf[k] = 0;
+	return k;
+}
+
+/* ---- the order --------------------------------------------------------- */
+
+/* jmap's order: bytes down, array classes first, names, then class ids
+ * (or types) for classes of one name. */
+static int before(const struct hs_histo *h, const struct io_histo_row *a,
+                  const struct io_histo_row *b)
+{
+	char na[IO_HISTO_NAME_BUF], nb[IO_HISTO_NAME_BUF];
+	int d;
+
+	if (a->bytes != b->bytes)
+		return a->bytes > b->bytes;
+	io_histo_name(h, a, na);
+	io_histo_name(h, b, nb);
+	if ((na[0] == '[') != (nb[0] == '['))
+		return na[0] == '[';
+	d = strcmp(na, nb);
+	if (d)
+		return d < 0;
+	if (!(a->what & IO_HISTO_PRIM) && !(b->what & IO_HISTO_PRIM))
+		return h->classes[a->what].id < h->classes[b->what].id;
+	return a->what < b->what;
+}
+
+static void sift(const struct hs_histo *h, struct io_histo_row *r,
+                 size_t i, size_t n)
+{
+	struct io_histo_row t;
+	size_t c;
+
+	while ((c = 2 * i + 1) < n) {
+		if (c + 1 < n && before(h, &r[c], &r[c + 1]))
+			c++;
+		if (!before(h, &r[i], &r[c]))
+			return;
+		t = r[i];
+		r[i] = r[c];
+		r[c] = t;
+		i = c;
+	}
+}
+
+/* rows sorted so that each comes before the next, in place */
+static void sort_rows(const struct hs_histo *h, struct io_histo_row *r,
+                      size_t n)
+{
+	struct io_histo_row t;
+	size_t i;
+
+	for (i = n / 2; i-- > 0;)
+		sift(h, r, i, n);
+	while (n > 1) {
+		t = r[0];
+		r[0] = r[--n];
+		r[n] = t;
+		sift(h, r, 0, n);
+	}
+}
+
+size_t io_histo_rows(const struct hs_histo *h, const struct io_histo_meta *m,
+                     struct io_histo_row *rows)
+{
+	size_t n = 0, i;
+	unsigned t;
+
+	for (i = 0; i < h->class_count; i++) {
+		rows[n].what = IO_HISTO_CLASS + (uint32_t)i;
+		row_sum(h, m, &rows[n]);
+		n += rows[n].n != 0;
+	}
+	for (t = 4; t < 12; t++) {
+		rows[n].what = IO_HISTO_PRIM + t;
+		row_sum(h, m, &rows[n]);
+		n += rows[n].n != 0;
+	}
+	rows[n].what = IO_HISTO_OTHER;
+	row_sum(h, m, &rows[n]);
+	n += rows[n].n != 0;
+	sort_rows(h, rows, n);
+	return n;
+}
+
+/* ---- the text ---------------------------------------------------------- */
+
+/* An output line gathered, then given to out() whole. */
+struct line {
+	char buf[IO_HISTO_NAME_BUF * 6 + 512];
+	size_t len;
+	int (*out)(void *user, const void *buf, size_t len);
+	void *user;
+	int err;
+};
+
+static void put(struct line *l, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3)));
+
+static void put(struct line *l, const char *fmt, ...)
+{
+	va_list ap;
+	int k;
+
+	va_start(ap, fmt);
+	k = vsnprintf(l->buf + l->len, sizeof l->buf - l->len, fmt, ap);
+	va_end(ap);
+	if (k > 0)
+		l->len += (size_t)k < sizeof l->buf - l->len
+		          ? (size_t)k : sizeof l->buf - l->len - 1;
+}
+
+static void flush(struct line *l)
+{
+	if (!l->err && l->len)
+		l->err = l->out(l->user, l->buf, l->len);
+	l->len = 0;
+}
+
+/* The heaps with objects, as a mask of HS_HEAP_* bits; Android dumps
+ * only (HotSpot's have the default heap alone, no column). */
+static unsigned heaps_shown(const struct hs_histo *h,
+                            const struct io_histo_meta *m,
+                            const struct io_histo_row *rows, size_t count)
+{
+	unsigned mask = 0, i;
+	uint64_t n, b;
+	size_t r;
+
+	if (m->version != '3')
+		return 0;
+	for (r = 0; r < count; r++)
+		for (i = 0; i < HS_HISTO_HEAPS; i++) {
+			io_histo_heap(h, m, &rows[r], i, &n, &b);
+			if (n)
+				mask |= 1u << i;
+		}
+	return mask;
+}
+
+static void notes(struct line *l, const struct hs_histo *h,
+                  const struct io_histo_meta *m)
+{
+	if (m->cut)
+		put(l, "# cut: the dump could not be read past byte %" PRIu64
+		    ": these are the objects before it\n", m->cut_at);
+	if (h->classes_past)
+		put(l, "# <other classes>: %" PRIu64 " class ids past the table "
+		    "of %u classes: their objects are counted together\n",
+		    h->classes_past, h->class_max);
+	if (h->names_past)
+		put(l, "# %" PRIu64 " texts past the names table: a class "
+		    "without its name is shown by its id\n", h->names_past);
+}
+
+static void text(struct line *l, const struct hs_histo *h,
+                 const struct io_histo_meta *m,
+                 const struct io_histo_row *rows, size_t count)
+{
+	unsigned shown = heaps_shown(h, m, rows, count), i;
+	uint64_t tn = 0, tb = 0, hn[HS_HISTO_HEAPS] = {0}, hb[HS_HISTO_HEAPS] = {0};
+	uint64_t n, b;
+	char name[IO_HISTO_NAME_BUF];
+	size_t r, w;
+
+	put(l, " num     #instances         #bytes");
+	for (i = 0; i < HS_HISTO_HEAPS; i++)
+		if (shown >> i & 1)
+			put(l, "  %13s", heap_name[i]);
+	put(l, "  class name\n");
+	w = l->len - 1;
+	memset(l->buf + l->len, '-', w);
+	l->len += w;
+	put(l, "\n");
+	flush(l);
+	for (r = 0; r < count && !l->err; r++) {
+		put(l, "%4zu: %13" PRIu64 "  %13" PRIu64, r + 1, rows[r].n,
+		    rows[r].bytes);
+		tn += rows[r].n;
+		tb += rows[r].bytes;
+		for (i = 0; i < HS_HISTO_HEAPS; i++) {
+			io_histo_heap(h, m, &rows[r], i, &n, &b);
+			hn[i] += n;
+			hb[i] += b;
+			if (shown >> i & 1)
+				put(l, "  %13" PRIu64, b);
+		}
+		io_histo_name(h, &rows[r], name);
+		put(l, "  %s\n", name);
+		flush(l);
+	}
+	put(l, "Total %13" PRIu64 "  %13" PRIu64, tn, tb);
+	for (i = 0; i < HS_HISTO_HEAPS; i++)
+		if (shown >> i & 1)
+			put(l, "  %13" PRIu64, hb[i]);
+	put(l, "\n");
+	notes(l, h, m);
+	flush(l);
+}
+
+/* ---- JSON -------------------------------------------------------------- */
+
+/* The length of a valid UTF-8 sequence at s (n bytes left), 0 if none. */
+static size_t utf8_len(const unsigned char *s, size_t n)
+{
+	size_t k = s[0] >= 0xF0 && s[0] <= 0xF4 ? 4 : s[0] >= 0xE0 ? 3
+	           : s[0] >= 0xC2 && s[0] < 0xE0 ? 2 : 0, i;
+
+	if (!k || k > n)
+		return 0;
+	for (i = 1; i < k; i++)
+		if ((s[i] & 0xC0) != 0x80)
+			return 0;
+	return k;
+}
+
+/* A name as a JSON string: valid UTF-8 as it is, any other byte as the
+ * Latin-1 character it would be (names hold no quote, backslash or
+ * control character: histo.c's name_like, and the tool's own names). */
+static void json_name(struct line *l, const char *s)
+{
+	const unsigned char *p = (const unsigned char *)s;
+	size_t n = strlen(s), k;
+
+	put(l, "\"");
+	while (n) {
+		if (*p < 0x80 && *p >= 0x20 && *p != '"' && *p != '\\') {
+			put(l, "%c", *p);
+			k = 1;
+		} else if (*p >= 0x80 && (k = utf8_len(p, n)) != 0) {
+			put(l, "%.*s", (int)k, (const char *)p);
+		} else {
+			put(l, "\\u%04x", *p);
+			k = 1;
+		}
+		p += k;
+		n -= k;
+	}
+	put(l, "\"");
+}
+
+static void json(struct line *l, const struct hs_histo *h,
+                 const struct io_histo_meta *m,
+                 const struct io_histo_row *rows, size_t count)
+{
+	unsigned shown = heaps_shown(h, m, rows, count), i;
+	uint64_t tn = 0, tb = 0, n, b;
+	char name[IO_HISTO_NAME_BUF];
+	const char *sep = "";
+	size_t r;
+
+	put(l, "{\"histogram\": \"hprofstrip\", \"version\": \"1.0.%c\", "
+	    "\"id_size\": %u, \"cut\": %s", m->version ? m->version : '0',
+	    m->idsize, m->cut ? "true" : "false");
+	if (m->cut)
+		put(l, ", \"cut_at\": %" PRIu64, m->cut_at);
+	put(l, ", \"heaps\": [");
+	for (i = 0; i < HS_HISTO_HEAPS; i++)
+		if (shown >> i & 1) {
+			put(l, "%s\"%s\"", sep, heap_name[i]);
+			sep = ", ";
+		}
+	put(l, "],\n \"classes\": [");
+	flush(l);
+	for (r = 0; r < count && !l->err; r++) {
+		io_histo_name(h, &rows[r], name);
+		put(l, "%s\n  {\"rank\": %zu, \"name\": ", r ? "," : "", r + 1);
+		json_name(l, name);
+		put(l, ", \"instances\": %" PRIu64 ", \"bytes\": %" PRIu64,
+		    rows[r].n, rows[r].bytes);
+		tn += rows[r].n;
+		tb += rows[r].bytes;
+		if (shown) {
+			put(l, ", \"heaps\": {");
+			sep = "";
+			for (i = 0; i < HS_HISTO_HEAPS; i++)
+				if (shown >> i & 1) {
+					io_histo_heap(h, m, &rows[r], i, &n, &b);
+					put(l, "%s\"%s\": {\"instances\": %" PRIu64
+					    ", \"bytes\": %" PRIu64 "}", sep,
+					    heap_name[i], n, b);
+					sep = ", ";
+				}
+			put(l, "}");
+		}
+		put(l, "}");
+		flush(l);
+	}
+	put(l, "\n ],\n \"total\": {\"instances\": %" PRIu64
+	    ", \"bytes\": %" PRIu64 "}, \"classes_past\": %" PRIu64
+	    ", \"names_past\": %" PRIu64 "}\n", tn, tb, h->classes_past,
+	    h->names_past);
+	flush(l);
+}
+
+int io_histo_write(const struct hs_histo *h, const struct io_histo_meta *m,
+                   const struct io_histo_row *rows, size_t count, int as_json,
+                   int (*out)(void *user, const void *buf, size_t len),
+                   void *user)
+{
+	struct line l;  /* 4 KiB of stack */
+
+	l.len = 0;
+	l.err = 0;
+	l.out = out;
+	l.user = user;
+	if (as_json)
+		json(&l, h, m, rows, count);
+	else
+		text(&l, h, m, rows, count);
+	return l.err;
+}
+
+size_t io_histo_top(const struct hs_histo *h, const struct io_histo_row *rows,
+                    size_t count, unsigned k, char *buf, size_t size)
+{
+	char name[IO_HISTO_NAME_BUF];
+	uint64_t total = 0;
+	size_t r, len = 0;
+	int w;
+
+	if (!size)
+		return 0;
+	buf[0] = 0;
+	for (r = 0; r < count; r++)
+		total += rows[r].bytes;
+	for (r = 0; r < count && r < k && total; r++) {
+		io_histo_name(h, &rows[r], name);
+		w = snprintf(buf + len, size - len, "%s%s %u%%", r ? ", " : "",
+		             name, (unsigned)(rows[r].bytes * 100 / total));
+		if (w < 0 || (size_t)w >= size - len) {
+			buf[len] = 0;
+			break;
+		}
+		len += (size_t)w;
+	}
+	return len;
+}
