@@ -21,7 +21,7 @@ ENGINE = strip/engine/rewrite.c strip/engine/engine.c strip/engine/histo.c strip
 	strip/engine/segment.c strip/engine/emit.c strip/engine/format.c
 # the I/O both front ends use (the shim and the tools): the output buffer,
 # the names map, the compressors, the level words, the escaping
-IO = strip/io/outbuf.c strip/io/namesmap.c strip/io/histo.c
+IO = strip/io/outbuf.c strip/io/namesmap.c strip/io/histotext.c
 IO_HDRS = strip/io/outbuf.h strip/io/namesmap.h strip/io/histo.h strip/io/compressors.h \
 	strip/io/levels.h strip/io/escape.h
 CLI = strip/cli/cli.c strip/cli/args.c strip/cli/names.c strip/cli/out.c $(IO) \
