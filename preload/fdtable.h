@@ -19,6 +19,12 @@
  * smaller, to reach the fds past it). */
 #ifndef HST_MAX_FD
 #define HST_MAX_FD 65536
+/* The process exits: each dump it still writes (of this process, not
+ * being vetted) gets its histogram of what came, marked cut
+ * (session_exit). A session another thread holds locked for longer than
+ * a moment is left as it is: exit never waits on it. */
+void table_exit(void);
+
 #endif
 
 /* fd's session, or NULL. */

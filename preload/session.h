@@ -140,6 +140,9 @@ void session_finish(struct session *s, int fd);
 /* The dump's last fd was closed behind the shim's back: the dump ends
  * where the runtime's last write left it, and s is free. */
 void session_lost(struct session *s);
+/* The process exits with s's dump open: its histogram of what came,
+ * marked cut there, said; s stays as it is (a thread may still write). */
+void session_exit(struct session *s);
 /* In a forked child: the dump is the parent's; s is free. */
 void session_forget(struct session *s);
 
