@@ -67,10 +67,13 @@ assert_stripped_heap() {
 	LD_PRELOAD=$SHIM timeout "$TMO" java -XX:+HeapDumpBeforeFullGC \
 		-XX:+HeapDumpAfterFullGC -XX:HeapDumpPath=gc.hprof \
 		-cp "$B/java" HeapBuilder gc 3 >out 2>err
-	[ "$(ls gc.hprof* | wc -l)" = 6 ] || fail "$(ls -l)"
+	# each dump and its histogram (HPROFSTRIP_HISTO: <dump>.histo)
+	[ "$(ls gc.hprof* | wc -l)" = 12 ] || fail "$(ls -l)"
 	for f in gc.hprof gc.hprof.1 gc.hprof.2 gc.hprof.3 gc.hprof.4 gc.hprof.5; do
 		assert_stripped_heap "$f"
-		grep -q "^hprofstrip: $f: .* arrays stripped$" err || fail "no summary for $f"
+		[ -s "$f.histo" ] || fail "no $f.histo"
+		grep -q "^hprofstrip: $f: .* arrays stripped; top classes by bytes: .* (all in $f.histo)$" err ||
+			fail "no summary for $f"
 	done
 }
 
@@ -103,7 +106,7 @@ assert_stripped_heap() {
 	stop_jvm
 	for f in heap.bin x.hprof.tmp heapdump; do
 		assert_stripped_heap "$T/$f"
-		grep -q "^hprofstrip: $T/$f: .* arrays stripped$" "$JVM_ERR" ||
+		grep -q "^hprofstrip: $T/$f: .* arrays stripped; top classes by bytes: .* (all in $f.histo)$" "$JVM_ERR" ||
 			fail "no summary for $f: $(cat "$JVM_ERR")"
 	done
 }
