@@ -82,17 +82,20 @@ assert_stripped_heap() {
 	LD_PRELOAD=$SHIM timeout "$TMO" java -Xmx64m -XX:+HeapDumpOnOutOfMemoryError \
 		-XX:+HeapDumpBeforeFullGC -XX:+HeapDumpAfterFullGC \
 		-XX:+DisplayVMOutputToStderr -cp "$B/java" HeapBuilder oom >out 2>err
-	local n
-	n=$(ls java_pid*.hprof* | wc -l)
+	local n dumps
+	# the dumps, each with its histogram (<dump>.histo)
+	dumps=$(ls java_pid*.hprof* | grep -v '\.histo$')
+	n=$(wc -l <<<"$dumps")
 	[ "$n" -ge 3 ] || fail "only $n dumps: $(ls)"
 	# the OOM dump is the last one, and numbered
 	grep -q 'Dumping heap to java_pid[0-9]*\.hprof\.[0-9]* \.\.\.' err
-	for f in java_pid*.hprof*; do
+	for f in $dumps; do
 		run "$ORACLE" count "$f"
 		assert_success
 		assert_output --regexp '^p23 0 c3 [1-9][0-9]*$'
+		[ -s "$f.histo" ] || fail "no $f.histo"
 	done
-	assert_stripped_heap "$(ls java_pid*.hprof* | sort -t. -k3n | tail -1)"
+	assert_stripped_heap "$(sort -t. -k3n <<<"$dumps" | tail -1)"
 }
 
 @test "JVM: jmap -dump:file=heap.bin, jcmd GC.heap_dump x.hprof.tmp and a name without extension are stripped" {
