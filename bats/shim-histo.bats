@@ -191,8 +191,8 @@ check_histo() {
 		        os.write(fd, d[i:i + 65536])
 		    os.close(fd)
 	EOF
+	cmp "$T/b.hprof.histo" "$T/a.hprof.histo"
 	cmp "$T/a.hprof.histo" "$w"
-	cmp "$T/b.hprof.histo" "$w"
 }
 
 # ---- cut dumps ----------------------------------------------------------

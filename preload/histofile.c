@@ -6,7 +6,7 @@
  * (session.h), called with its lock held.
  *
  * Memory: one set of tables a session slot, anonymous memory mapped at
- * the slot's first dump that asks (about 27 MiB of address space, only
+ * the slot's first dump that asks (about 26 MiB of address space, only
  * the pages a dump's classes touch are ever backed), given back to the
  * kernel (MADV_DONTNEED: zero again on next touch) when the histogram is
  * written, so a runtime that lives on after its dump keeps none of it.
@@ -87,10 +87,12 @@ struct hs_histo *histo_tables(struct session *s, int kind)
 			return NULL;
 		}
 		s->hm = m;
-	} else if (s->histo_dirty) {
+	} else {
+		/* given back after the last dump already, unless a thread
+		 * wrote on after the process's exit began: zeroed (cheap for
+		 * pages not there) */
 		histo_zero(s->hm);
 	}
-	s->histo_dirty = 1;
 	m = s->hm;
 	m->h = (struct hs_histo){
 		.slots = m->slots, .slot_count = HS_HISTO_SLOTS,
@@ -195,6 +197,18 @@ void histo_end(struct session *s, int cut, uint64_t cut_at)
 	s->histo_written = histo_file(s, &meta, n) == 0;
 out:
 	histo_zero(m);
-	s->histo_dirty = 0;
 	errno = saved;
+}
+
+void histo_exit(struct session *s)
+{
+	if (!(s->st.flags & HS_HISTO) || s->histo_done)
+		return;
+	histo_end(s, 1, s->st.in_off);
+	if (s->histo_written)
+		say("hprofstrip: %s: the process exits with the dump open, "
+		    "%llu bytes in; the histogram of what came is in %s%s%s%s",
+		    s->path, (unsigned long long)s->st.in_off, s->histo_path,
+		    s->top[0] ? " (top classes by bytes: " : "", s->top,
+		    s->top[0] ? ")" : "");
 }

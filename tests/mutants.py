@@ -170,6 +170,7 @@ AREAS = {
     "preload/say.c": SHIM,
     "preload/wrappers.c": SHIM,
     "preload/hprofstrip-run.c": ["install", "own-dumps"],
+    "preload/histofile.c": ["shim-histo"],
 }
 
 # a file's run is cut off (and the mutant caught, as hung) after this many
@@ -669,6 +670,38 @@ MUTANTS = [
      "strip/engine/engine.c",
      "\tm->unit = m->keep ? &keep_layer : m->redact ? &redact_layer : NULL;",
      "\tm->unit = m->keep ? &keep_layer : NULL;"),
+    # ---- issue 29: the shim's class histogram (<dump>.histo) ---------------
+    ("histo: an existing .histo is replaced", "preload/histofile.c",
+     "\tif ((fd = io_create(s->histo_path, 0600)) < 0) {",
+     "\tif ((fd = hst.open(s->histo_path, O_WRONLY | O_CREAT | O_TRUNC, "
+     "0600)) < 0) {"),
+    ("histo: the .histo is made 0644", "preload/histofile.c",
+     "\tif ((fd = io_create(s->histo_path, 0600)) < 0) {",
+     "\tif ((fd = io_create(s->histo_path, 0644)) < 0) {"),
+    ("histo: HPROFSTRIP_HISTO=no is not heard", "preload/histofile.c",
+     "\tif (!policy()->histo || kind != S_MAIN)",
+     "\tif (kind != S_MAIN)"),
+    ("histo: the close line names two classes, not three",
+     "preload/histofile.c",
+     "\tio_histo_top(&m->h, m->rows, n, 3, s->top, sizeof s->top);",
+     "\tio_histo_top(&m->h, m->rows, n, 2, s->top, sizeof s->top);"),
+    ("histo: the tables are not zeroed between dumps", "preload/histofile.c",
+     "\tif (madvise(m, sizeof *m, MADV_DONTNEED)) {",
+     "\tif (0) {"),
+    ("histo: a cut dump's histogram is not marked cut", "preload/histofile.c",
+     "\t                              .cut = cut, .cut_at = cut_at };",
+     "\t                              .cut = 0, .cut_at = cut_at };"),
+    ("histo: a process that exits with its dump open writes none",
+     "preload/histofile.c",
+     "\thisto_end(s, 1, s->st.in_off);",
+     "\treturn;"),
+    ("histo: a .histo whose write failed is left, in part",
+     "preload/histofile.c",
+     "\t\thisto_unlink(s->histo_path, fd);",
+     "\t\t(void)histo_unlink;"),
+    ("histo: no memory for the tables is not said", "preload/histofile.c",
+     "\t\t\tif (!__atomic_exchange_n(&told, 1, __ATOMIC_RELAXED))",
+     "\t\t\tif (0)"),
 ]
 
 
