@@ -19,12 +19,6 @@
  * smaller, to reach the fds past it). */
 #ifndef HST_MAX_FD
 #define HST_MAX_FD 65536
-/* The process exits: each dump it still writes (of this process, not
- * being vetted) gets its histogram of what came, marked cut
- * (session_exit). A session another thread holds locked for longer than
- * a moment is left as it is: exit never waits on it. */
-void table_exit(void);
-
 #endif
 
 /* fd's session, or NULL. */
@@ -43,5 +37,11 @@ void table_untracked_write(int fd);
  * is written as it comes from now on, and s is free. refused_fd >= 0: the
  * fd refused (refuse_fd), whose refusal every other fd of s shares. */
 void table_drop(struct session *s, int refused_fd);
+
+/* The process exits: each dump it still writes (of this process, not
+ * being vetted) gets its histogram of what came, marked cut
+ * (histo_exit). A session another thread holds locked for longer than
+ * a moment is left as it is: exit never waits on it. */
+void table_exit(void);
 
 #endif
