@@ -11,6 +11,17 @@
 
 /* ---- tables ------------------------------------------------------------ */
 
+/* hs_init: the caller's tables are whole, their slot counts powers of 2
+ * of at least 8 (a lookup ends: 1/8 stays empty) */
+int histo_tables_ok(const struct hs_histo *h)
+{
+	return h->slots && h->classes && h->slot_count >= 8 &&
+	       !(h->slot_count & (h->slot_count - 1)) && h->name_slots &&
+	       h->names && h->name_slot_count >= 8 &&
+	       !(h->name_slot_count & (h->name_slot_count - 1)) &&
+	       h->names_size >= 16;
+}
+
 /* A slot for an id in a table of count slots (a power of 2): ids are
  * addresses, so the multiply's top bits spread them. */
 static inline unsigned slot_of(uint64_t id, unsigned count)
