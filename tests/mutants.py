@@ -680,9 +680,10 @@ MUTANTS = [
     ("histo: the fast path does not count the objects it sweeps",
      "strip/engine/sweep.c",
      "\t\t\tsl->sweep_seen(st, p, &u);", "\t\t\t(void)sl;"),
-    ("histo: a class dump's instance size is not kept", "strip/engine/histo.c",
+    ("histo: a class dump's instance size is read an id too early",
+     "strip/engine/histo.c",
      "\t\tst->hg->classes[i - 1].size = hs_be32(h + 1 + 7 * id + 4) + 1;",
-     "\t\t(void)h;"),
+     "\t\tst->hg->classes[i - 1].size = hs_be32(h + 1 + 6 * id + 4) + 1;"),
     ("histo: a table of 3 slots is taken", "strip/engine/histo.c",
      "\treturn h->slots && h->classes && h->slot_count >= 8 &&\n"
      "\t       !(h->slot_count & (h->slot_count - 1)) && h->name_slots &&",
