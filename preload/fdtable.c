@@ -558,7 +558,7 @@ void table_exit(void)
 		    !lock_soon(s))
 			continue;
 		if (s->kind == S_MAIN && !s->vet)
-			session_exit(s);
+			histo_exit(s);
 		pthread_mutex_unlock(&s->lock);
 	}
 }

@@ -6,7 +6,7 @@
  * (session.h), called with its lock held.
  *
  * Memory: one set of tables a session slot, anonymous memory mapped at
- * the slot's first dump that asks (about 26 MiB of address space, only
+ * the slot's first dump that asks (about 36 MiB of address space, only
  * the pages a dump's classes touch are ever backed), given back to the
  * kernel (MADV_DONTNEED: zero again on next touch) when the histogram is
  * written, so a runtime that lives on after its dump keeps none of it.
@@ -69,7 +69,7 @@ struct hs_histo *histo_tables(struct session *s, int kind)
 	struct histo_mem *m;
 	int saved = errno;
 
-	s->histo_done = 0;
+	s->histo_done = s->histo_written = 0;
 	s->top[0] = 0;
 	/* a .pN file's objects are counted where they are merged: in the
 	 * main file's session */
@@ -109,6 +109,12 @@ void histo_path(struct session *s, int dirfd)
 	const char *b = s->base[0] ? s->base : s->path;
 	char abs[PATH_MAX];
 
+	/* (a sniffed dump's path, s->path, may have been cut to fit: then
+	 * no name is sure to be beside it) */
+	if (!s->base[0] && strlen(s->path) >= sizeof s->path - 1) {
+		s->histo_path[0] = 0;
+		return;
+	}
 	/* beside the dump, wherever the working directory goes by then */
 	if (b[0] != '/' && policy_absolute(dirfd, b, abs, sizeof abs))
 		b = abs;

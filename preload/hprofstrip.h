@@ -37,10 +37,10 @@
  * needs that slot; its layers' memory is mapped by the slot's first dump
  * that asks for them: HPROFSTRIP_KEEP=strings 0.9 MiB, HPROFSTRIP_REDACT
  * 9.1 MiB, HPROFSTRIP_COMPRESS or _FILTER (or a FIFO) 4.1 MiB,
- * HPROFSTRIP_HISTO (on by default) 26.3 MiB of address space, of which
+ * HPROFSTRIP_HISTO (on by default) 36.3 MiB of address space, of which
  * only the pages a dump's classes touch are backed, and those are given
  * back (MADV_DONTNEED) once its histogram is written; so at most about
- * 39.6 MiB a slot (redaction drops keep); a plain strip with
+ * 49.6 MiB a slot (redaction drops keep); a plain strip with
  * HPROFSTRIP_HISTO=no maps only the session. All of it is kept for the
  * slot's later dumps. With
  * HPROFSTRIP_REDACT, a dump past the pool (or one that cannot be

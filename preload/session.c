@@ -576,19 +576,6 @@ void session_lost(struct session *s)
 	s->kind = S_FREE;
 }
 
-void session_exit(struct session *s)
-{
-	if (!(s->st.flags & HS_HISTO) || s->histo_done)
-		return;
-	histo_end(s, 1, s->st.in_off);
-	if (s->histo_written)
-		say("hprofstrip: %s: the process exits with the dump open, "
-		    "%llu bytes in; the histogram of what came is in %s%s%s%s",
-		    s->path, (unsigned long long)s->st.in_off, s->histo_path,
-		    s->top[0] ? " (top classes by bytes: " : "", s->top,
-		    s->top[0] ? ")" : "");
-}
-
 void session_forget(struct session *s)
 {
 	/* the parent's child reads the parent's dump: our copy of

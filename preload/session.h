@@ -73,7 +73,6 @@ struct session {
 	                            tables, mapped at the slot's first
 	                            dump, their pages given back after
 	                            each (histofile.c) */
-	int histo_dirty;         /* ... they hold a dump's counts */
 	int histo_done;          /* ... this dump's histogram was had (or
 	                            tried): never twice */
 	int histo_written;       /* ... and its file written */
@@ -140,9 +139,6 @@ void session_finish(struct session *s, int fd);
 /* The dump's last fd was closed behind the shim's back: the dump ends
  * where the runtime's last write left it, and s is free. */
 void session_lost(struct session *s);
-/* The process exits with s's dump open: its histogram of what came,
- * marked cut there, said; s stays as it is (a thread may still write). */
-void session_exit(struct session *s);
 /* In a forked child: the dump is the parent's; s is free. */
 void session_forget(struct session *s);
 
@@ -159,6 +155,9 @@ void histo_path(struct session *s, int dirfd);
  * cut_at) written to s->histo_path, s->top set; once a dump, and only if
  * it was counted. errno kept. */
 void histo_end(struct session *s, int cut, uint64_t cut_at);
+/* The process exits with s's dump open: its histogram of what came,
+ * marked cut there, said; s stays as it is (a thread may still write). */
+void histo_exit(struct session *s);
 
 /* ---- summary.c ---------------------------------------------------------- */
 
