@@ -21,7 +21,7 @@ HEADER=' num     #instances         #bytes  class name'
 
 setup_file() {
 	# test drivers, not among make all's: built here (a suite run alone has them)
-	build_tests replay libfaultinject.so
+	build_tests replay oracle libfaultinject.so
 	"$JUDGE" build >&2
 }
 
