@@ -205,7 +205,7 @@ grep -q "^Picked up JAVA_TOOL_OPTIONS: $jto\$" "$work/stderr" ||
 	fail "the JVM did not pick up JAVA_TOOL_OPTIONS"
 # the dump and its class histogram (<dump>.histo)
 mapfile -t dumps < <(find "$r$VOLUME_VALUE" -type f ! -name '*.histo')
-[ "${#dumps[@]}" -eq 1 ] || fail "expected one dump in $VOLUME_VALUE, found ${#dumps[@]}: ${dumps[*]}"
+[ "${#dumps[@]}" -eq 1 ] || fail "expected one file in $VOLUME_VALUE, found ${#dumps[@]}: ${dumps[*]}"
 dump=${dumps[0]}
 case $dump in */java_pid[0-9]*.hprof) ;; *) fail "unexpected dump name $dump" ;; esac
 [ "$(find "$r$VOLUME_VALUE" -type f | wc -l)" -eq 2 ] && [ -s "$dump.histo" ] ||

@@ -709,7 +709,7 @@ MUTANTS = [
      "\tif (0) {"),
     ("histo: a cut dump's histogram is not marked cut", "preload/histofile.c",
      "\t                              .cut = cut, .cut_at = cut_at };",
-     "\t                              .cut = 0, .cut_at = cut_at };"),
+     "\t                              .cut = cut * 0, .cut_at = cut_at };"),
     ("histo: a process that exits with its dump open writes none",
      "preload/histofile.c",
      "\thisto_end(s, 1, s->st.in_off);",
@@ -720,7 +720,7 @@ MUTANTS = [
      "\t\t(void)histo_unlink;"),
     ("histo: no memory for the tables is not said", "preload/histofile.c",
      "\t\t\tif (!__atomic_exchange_n(&told, 1, __ATOMIC_RELAXED))",
-     "\t\t\tif (0)"),
+     "\t\t\tif (!__atomic_exchange_n(&told, 1, __ATOMIC_RELAXED) && 0)"),
 ]
 
 
