@@ -182,6 +182,11 @@ name_counts() {
 	# from a pipe: 0600
 	cat "$J8" | "$STRIP" --histo -o "$T/pipe.histo"
 	assert_equal "$(stat -c %a "$T/pipe.histo")" 600
+	# --baseline: no wider than either input
+	cp "$J8" "$T/wide.hprof"
+	chmod 644 "$T/wide.hprof"
+	"$STRIP" --histo --baseline "$T/in.hprof" -o "$T/change.histo" "$T/wide.hprof"
+	assert_equal "$(stat -c %a "$T/change.histo")" 600
 	# a symlink is followed, and stays
 	ln -s target.histo "$T/link.histo"
 	"$STRIP" --histo -o "$T/link.histo" "$J8"
