@@ -597,6 +597,7 @@ static int baseline_load(const struct run *r, const struct args *a,
 		close(fd);
 	return rc;
 }
+
 /* The histogram (or with --baseline, the change since OLD) into out. */
 static int histo_write(const struct args *a, const struct histo *t,
                        const struct histo_list *old, struct out *o)
@@ -609,7 +610,9 @@ static int histo_write(const struct args *a, const struct histo *t,
 		                      out_write, o);
 	if (histo_list_of(&now, t))
 		return -1;
-	rc = histo_diff_write(old, a->baseline, &now, a->json, out_write, o);
+	rc = histo_diff_write(old, strcmp(a->baseline, "-") ? a->baseline
+	                                                    : "stdin",
+	                      &now, a->json, out_write, o);
 	histo_list_free(&now);
 	return rc;
 }

@@ -4,6 +4,7 @@
  * between two of them, as text or JSON.
  */
 #include "histo.h"
+#include "../io/escape.h"
 
 #include <errno.h>
 #include <inttypes.h>
@@ -276,7 +277,11 @@ static void json_string(struct line *l, const char *s)
 static void text_notes(struct line *l, const struct histo_list *old,
                        const char *old_name, const struct histo_list *now)
 {
-	put(l, "# baseline: %s\n", old_name);
+	char name[1024];
+
+	/* a newline in the file name must not end the note */
+	io_escape(name, sizeof name, old_name, strlen(old_name));
+	put(l, "# baseline: %s\n", name);
 	if (old->cut)
 		put(l, "# baseline cut: its dump could not be read past byte %"
 		    PRIu64 ": its counts are of the objects before it\n",
