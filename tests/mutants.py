@@ -678,7 +678,7 @@ MUTANTS = [
      "\t\t.flags = HS_HISTO | (flags & (HS_SALVAGE))", ["histo"]),
     ("histo: a salvaged dump's histogram is not marked cut", "strip/cli/cli.c",
      "\tcut = st.salvaged || r->cut;",
-     "\tcut = 0 * st.salvaged || r->cut;", ["histo"]),
+     "\tcut = r->cut != NULL;", ["histo"]),
     ("histo: a dump the engine rejected still gets its histogram",
      "strip/cli/cli.c",
      "\t\tengine_error(r, &st);\n\t\treturn -1;",
