@@ -218,7 +218,7 @@ cut_rows() {
 	  "$(awk '/^Total/ { print $2 }' "$(want "$F")")" ]
 }
 
-@test "a process that exits with its dump open writes the histogram of what came, marked cut, and says so" {
+@test "a process that exits with its dump open writes the histogram of what came, marked cut unless it ends whole, and says so" {
 	HPROFSTRIP_PROGRAMS=python3 LD_PRELOAD=$SHIM python3 - "$F" "$T/open.hprof" 2>"$T/err" <<-'EOF'
 		import os, sys
 		d = open(sys.argv[1], 'rb').read()
@@ -231,6 +231,19 @@ cut_rows() {
 	assert_output "# cut: the dump could not be read past byte 2000000: these are the objects before it"
 	run cat "$T/err"
 	assert_output --regexp "^hprofstrip: $T/open.hprof: the process exits with the dump open, 2000000 bytes in; the histogram of what came is in $T/open.hprof.histo \(top classes by bytes: [^ ]+ [0-9]+%, [^ ]+ [0-9]+%, [^ ]+ [0-9]+%\)$"
+	# the whole dump, never closed: its histogram, not marked cut
+	rm -f "$T/open.hprof"*
+	HPROFSTRIP_PROGRAMS=python3 LD_PRELOAD=$SHIM python3 - "$F" "$T/open.hprof" 2>"$T/err" <<-'EOF'
+		import os, sys
+		d = open(sys.argv[1], 'rb').read()
+		fd = os.open(sys.argv[2], os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
+		os.write(fd, d)
+		sys.exit(0)  # never closed
+	EOF
+	"$STRIP" --histo "$F" >"$T/want.histo"
+	cmp "$T/want.histo" "$T/open.hprof.histo"
+	run cat "$T/err"
+	assert_output --regexp "the histogram of it is in $T/open.hprof.histo"
 	# killed (no exit handlers): none, and the dump is as far as it came
 	rm -f "$T/open.hprof"*
 	HPROFSTRIP_PROGRAMS=python3 LD_PRELOAD=$SHIM python3 - "$F" "$T/open.hprof" <<-'EOF'

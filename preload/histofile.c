@@ -210,11 +210,14 @@ void histo_exit(struct session *s)
 {
 	if (!(s->st.flags & HS_HISTO) || s->histo_done)
 		return;
-	histo_end(s, 1, s->st.in_off);
+	/* a dump that ends between records, its segments closed, is whole
+	 * as far as it went: not marked cut */
+	histo_end(s, !hs_at_end(&s->st), s->st.in_off);
 	if (s->histo_written)
 		say("hprofstrip: %s: the process exits with the dump open, "
-		    "%llu bytes in; the histogram of what came is in %s%s%s%s",
-		    s->path, (unsigned long long)s->st.in_off, s->histo_path,
+		    "%llu bytes in; the histogram of %s is in %s%s%s%s",
+		    s->path, (unsigned long long)s->st.in_off,
+		    hs_at_end(&s->st) ? "it" : "what came", s->histo_path,
 		    s->top[0] ? " (top classes by bytes: " : "", s->top,
 		    s->top[0] ? ")" : "");
 }

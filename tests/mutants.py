@@ -774,6 +774,9 @@ MUTANTS = [
     ("histo: no memory for the tables is not said", "preload/histofile.c",
      "\t\t\tif (!__atomic_exchange_n(&told, 1, __ATOMIC_RELAXED))",
      "\t\t\tif (!__atomic_exchange_n(&told, 1, __ATOMIC_RELAXED) && 0)"),
+    ("histo: a whole dump open at exit is marked cut", "preload/histofile.c",
+     "\thisto_end(s, !hs_at_end(&s->st), s->st.in_off);",
+     "\thisto_end(s, 1, s->st.in_off);"),
 ]
 
 

@@ -858,6 +858,12 @@ void hs_init(struct hs_state *st, const struct hs_config *cfg,
 	resolve_mode(st);
 }
 
+int hs_at_end(const struct hs_state *st)
+{
+	return st->phase == PH_REC && st->have == 0 && st->idsize &&
+	       !st->err && !st->in_segments && !st->fallback;
+}
+
 enum hs_err hs_feed(struct hs_state *st, const void *in, size_t len)
 {
 	struct cur c;

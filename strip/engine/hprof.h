@@ -613,6 +613,12 @@ const char *hs_strerror(enum hs_err err);
  * same dump knows every layout the first learnt. */
 void hs_redact_filled(const struct hs_state *st, struct hs_redact *r);
 
+/* Could the input fed so far be a whole dump: it ends between records,
+ * after the file header, with no error and no segments missing their
+ * HEAP_DUMP_END? (The shim, at a process's exit with a dump open: is the
+ * histogram of a whole dump, or of a cut one?) */
+int hs_at_end(const struct hs_state *st);
+
 /* HS_FALLBACK: 1 if the rest of the fallback's record (or stream) goes
  * out as zeros, not verbatim (HS_REDACT: nothing goes out unredacted). */
 int hs_fallback_zeros(const struct hs_state *st);
