@@ -170,6 +170,10 @@ AREAS = {
     "preload/say.c": SHIM,
     "preload/wrappers.c": SHIM,
     "preload/hprofstrip-run.c": ["install", "own-dumps"],
+    # issue 29: the histogram's counts and names, judged by VisualVM and
+    # jmap (bats/histo-judge.bats)
+    "strip/engine/histo.c": ["histo-judge"],
+    "strip/io/histotext.c": ["histo-judge"],
 }
 
 # a file's run is cut off (and the mutant caught, as hung) after this many
@@ -669,6 +673,18 @@ MUTANTS = [
      "strip/engine/engine.c",
      "\tm->unit = m->keep ? &keep_layer : m->redact ? &redact_layer : NULL;",
      "\tm->unit = m->keep ? &keep_layer : NULL;"),
+    # ---- issue 29: the class histogram, against VisualVM and jmap --------
+    ("histo: an object array's class read where an instance's is",
+     "strip/engine/histo.c",
+     "\t\ti = object_class(g, rd_id(st, h + 1 + id + 8));",
+     "\t\ti = object_class(g, rd_id(st, h + 1 + id + 4));", ["histo-judge"]),
+    ("histo: the fast path's objects are not counted", "strip/engine/histo.c",
+     "\t\tcount(st, p);",
+     "\t\t(void)p;", ["histo-judge"]),
+    ("histo: a hidden class keeps its '+0x' (not jmap's '/0x')",
+     "strip/io/histotext.c",
+     "\t\t\tc = '/';\n\t\telse if (c == '/')",
+     "\t\t\tc = '+';\n\t\telse if (c == '/')", ["histo-judge"]),
 ]
 
 
