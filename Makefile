@@ -107,9 +107,10 @@ $(LAUNCHER): preload/hprofstrip-run.c strip/engine/hprof.h strip/io/compressors.
 $(BUILD)/modes.h: tests/modes.tsv tests/modes.sh | $(BUILD)
 	tests/modes.sh header >$@.tmp && mv $@.tmp $@
 
-$(BUILD)/splitcheck: tests/splitcheck.c tests/cutrun.c tests/cutrun.h $(ENGINE) \
+$(BUILD)/splitcheck: tests/splitcheck.c tests/cutrun.c tests/cutrun.h $(ENGINE) strip/io/histotext.c strip/io/histo.h \
 		strip/engine/hprof.h strip/engine/internal.h $(BUILD)/modes.h | $(BUILD)
-	$(CC) $(ALL_CFLAGS) -I$(BUILD) -o $@ tests/splitcheck.c tests/cutrun.c $(ENGINE) $(LDFLAGS)
+	$(CC) $(ALL_CFLAGS) -I$(BUILD) -o $@ tests/splitcheck.c tests/cutrun.c $(ENGINE) \
+		strip/io/histotext.c $(LDFLAGS)
 
 # the engine's hold-back clamp, through the public API
 $(BUILD)/holdtest: tests/holdtest.c tests/check.h tests/dumpbuf.h $(ENGINE) strip/engine/hprof.h \

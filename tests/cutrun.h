@@ -46,6 +46,8 @@ struct cr_run {
 	uint64_t map_hash, map_bytes; /* ... the originals given (the
 	                             caller's, FNV-1a) */
 	struct hs_census census;  /* the caller's cfg->census, or this */
+	uint64_t histo_hash, histo_len; /* HS_HISTO: the histogram's text
+	                             (FNV-1a), as the tools write it */
 	unsigned idsize;
 	char version;
 };

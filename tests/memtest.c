@@ -16,6 +16,14 @@
  *     listed size is zeroed too, the rest the same;
  *   - hs_init clears the layout cache: one left filled by a caller (an
  *     entry saying the class has no values) changes nothing.
+ * The histogram's tables (HS_HISTO) too, on the same dump stripped:
+ *   - with room, it counts NOBJ instances of the class, names it and
+ *     leaves the output as the plain strip's;
+ *   - with a class table of 8 slots and class_max 0, they are counted as
+ *     past the table, and nothing is written in the classes;
+ *   - with 16 bytes of names, the class has no name (names_past);
+ *   - with tables hs_init cannot use (3 slots, no names), HS_HISTO is
+ *     dropped: not a byte written, the output the plain strip's.
  * Prints one line per failed check and 'mem: N passed, N failed'.
  */
 #include "../strip/engine/hprof.h"
@@ -213,6 +221,111 @@ static int marked(size_t from)
 	return 1;
 }
 
+/* the dump in, stripped with the histogram's tables h, into out; the
+ * flags in effect in *flags */
+static enum hs_err histo(const struct buf *in, struct hs_histo *h,
+                         struct buf *out, unsigned *flags)
+{
+	static struct hs_state st;
+	struct hs_config cfg = { .flags = h ? HS_HISTO : 0, .histo = h };
+	struct hs_sink sink = { sink_write, sink_patch, out, NULL };
+	enum hs_err err;
+
+	out->len = 0;
+	hs_init(&st, &cfg, &sink);
+	err = hs_feed(&st, in->p, in->len);
+	*flags = st.flags;
+	return err ? err : hs_finish(&st);
+}
+
+/* histogram tables in mem (marked first): slots, class_max classes and
+ * names bytes of names */
+static uint32_t h_slots[ROOM], h_name_slots[ROOM];
+static unsigned char h_names[4096];
+
+static struct hs_histo tables(unsigned slots, unsigned class_max,
+                              uint32_t names)
+{
+	struct hs_histo h;
+
+	memset(&h, 0, sizeof h);
+	memset(h_slots, 0, sizeof h_slots);
+	memset(h_name_slots, 0, sizeof h_name_slots);
+	h.slots = h_slots;
+	h.slot_count = slots;
+	h.classes = (struct hs_histo_class *)(void *)mem.bytes;
+	h.class_max = class_max;
+	h.name_slots = h_name_slots;
+	h.name_slot_count = ROOM;
+	h.names = h_names;
+	h.names_size = names;
+	return h;
+}
+
+static void histo_checks(const struct buf *in)
+{
+	struct buf plain = { 0 }, out = { 0 };
+	struct hs_histo h;
+	const unsigned char *name;
+	size_t n = 0;
+	int cut = 0;
+	unsigned flags;
+	enum hs_err err;
+
+	histo(in, NULL, &plain, &flags);
+	mark();
+	h = tables(ROOM, 1, sizeof h_names);
+	memset(mem.bytes, 0, sizeof(struct hs_histo_class));
+	err = histo(in, &h, &out, &flags);
+	name = hs_histo_name(&h, h.classes[0].name, &n, &cut);
+	CHECK(!err && (flags & HS_HISTO) && same(&out, &plain) &&
+	      h.class_count == 1 && h.classes[0].id == CLS &&
+	      h.classes[0].heap[0].n == NOBJ && h.classes[0].size == FIELDS_LEN + 1 &&
+	      name && n == 19 && !memcmp(name, "java/util/ArrayList", 19) &&
+	      marked(sizeof(struct hs_histo_class)),
+	      "histogram: %s, %u classes, %llu instances, %s, %s",
+	      hs_strerror(err), h.class_count,
+	      (unsigned long long)h.classes[0].heap[0].n,
+	      same(&out, &plain) ? "same bytes" : "other bytes",
+	      name ? "named" : "no name");
+
+	mark();
+	h = tables(ROOM, 0, sizeof h_names);
+	err = histo(in, &h, &out, &flags);
+	CHECK(!err && h.class_count == 0 && h.other[0].n == NOBJ &&
+	      h.classes_past > 0 && marked(0),
+	      "histogram, no room for a class: %s, %llu past, %llu others, %s",
+	      hs_strerror(err), (unsigned long long)h.classes_past,
+	      (unsigned long long)h.other[0].n, marked(0) ? "untouched" : "written");
+
+	mark();
+	h = tables(ROOM, 1, 16);
+	memset(mem.bytes, 0, sizeof(struct hs_histo_class));
+	err = histo(in, &h, &out, &flags);
+	CHECK(!err && h.classes[0].heap[0].n == NOBJ && h.names_past > 0 &&
+	      !hs_histo_name(&h, h.classes[0].name, &n, &cut),
+	      "histogram, 16 bytes of names: %s, %llu texts past",
+	      hs_strerror(err), (unsigned long long)h.names_past);
+
+	mark();
+	h = tables(3, 1, sizeof h_names);
+	err = histo(in, &h, &out, &flags);
+	CHECK(!err && !(flags & HS_HISTO) && same(&out, &plain) && marked(0),
+	      "histogram tables of 3 slots: %s, %s, %s", hs_strerror(err),
+	      flags & HS_HISTO ? "kept" : "dropped",
+	      marked(0) ? "untouched" : "written");
+	mark();
+	h = tables(ROOM, 1, sizeof h_names);
+	h.names = NULL;
+	err = histo(in, &h, &out, &flags);
+	CHECK(!err && !(flags & HS_HISTO) && same(&out, &plain) && marked(0),
+	      "histogram without names: %s, %s, %s", hs_strerror(err),
+	      flags & HS_HISTO ? "kept" : "dropped",
+	      marked(0) ? "untouched" : "written");
+	free(plain.p);
+	free(out.p);
+}
+
 int main(void)
 {
 	static struct hs_flat flat[HS_REDACT_FLAT];
@@ -329,6 +442,7 @@ int main(void)
 	      "a layout cache left filled: %s, %d values out", hs_strerror(err),
 	      count(&out, VALUE));
 
+	histo_checks(&in);
 	free(in.p);
 	free(ref.p);
 	free(out.p);

@@ -31,6 +31,7 @@
  *   splitcheck -w FILE OUT   write the one-shot strip output (for tests)
  */
 #include "cutrun.h"
+#include "../strip/io/histo.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -97,6 +98,58 @@ static size_t to_next_point(void *user, size_t pos, size_t left)
 	                                                : left;
 }
 
+/* FNV-1a over the histogram's text as it is written */
+static int histo_out(void *user, const void *buf, size_t len)
+{
+	struct cr_run *r = user;
+	const unsigned char *b = buf;
+	size_t i;
+
+	for (i = 0; i < len; i++)
+		r->histo_hash = (r->histo_hash ^ b[i]) * 0x100000001B3u;
+	r->histo_len += len;
+	return 0;
+}
+
+/* HS_HISTO: fresh tables for a run; after it, its text hashed into r */
+static void histo_tables(struct hs_histo *h)
+{
+	memset(h, 0, sizeof *h);
+	h->slot_count = HS_HISTO_SLOTS;
+	h->class_max = HS_HISTO_CLASSES;
+	h->name_slot_count = HS_HISTO_NAME_SLOTS;
+	h->names_size = HS_HISTO_NAMES;
+	h->slots = calloc(h->slot_count, sizeof *h->slots);
+	h->classes = calloc(h->class_max, sizeof *h->classes);
+	h->name_slots = calloc(h->name_slot_count, sizeof *h->name_slots);
+	h->names = calloc(1, h->names_size);
+	if (!h->slots || !h->classes || !h->name_slots || !h->names) {
+		perror("calloc");
+		exit(2);
+	}
+}
+
+static void histo_text(struct hs_histo *h, struct cr_run *r)
+{
+	struct io_histo_meta m = { r->idsize, r->version, r->err != 0,
+	                           r->err_off };
+	struct io_histo_row *rows = calloc(io_histo_room(h), sizeof *rows);
+	size_t n;
+
+	if (!rows) {
+		perror("calloc");
+		exit(2);
+	}
+	n = io_histo_rows(h, &m, rows);
+	r->histo_hash = 0xCBF29CE484222325u;
+	io_histo_write(h, &m, rows, n, 0, histo_out, r);
+	free(rows);
+	free(h->slots);
+	free(h->classes);
+	free(h->name_slots);
+	free(h->names);
+}
+
 /* Feed [0,len) cut at the given points. With -O, close open records as
  * soon as their body has been fed. */
 static void run(const unsigned char *in, size_t len, const size_t *cuts,
@@ -105,6 +158,7 @@ static void run(const unsigned char *in, size_t len, const size_t *cuts,
 	struct hs_config cfg = { .flags = flags };
 	struct hs_keep keep;
 	struct hs_redact red;
+	struct hs_histo histo;
 	struct hs_names names = { { 0x0123456789ABCDEFu, 0xFEDCBA9876543210u },
 	                          original, NULL, NULL };
 	struct points p = { cuts, ncuts, 0 };
@@ -156,11 +210,17 @@ static void run(const unsigned char *in, size_t len, const size_t *cuts,
 		cfg.redact = &red;
 	}
 	cfg.names = &names;
+	if (flags & HS_HISTO) {
+		histo_tables(&histo);
+		cfg.histo = &histo;
+	}
 	map_hash = 0xCBF29CE484222325u;
 	map_bytes = 0;
 	cr_run(in, len, &cfg, &c, SIZE_MAX, r);
 	r->map_hash = map_hash;
 	r->map_bytes = map_bytes;
+	if (cfg.histo)
+		histo_text(&histo, r);
 	if (cfg.redact) {
 		free(red.classes);
 		free(red.types);
@@ -200,7 +260,8 @@ static int same(const struct cr_run *a, const struct cr_run *b,
 	    a->names != b->names || a->map_hash != b->map_hash ||
 	    a->map_bytes != b->map_bytes ||
 	    (census_too && memcmp(&a->census, &b->census, sizeof a->census)) ||
-	    a->kept != b->kept || a->kept_bytes != b->kept_bytes) {
+	    a->kept != b->kept || a->kept_bytes != b->kept_bytes ||
+	    a->histo_hash != b->histo_hash || a->histo_len != b->histo_len) {
 		fprintf(stderr, "splitcheck: %s: counters differ\n", what);
 		return 0;
 	}

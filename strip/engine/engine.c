@@ -784,14 +784,6 @@ static int table_ok(unsigned slots)
 	return slots >= HS_KEEP_MIN_SLOTS && !(slots & (slots - 1));
 }
 
-/* The histogram's tables: whole, their sizes powers of 2 (histo.h). */
-static int histo_ok(const struct hs_histo *h)
-{
-	return h->slots && h->classes && table_ok(h->slot_count) &&
-	       h->name_slots && h->names && table_ok(h->name_slot_count) &&
-	       h->names_size >= 16;
-}
-
 /* The state is small: every layer's tables and caches are the caller's
  * (hprof.h: HS_STATE_MAX). */
 _Static_assert(sizeof(struct hs_state) <= HS_STATE_MAX,
@@ -809,7 +801,7 @@ void hs_init(struct hs_state *st, const struct hs_config *cfg,
 	st->flags = flags;
 	st->sink = *sink;
 	st->census = cfg->census;
-	if ((flags & HS_HISTO) && cfg->histo && histo_ok(cfg->histo))
+	if ((flags & HS_HISTO) && cfg->histo && histo_tables_ok(cfg->histo))
 		st->hg = cfg->histo;
 	else
 		st->flags &= ~(unsigned)HS_HISTO;

@@ -11,6 +11,17 @@
 
 /* ---- tables ------------------------------------------------------------ */
 
+/* hs_init: the caller's tables are whole, their slot counts powers of 2
+ * of at least 8 (a lookup ends: 1/8 stays empty) */
+int histo_tables_ok(const struct hs_histo *h)
+{
+	return h->slots && h->classes && h->slot_count >= 8 &&
+	       !(h->slot_count & (h->slot_count - 1)) && h->name_slots &&
+	       h->names && h->name_slot_count >= 8 &&
+	       !(h->name_slot_count & (h->name_slot_count - 1)) &&
+	       h->names_size >= 16;
+}
+
 /* A slot for an id in a table of count slots (a power of 2): ids are
  * addresses, so the multiply's top bits spread them. */
 static inline unsigned slot_of(uint64_t id, unsigned count)
@@ -84,10 +95,14 @@ const unsigned char *hs_histo_name(const struct hs_histo *h, uint64_t id,
 }
 
 /* Keeps the text (n bytes at t, cut: its record was longer) of STRING
- * id; past the tables, counts it. A later text of the same id wins. */
+ * id; past the tables, counts it. A later text of the same id wins. A
+ * bare identifier (bare) leaves the last quarter of the names to the
+ * texts shaped as class names: a dump of many classes has ten times as
+ * many identifiers as class names, and they rarely name a class. */
 static void name_keep(struct hs_histo *h, uint64_t id, const unsigned char *t,
-                      size_t n, int cut)
+                      size_t n, int cut, int bare)
 {
+	uint32_t room = h->names_size - (bare ? h->names_size / 4 : 0);
 	unsigned s = slot_of(id, h->name_slot_count);
 	uint32_t o, need = 10 + (uint32_t)n;
 	uint64_t got;
@@ -101,7 +116,7 @@ static void name_keep(struct hs_histo *h, uint64_t id, const unsigned char *t,
 		s = (s + 1) & (h->name_slot_count - 1);
 	}
 	if ((!o && h->name_count >= h->name_slot_count / 8 * 7) ||
-	    need > h->names_size - h->names_used) {
+	    h->names_used > room || need > room - h->names_used) {
 		h->names_past++;
 		return;
 	}
@@ -117,37 +132,50 @@ static void name_keep(struct hs_histo *h, uint64_t id, const unsigned char *t,
 
 /* ---- what may name a class --------------------------------------------- */
 
-/* Does a text (n bytes at t) look like a class's name as the dumpers
- * write them: HotSpot's java/lang/String, [Ljava/lang/Object;, a hidden
- * class's +0x...; ART's java.lang.String, byte[], a synthetic class's
- * -IA; non-ASCII names? Never a method descriptor, a literal with a
- * space, or a name in angle brackets (<init>): most of HotSpot's
- * STRINGs are those, and the names table keeps fewer. A ';' only ends an
- * array's or a filler's descriptor ([L...; or L...;, JDK 21). */
+/* The texts that may name a class, as the dumpers write them: HotSpot's
+ * java/lang/String, [Ljava/lang/Object;, a hidden class's +0x...; ART's
+ * and the hprof agent's java.lang.String and byte[], ART's synthetic
+ * -IA; names with non-ASCII bytes. Never a method descriptor, a literal
+ * with a space, a name in angle brackets (<init>) or a field's
+ * descriptor (Ljava/lang/String;), but for JDK 21's filler class, whose
+ * name is one: most of HotSpot's STRINGs are those. A bare identifier
+ * (no separator: a class in the default package, but far more often a
+ * method's or a field's name) may name one too. */
+enum { NOT_NAME, NAME_SHAPED, NAME_BARE };
+
+static const char filler[] = "Ljdk/internal/vm/FillerArray;";
+
 static int name_like(const unsigned char *t, size_t n)
 {
+	int shaped = 0;
 	size_t i;
 
 	if (!n)
-		return 0;
+		return NOT_NAME;
+	if (t[0] == 'L' && t[n - 1] == ';')
+		return n == sizeof filler - 1 && !memcmp(t, filler, n)
+		       ? NAME_SHAPED : NOT_NAME;
 	for (i = 0; i < n; i++) {
 		unsigned c = t[i];
 		if (c >= 0x80 || (c >= 'a' && c <= 'z') ||
-		    (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9'))
+		    (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') ||
+		    c == '_' || c == '$')
 			continue;
 		switch (c) {
-		case '_': case '$': case '/': case '.': case '[': case ']':
-		case '+': case '-':
+		case '/': case '.': case '[': case ']': case '+': case '-':
+			shaped = 1;
 			continue;
-		case ';':
-			if (i == n - 1 && (t[0] == '[' || t[0] == 'L'))
+		case ';':  /* ends an array's descriptor */
+			if (i == n - 1 && t[0] == '[') {
+				shaped = 1;
 				continue;
-			return 0;
+			}
+			return NOT_NAME;
 		default:
-			return 0;
+			return NOT_NAME;
 		}
 	}
-	return 1;
+	return shaped ? NAME_SHAPED : NAME_BARE;
 }
 
 /* ---- the hooks --------------------------------------------------------- */
@@ -173,13 +201,15 @@ static void string_read(struct hs_state *st, const unsigned char *h,
 	unsigned id = st->idsize;
 	unsigned char shown[HS_HISTO_NAME_MAX];
 	size_t k = n - id;
-	int whole = n == st->rec_len;
+	int whole = n == st->rec_len, like;
 
 	if (k > HS_HISTO_NAME_MAX)
 		k = HS_HISTO_NAME_MAX;
 	names_view(st, h + id, k, whole, shown);
-	if (name_like(shown, k))
-		name_keep(st->hg, rd_id(st, h), shown, k, !whole);
+	like = name_like(shown, k);
+	if (like != NOT_NAME)
+		name_keep(st->hg, rd_id(st, h), shown, k, !whole,
+		          like == NAME_BARE);
 }
 
 static void record(struct hs_state *st, const unsigned char *h, unsigned n)

@@ -331,6 +331,8 @@ struct hs_layer {
 extern const struct hs_layer android_layer, keep_layer, stream_layer,
                              salvage_layer, redact_layer, names_layer,
                              histo_layer;
+/* histo.c, for hs_init: are the caller's histogram tables usable? */
+int histo_tables_ok(const struct hs_histo *h);
 /* names.c, for histo.c: the start of a STRING text as it goes out */
 void names_view(const struct hs_state *st, const unsigned char *p, size_t n,
                 int whole, unsigned char *out);
