@@ -25,11 +25,12 @@ IO = strip/io/outbuf.c strip/io/namesmap.c strip/io/histotext.c
 IO_HDRS = strip/io/outbuf.h strip/io/namesmap.h strip/io/histo.h strip/io/compressors.h \
 	strip/io/levels.h strip/io/escape.h
 CLI = strip/cli/cli.c strip/cli/args.c strip/cli/names.c strip/cli/out.c $(IO) \
-	strip/cli/info.c strip/cli/keepset.c strip/cli/standaside.c strip/cli/decomp.c
+	strip/cli/info.c strip/cli/keepset.c strip/cli/standaside.c strip/cli/decomp.c \
+	strip/cli/histo.c strip/cli/histoload.c
 HDRS = strip/engine/hprof.h strip/engine/format.h strip/engine/histo.h strip/engine/layers.h \
 	strip/engine/internal.h strip/cli/cli.h strip/cli/args.h \
 	strip/cli/names.h strip/cli/out.h strip/cli/info.h \
-	strip/cli/keepset.h strip/cli/decomp.h $(IO_HDRS)
+	strip/cli/keepset.h strip/cli/decomp.h strip/cli/histo.h $(IO_HDRS)
 TOOLS = $(BUILD)/hprofstrip $(BUILD)/hprofrestore
 SHIM = $(BUILD)/libhprofstrip.so
 LAUNCHER = $(BUILD)/hprofstrip-run

@@ -28,7 +28,8 @@ static const struct cli_option options[] = {
 int main(int argc, char **argv)
 {
 	static const struct cli_tool tool = {
-		"hprofrestore", usage, "restored", HS_RESTORE, options, NULL, 0, 1
+		"hprofrestore", usage, "restored", HS_RESTORE, options, NULL, 0, 1,
+		NULL
 	};
 	return cli_main(&tool, argc, argv);
 }

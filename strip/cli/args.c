@@ -36,17 +36,44 @@ int cli_quiet(int argc, char **argv)
 	return 0;
 }
 
-int args_info_mode(const struct cli_tool *tool, int argc, char **argv)
+/* Is word among the arguments before any "--"? */
+static int has_option(int argc, char **argv, const char *word)
 {
 	int i;
 
-	for (i = 1; tool->info_usage && i < argc; i++) {
+	for (i = 1; i < argc; i++) {
 		if (!strcmp(argv[i], "--"))
 			return 0;
-		if (!strcmp(argv[i], "--info"))
+		if (!strcmp(argv[i], word))
 			return 1;
 	}
 	return 0;
+}
+
+int args_info_mode(const struct cli_tool *tool, int argc, char **argv)
+{
+	return tool->info_usage && has_option(argc, argv, "--info");
+}
+
+int args_histo_mode(const struct cli_tool *tool, int argc, char **argv)
+{
+	return tool->histo_usage && !args_info_mode(tool, argc, argv) &&
+	       has_option(argc, argv, "--histo");
+}
+
+/* The options --histo takes besides -h, -v, -q and --salvage. */
+static int histo_takes(const char *s)
+{
+	static const char *const words[] = {
+		"--histo", "--json", "--baseline", "--app-only", "-V",
+		"--version", NULL
+	};
+	int i;
+
+	for (i = 0; words[i]; i++)
+		if (!strcmp(s, words[i]))
+			return 1;
+	return s[1] == 'o';  /* -o FILE, -oFILE */
 }
 
 /* --redact=WORD: the level it names (levels.h), the last given winning;
@@ -75,7 +102,8 @@ int args_parse(struct args *a, int argc, char **argv)
 		if (opts && !strcmp(s, "--")) {
 			opts = 0;
 		} else if (opts && (!strcmp(s, "-h") || !strcmp(s, "--help"))) {
-			fputs(a->info ? tool->info_usage : tool->usage, stdout);
+			fputs(a->info ? tool->info_usage : a->histo
+			      ? tool->histo_usage : tool->usage, stdout);
 			return EXIT_OK;
 		} else if (opts && !strcmp(s, "-v")) {
 			/* --info: accepted, changes nothing */
@@ -84,12 +112,25 @@ int args_parse(struct args *a, int argc, char **argv)
 			/* seen by cli_quiet */
 		} else if (opts && a->info && !strcmp(s, "--info")) {
 			/* the mode itself */
-		} else if (opts && a->info && !strcmp(s, "--json")) {
+		} else if (opts && (a->info || a->histo) && !strcmp(s, "--json")) {
 			a->json = 1;
 		} else if (opts && !strcmp(s, "--salvage")) {
 			a->flags |= HS_SALVAGE;
 		} else if (opts && a->info && s[0] == '-' && s[1]) {
 			return usage_error(a, "--info: unsupported option '%s'", s);
+		} else if (opts && a->histo && s[0] == '-' && s[1] &&
+		           !histo_takes(s)) {
+			return usage_error(a, "--histo: unsupported option '%s'", s);
+		} else if (opts && a->histo && !strcmp(s, "--histo")) {
+			/* the mode itself */
+		} else if (opts && tool->histo_usage && !strcmp(s, "--baseline")) {
+			if (!a->histo)
+				return usage_error(a, "--baseline goes with "
+				                   "--histo%s", "");
+			if (++i == argc)
+				return usage_error(a, "--baseline needs a "
+				                   "histogram or dump%s", "");
+			a->baseline = argv[i];
 		} else if (opts && !a->info && !strcmp(s, "--stream")) {
 			a->stream = 1;
 		} else if (opts && tool->redacts && !strcmp(s, "--redact")) {
@@ -133,6 +174,10 @@ int args_parse(struct args *a, int argc, char **argv)
 			return usage_error(a, "unexpected argument '%s'", s);
 		}
 	}
+	if (a->baseline && !strcmp(a->baseline, "-") &&
+	    (!a->in_path || !strcmp(a->in_path, "-")))
+		return usage_error(a, "--baseline and IN cannot both be "
+		                   "stdin%s", "");
 	if ((a->flags & HS_REDACT) && (a->flags & HS_KEEP_STRINGS))
 		return usage_error(a, "--redact and --keep-strings cannot be "
 		                   "combined: redaction removes what Strings "

@@ -17,11 +17,15 @@ struct args {
 	const char *unredact;  /* --unredact MAP */
 	unsigned flags;
 	int info, json;
+	int histo;             /* --histo */
+	const char *baseline;  /* --baseline OLD */
 	int stream;     /* --stream: segmented output for a file too */
 };
 
 /* Is --info among the options (before any "--")? */
 int args_info_mode(const struct cli_tool *tool, int argc, char **argv);
+/* Is --histo among them (and no --info)? */
+int args_histo_mode(const struct cli_tool *tool, int argc, char **argv);
 /* The one argument parser, for a->tool at a->verbosity: fills a. -1 to
  * go on, else the exit code. */
 int args_parse(struct args *a, int argc, char **argv);

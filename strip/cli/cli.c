@@ -2,12 +2,14 @@
  * Front end shared by hprofstrip and hprofrestore, the run: the input
  * through the engine into the output (out.c: temporary file and rename,
  * in-place length patches), --keep-strings' and --redact's passes,
- * progress and messages. Data goes to stdout or -o, messages to stderr.
- * The command line is args.c's; the names map, names.c's.
+ * progress and messages; --info's and --histo's runs. Data goes to stdout
+ * or -o, messages to stderr. The command line is args.c's; the names map,
+ * names.c's; the histogram's tables and text, histo.c's.
  */
 #include "cli.h"
 #include "args.h"
 #include "decomp.h"
+#include "histo.h"
 #include "info.h"
 #include "keepset.h"
 #include "names.h"
@@ -455,6 +457,208 @@ static int same_file(const struct run *r, const char *out_path)
 }
 
 
+/* ---- --histo ------------------------------------------------------------ */
+
+/* The engine over the dump r reads, output discarded, counting its class
+ * histogram into t (flags: the command line's --salvage and --app-only
+ * are the engine's): 0, or -1 said. */
+static int histo_run(struct run *r, struct histo *t, unsigned flags)
+{
+	struct hs_config cfg = {
+		.flags = HS_HISTO | (flags & (HS_SALVAGE | HS_APP_ONLY))
+	};
+	struct hs_state st;
+	int cut;
+
+	if (histo_alloc(t)) {
+		input_error(r, "--histo", strerror(errno));
+		return -1;
+	}
+	cfg.histo = &t->h;
+	hs_init(&st, &cfg, &info_discard);
+	if (input_run(r, &st, NULL))
+		return -1;
+	if (st.err) {
+		engine_error(r, &st);
+		return -1;
+	}
+	cut = st.salvaged || r->cut;
+	if (histo_rows(t, &st, cut)) {
+		input_error(r, "--histo", strerror(errno));
+		return -1;
+	}
+	if (cut && r->verbosity)
+		cli_say("%s: %s: a dump cut at offset %llu%s%s%s: the histogram "
+		        "counts the objects before it (marked cut)\n",
+		        r->tool->name, r->in_name, (unsigned long long)st.in_off,
+		        r->cut ? " (the " : "", r->cut ? r->cut : "",
+		        r->cut ? " input was cut short)" : "");
+	return 0;
+}
+
+/* -v: objects, bytes and the top three classes, one line */
+static void histo_summary(const struct run *r, const struct histo *t)
+{
+	char top[512];
+	uint64_t n = 0, b = 0;
+	size_t i;
+
+	for (i = 0; i < t->count; i++)
+		n += t->rows[i].n, b += t->rows[i].bytes;
+	io_histo_top(&t->h, t->rows, t->count, 3, top, sizeof top);
+	cli_say("%s: %s: %llu objects, %llu bytes in %zu rows: %s\n",
+	        r->tool->name, r->in_name, (unsigned long long)n,
+	        (unsigned long long)b, t->count, top);
+}
+
+/* The permission bits of fd's file for an output made from it. */
+static unsigned fd_mode(int fd)
+{
+	struct stat sb;
+
+	if (fstat(fd, &sb))
+		sb.st_mode = 0;
+	return out_mode(&sb);
+}
+
+/* OLD as a histogram's text: all of it (what sniffing took first), parsed.
+ * 0, or -1 said. */
+static int baseline_text(struct run *r, struct histo_list *l)
+{
+	struct decomp *d = r->dc;
+	size_t len = d->head_len, cap = 1u << 16;
+	char *buf = malloc(cap), *more, why[256];
+	ssize_t got = 1;
+	int rc, err = ENOMEM;
+
+	if (buf)
+		memcpy(buf, d->head, d->head_len);
+	while (buf && got > 0) {
+		if (cap - len < 2) {
+			if (!(more = realloc(buf, cap *= 2)))
+				break;
+			buf = more;
+		}
+		got = read(d->in_fd, buf + len, cap - len - 1);
+		if (got < 0 && errno == EINTR)
+			got = 1;
+		else if (got < 0)
+			err = errno;
+		else
+			len += (size_t)got;
+	}
+	if (!buf || got != 0) {
+		input_error(r, "read", strerror(err));
+		free(buf);
+		return -1;
+	}
+	buf[len] = 0;
+	rc = histo_list_parse(l, buf, len, why, sizeof why);
+	if (rc)
+		input_error(r, why, NULL);
+	free(buf);
+	return rc;
+}
+
+/* --baseline OLD by class name: a dump (read as IN is) or a histogram's
+ * text; *mode narrowed to OLD's permission bits. 0; -1 said; -2 (said):
+ * OLD is the output file. */
+static int baseline_load(const struct run *r, const struct args *a,
+                         const char *out_path, struct histo_list *l,
+                         unsigned *mode)
+{
+	struct run old = *r;
+	struct decomp dc;
+	struct histo t;
+	int fd, rc;
+
+	memset(l, 0, sizeof *l);
+	memset(&t, 0, sizeof t);
+	fd = open_input(&old, a->baseline);
+	if (fd < 0)
+		return -1;
+	memset(&dc, 0, sizeof dc);
+	dc.in_fd = fd;
+	old.dc = &dc;
+	old.cut = NULL;
+	*mode &= fd_mode(fd);
+	if (same_file(&old, out_path))
+		rc = -2;
+	else if (input_sniff(&old))
+		rc = -1;
+	else if (!dc.prog && histo_text_head(dc.head, DECOMP_HEAD))
+		rc = baseline_text(&old, l);
+	else if ((rc = histo_run(&old, &t, a->flags)) == 0 &&
+	         (rc = histo_list_of(l, &t)) != 0)
+		input_error(&old, "--baseline", strerror(errno));
+	histo_free(&t);
+	decomp_finish(&dc, 1);
+	if (fd > 0)
+		close(fd);
+	return rc;
+}
+
+/* The histogram (or with --baseline, the change since OLD) into out. */
+static int histo_write(const struct args *a, const struct histo *t,
+                       const struct histo_list *old, struct out *o)
+{
+	struct histo_list now;
+	int rc;
+
+	if (!a->baseline)
+		return io_histo_write(&t->h, &t->m, t->rows, t->count, a->json,
+		                      out_write, o);
+	if (histo_list_of(&now, t))
+		return -1;
+	rc = histo_diff_write(old, strcmp(a->baseline, "-") ? a->baseline
+	                                                    : "stdin",
+	                      &now, a->json, out_write, o);
+	histo_list_free(&now);
+	return rc;
+}
+
+/* --histo: IN's class histogram (--baseline: its change since OLD) to
+ * stdout or -o, written only once whole; the exit code. */
+static int histogram(struct run *r, const struct args *a)
+{
+	const char *out_path = a->out_path;
+	unsigned mode = fd_mode(r->dc->in_fd);
+	struct histo_list old;
+	struct histo t;
+	struct out o;
+	int rc;
+
+	memset(&old, 0, sizeof old);
+	memset(&t, 0, sizeof t);
+	if (out_path && !strcmp(out_path, "-"))
+		out_path = NULL;
+	if (same_file(r, out_path))
+		return EXIT_USAGE;
+	rc = a->baseline ? baseline_load(r, a, out_path, &old, &mode) : 0;
+	if (rc == 0 && (input_sniff(r) || histo_run(r, &t, a->flags)))
+		rc = -1;
+	if (rc == 0 && !out_open(&o, out_path, r->tool->name, mode,
+	                         !r->verbosity)) {
+		errno = 0;
+		if (histo_write(a, &t, &old, &o)) {
+			if (!o.err)  /* no memory for the change's rows */
+				o.err = errno ? errno : ENOMEM;
+			out_report(&o);
+			out_abort(&o);
+			rc = -1;
+		} else {
+			rc = out_commit(&o);
+		}
+	} else if (rc == 0) {
+		rc = -1;  /* out_open said why */
+	}
+	if (rc == 0 && r->verbosity >= 2)
+		histo_summary(r, &t);
+	histo_free(&t);
+	histo_list_free(&old);
+	return rc == 0 ? EXIT_OK : rc == -2 ? EXIT_USAGE : EXIT_BAD_INPUT;
+}
+
 /* The engine from in_fd into OUT; the exit code. */
 static int transform(struct run *r, const struct args *a)
 {
@@ -610,6 +814,7 @@ int cli_main(const struct cli_tool *tool, int argc, char **argv)
 	a.verbosity = !cli_quiet(argc, argv);
 	a.flags = tool->flags;
 	a.info = args_info_mode(tool, argc, argv);
+	a.histo = args_histo_mode(tool, argc, argv);
 	rc = args_parse(&a, argc, argv);
 	r.verbosity = a.verbosity;
 	if (rc >= 0)
@@ -620,7 +825,8 @@ int cli_main(const struct cli_tool *tool, int argc, char **argv)
 	memset(&dc, 0, sizeof dc);
 	dc.in_fd = in_fd;
 	r.dc = &dc;
-	rc = a.info ? census(&r, a.json, a.flags) : transform(&r, &a);
+	rc = a.info ? census(&r, a.json, a.flags)
+	     : a.histo ? histogram(&r, &a) : transform(&r, &a);
 	decomp_finish(&dc, 1);  /* a decompressor left running: reaped */
 	if (in_fd > 0)
 		close(in_fd);

@@ -21,6 +21,8 @@ struct cli_tool {
 	const char *info_usage;
 	int redacts;           /* takes --redact (hprofstrip) */
 	int unredacts;         /* takes --unredact MAP (hprofrestore) */
+	/* --help text of the --histo mode; NULL: the tool has no such mode */
+	const char *histo_usage;
 };
 
 /* 1 if argv holds -q (before any "--", and not as the file name of -o):
@@ -28,7 +30,8 @@ struct cli_tool {
 int cli_quiet(int argc, char **argv);
 
 /* Parses argv, runs the engine from IN to OUT (or, with --info, into the
- * census), returns the exit code. */
+ * census; with --histo, into the class histogram), returns the exit
+ * code. */
 int cli_main(const struct cli_tool *tool, int argc, char **argv);
 
 /* --help text both tools share: IN and -o, then the options after their

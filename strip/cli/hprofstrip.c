@@ -47,8 +47,56 @@ CLI_HELP_IN_OUT
 "  --info       print a census of IN instead (records, sub-records and\n"
 "               primitive arrays by tag, stripped arrays, heaps) and whether\n"
 "               it is well-formed; exit 1 if not. See --info --help\n"
-"  --json       with --info: one JSON object\n"
+"  --histo      print the class histogram of IN instead, in jmap -histo's\n"
+"               layout (instances and shallow bytes per class, sorted by\n"
+"               bytes, a Total row); --baseline OLD: the change per class\n"
+"               since OLD. See --histo --help\n"
+"  --json       with --info or --histo: one JSON object\n"
 CLI_HELP_COMMON;
+
+static const char histo_usage[] =
+"Usage: hprofstrip --histo [--json] [--baseline OLD] [--app-only] [--salvage]\n"
+"                  [-o FILE] [-v] [-q] [IN]\n"
+"Print the class histogram of an HPROF heap dump: plain, stripped (a 0xC3\n"
+"array counts by its length), --app-only's, redacted (names as the dump\n"
+"has them: tokens), compressed, from a file or a pipe. jmap -histo's layout:\n"
+"a header, one row per class (rank, instances, bytes, name in jmap's form:\n"
+"java.lang.String, [B, [Ljava.lang.Object;) sorted by bytes, then by name,\n"
+"and a Total row; an Android (1.0.3) dump gets a column of bytes per heap\n"
+"(app, zygote, image...) before the name. Bytes are the dump's shallow\n"
+"sizes: an instance is its class dump's instance size, an array its length\n"
+"x element size (x id size for object arrays), each plus one id size for\n"
+"the object's header. Lines starting '#' after the Total say what the\n"
+"counts lack (a cut dump, classes past the table of 114688).\n"
+"\n"
+"  IN           input dump; '-' or none: stdin; zstd, gzip, xz or lz4\n"
+"               compressed, it is read through zstd/gzip/xz/lz4 -dc\n"
+"  -o FILE      write FILE (through a temporary file, renamed once whole,\n"
+"               with IN's permissions); a symlink is followed, a device or\n"
+"               FIFO written into; '-' or none: stdout\n"
+"  --json       one JSON object instead of text\n"
+"  --baseline OLD\n"
+"               print the change per class since OLD instead: OLD is a\n"
+"               dump (read as IN is, with the same --app-only and\n"
+"               --salvage) or a histogram this command wrote (text or\n"
+"               --json; a damaged one, whose Total is not the sum of its\n"
+"               rows, is refused). Classes are matched by name (same-named\n"
+"               classes summed), every class of either dump gets a row:\n"
+"               rank, change in instances, change in bytes, instances and\n"
+"               bytes in IN, name; sorted by the change in bytes, largest\n"
+"               growth first (then instances, then name); a Total row\n"
+"  --app-only   Android 1.0.3 dumps: count only the objects --app-only\n"
+"               keeps (not those of the zygote and image heaps)\n"
+"  --salvage    a dump cut short: the histogram of the objects before the\n"
+"               cut, marked cut (a '#' note; JSON \"cut\"). Without it a\n"
+"               cut dump is an error, and nothing is printed\n"
+"  -v           print a summary line on stderr (objects, bytes, the three\n"
+"               largest classes)\n"
+"  -q           print nothing on stderr, not even errors\n"
+"\n"
+"Nothing is printed unless the whole input was read: invalid input gets\n"
+"one line naming its offset on stderr.\n"
+"Exit status: 0 success, 1 invalid input or I/O error, 2 usage error.\n";
 
 static const char info_usage[] =
 "Usage: hprofstrip --info [--json] [--salvage] [-q] [IN]\n"
@@ -75,7 +123,8 @@ static const struct cli_option options[] = {
 int main(int argc, char **argv)
 {
 	static const struct cli_tool tool = {
-		"hprofstrip", usage, "stripped", 0, options, info_usage, 1, 0
+		"hprofstrip", usage, "stripped", 0, options, info_usage, 1, 0,
+		histo_usage
 	};
 	return cli_main(&tool, argc, argv);
 }
