@@ -701,7 +701,7 @@ MUTANTS = [
     ("histo: sweep_seen counts nothing (the fast path's objects)",
      "strip/engine/histo.c",
      "\t\tcount(st, p);",
-     "\t\t(void)p;", ["histo-judge"]),
+     "\t\t(void)st;", ["histo-judge"]),
     ("histo: a hidden class keeps its '+0x' (not jmap's '/0x')",
      "strip/io/histotext.c",
      "\t\t\tc = '/';\n\t\telse if (c == '/')",
