@@ -1,3 +1,4 @@
+# shellcheck shell=bash
 # Sourced by the benchmarks that set two JVMs of one heap against each
 # other, round by round (redact.sh, histo.sh): DumpBench's JVMs (PID, by
 # name; their files in $W/NAME), timed jcmd dumps and tool runs (T, SZ,
