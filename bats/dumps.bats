@@ -67,10 +67,13 @@ assert_stripped_heap() {
 	LD_PRELOAD=$SHIM timeout "$TMO" java -XX:+HeapDumpBeforeFullGC \
 		-XX:+HeapDumpAfterFullGC -XX:HeapDumpPath=gc.hprof \
 		-cp "$B/java" HeapBuilder gc 3 >out 2>err
-	[ "$(ls gc.hprof* | wc -l)" = 6 ] || fail "$(ls -l)"
+	# each dump and its histogram (HPROFSTRIP_HISTO: <dump>.histo)
+	[ "$(ls gc.hprof* | wc -l)" = 12 ] || fail "$(ls -l)"
 	for f in gc.hprof gc.hprof.1 gc.hprof.2 gc.hprof.3 gc.hprof.4 gc.hprof.5; do
 		assert_stripped_heap "$f"
-		grep -q "^hprofstrip: $f: .* arrays stripped$" err || fail "no summary for $f"
+		[ -s "$f.histo" ] || fail "no $f.histo"
+		grep -q "^hprofstrip: $f: .* arrays stripped; top classes by bytes: .* (all in $f.histo)$" err ||
+			fail "no summary for $f"
 	done
 }
 
@@ -79,17 +82,20 @@ assert_stripped_heap() {
 	LD_PRELOAD=$SHIM timeout "$TMO" java -Xmx64m -XX:+HeapDumpOnOutOfMemoryError \
 		-XX:+HeapDumpBeforeFullGC -XX:+HeapDumpAfterFullGC \
 		-XX:+DisplayVMOutputToStderr -cp "$B/java" HeapBuilder oom >out 2>err
-	local n
-	n=$(ls java_pid*.hprof* | wc -l)
+	local n dumps
+	# the dumps, each with its histogram (<dump>.histo)
+	dumps=$(ls java_pid*.hprof* | grep -v '\.histo$')
+	n=$(wc -l <<<"$dumps")
 	[ "$n" -ge 3 ] || fail "only $n dumps: $(ls)"
 	# the OOM dump is the last one, and numbered
 	grep -q 'Dumping heap to java_pid[0-9]*\.hprof\.[0-9]* \.\.\.' err
-	for f in java_pid*.hprof*; do
+	for f in $dumps; do
 		run "$ORACLE" count "$f"
 		assert_success
 		assert_output --regexp '^p23 0 c3 [1-9][0-9]*$'
+		[ -s "$f.histo" ] || fail "no $f.histo"
 	done
-	assert_stripped_heap "$(ls java_pid*.hprof* | sort -t. -k3n | tail -1)"
+	assert_stripped_heap "$(sort -t. -k3n <<<"$dumps" | tail -1)"
 }
 
 @test "JVM: jmap -dump:file=heap.bin, jcmd GC.heap_dump x.hprof.tmp and a name without extension are stripped" {
@@ -103,7 +109,7 @@ assert_stripped_heap() {
 	stop_jvm
 	for f in heap.bin x.hprof.tmp heapdump; do
 		assert_stripped_heap "$T/$f"
-		grep -q "^hprofstrip: $T/$f: .* arrays stripped$" "$JVM_ERR" ||
+		grep -q "^hprofstrip: $T/$f: .* arrays stripped; top classes by bytes: .* (all in $f.histo)$" "$JVM_ERR" ||
 			fail "no summary for $f: $(cat "$JVM_ERR")"
 	done
 }

@@ -132,13 +132,17 @@ replay: $1: $call: Operation not permitted"
 	refused threads "$T/d/heap.bin" "too many dumps open at once" \
 		"open at most 16 dumps at once, or $FIX"
 	# JDK 22 with one slot left: the dump is redacted, its segment file
-	# (no slot for it) refused and removed
+	# (no slot for it) refused and removed; the replay exits on the
+	# failed write with the dump open: its histogram of what came
 	rm -f "$T"/d/*
 	run --separate-stderr env HPROFSTRIP_REDACT=values REPLAY_HOLD=15 \
 		LD_PRELOAD="$SHIM" timeout 60 "$REPLAY" jdk22 "$IN" "$out" 7
 	assert_equal "$status" 1
-	assert_equal "$stderr" "hprofstrip: $out.p0: too many dumps open at once; $WHAT; open at most 16 dumps at once, or $FIX
-replay: jdk22: write: Operation not permitted"
+	assert_equal "${stderr_lines[0]}" "hprofstrip: $out.p0: too many dumps open at once; $WHAT; open at most 16 dumps at once, or $FIX"
+	assert_equal "${stderr_lines[1]}" "replay: jdk22: write: Operation not permitted"
+	[[ ${stderr_lines[2]} =~ ^"hprofstrip: $out: the process exits with the dump open, "[0-9]+" bytes in; the histogram of what came is in $out.histo"$ ]] ||
+		fail "${stderr_lines[2]}"
+	assert_equal "${#stderr_lines[@]}" 3
 	[ ! -e "$out.p0" ]
 	no_secret_in "$T/d"
 	# without redaction: written whole, said

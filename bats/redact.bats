@@ -478,7 +478,7 @@ Try 'hprofstrip --help'."
 	assert_stripped_dump "$T/x.red.hprof"
 	# its summary, and no line about the other dump or withheld instances
 	run cat "$T/err"
-	assert_line --regexp "^hprofstrip: $T/x.red.hprof: [0-9]+ bytes in, [0-9]+ bytes out \([0-9.]+%\), [1-9][0-9]* arrays stripped$"
+	assert_line --regexp "^hprofstrip: $T/x.red.hprof: [0-9]+ bytes in, [0-9]+ bytes out \([0-9.]+%\), [1-9][0-9]* arrays stripped; top classes by bytes: .+ \\(all in x.red.hprof.histo\\)$"
 	assert_line --regexp "^hprofstrip: $T/x.red.hprof: redacted the fields of [1-9][0-9]+ instances and [1-9][0-9]* static and constant values$"
 	[ "${#lines[@]}" -eq 2 ] || fail "stderr: $output"
 	# every primitive value is zero: a second redaction changes nothing
@@ -928,7 +928,7 @@ Try 'hprofstrip --help'."
 	assert_no_name "$T/x.red.hprof"
 	assert_stripped_dump "$T/x.red.hprof"
 	run cat "$T/err"
-	assert_line --regexp "^hprofstrip: $T/x.red.hprof: [0-9]+ bytes in, [0-9]+ bytes out \([0-9.]+%\), [1-9][0-9]* arrays stripped$"
+	assert_line --regexp "^hprofstrip: $T/x.red.hprof: [0-9]+ bytes in, [0-9]+ bytes out \([0-9.]+%\), [1-9][0-9]* arrays stripped; top classes by bytes: .+ \\(all in x.red.hprof.histo\\)$"
 	assert_line --regexp "^hprofstrip: $T/x.red.hprof: redacted the fields of [1-9][0-9]+ instances and [1-9][0-9]* static and constant values$"
 	[[ $output =~ "hprofstrip: $T/x.red.hprof: "([0-9]+)" names tokenized; their originals in $T/x.red.hprof.names (keep it private)" ]] ||
 		fail "no names summary: $output"

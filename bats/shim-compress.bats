@@ -38,9 +38,13 @@ plain_view() {
 	echo "$f"
 }
 
-# only_file DIR NAME: DIR holds NAME and nothing else
+# only_file DIR NAME...: DIR holds the NAMEs and nothing else (a dump
+# that was written has its class histogram, <dump>.histo, beside it)
 only_file() {
-	[ "$(ls -A "$1")" = "$2" ] || fail "$1 holds: $(ls -A "$1" | tr '\n' ' ')"
+	local d=$1
+	shift
+	[ "$(ls -A "$d" | sort)" = "$(printf '%s\n' "$@" | sed '/^$/d' | sort)" ] ||
+		fail "$d holds: $(ls -A "$d" | tr '\n' ' ')"
 }
 
 # fake_compressor DIR SCRIPT: DIR/zstd runs SCRIPT with sh
@@ -56,7 +60,7 @@ fake_compressor() {
 		-XX:+HeapDumpOnOutOfMemoryError -XX:HeapDumpPath="$T/d/oom.hprof" \
 		-cp "$B/java" HeapBuilder oom
 	[ "$status" -ne 124 ] || fail "the JVM hung"
-	only_file "$T/d" oom.hprof.zst
+	only_file "$T/d" oom.hprof.zst "oom.hprof.histo"
 	grep -q "^hprofstrip: .*oom.hprof: zstd -1 wrote $T/d/oom.hprof.zst\$" <<<"$output" ||
 		fail "no success line: $output"
 	"$RESTORE" -o "$T/r.hprof" "$T/d/oom.hprof.zst"
@@ -78,7 +82,7 @@ fake_compressor() {
 	run timeout 120 jcmd "$jvm" GC.heap_dump "$T/d/j.hprof"
 	assert_output --partial "Heap dump file created"
 	# before the JVM goes on: complete, and the compressor reaped
-	only_file "$T/d" j.hprof.zst
+	only_file "$T/d" j.hprof.zst "j.hprof.histo"
 	zstd -t -q "$T/d/j.hprof.zst"
 	[ -z "$(ps -o pid= --ppid "$jvm")" ] || fail "children left: $(ps -o pid,stat,cmd --ppid "$jvm")"
 	stop_jvm
@@ -95,7 +99,7 @@ fake_compressor() {
 		mkdir "$T/d"
 		HPROFSTRIP_COMPRESS=$c LD_PRELOAD=$SHIM "$REPLAY" threads "$f" "$T/d/x.hprof" 2>"$T/err"
 		case $c in zstd*) ext=zst p=zstd ;; gzip*) ext=gz p=gzip ;; xz*) ext=xz p=xz ;; lz4*) ext=lz4 p=lz4 ;; esac
-		only_file "$T/d" "x.hprof.$ext"
+		only_file "$T/d" "x.hprof.$ext" "x.hprof.histo"
 		cmp_dump <($p -dc "$T/d/x.hprof.$ext") "$T/want" || fail "$c"
 		lvl=${c#*:}
 		[ "$lvl" != "$c" ] || lvl=1
@@ -113,7 +117,7 @@ fake_compressor() {
 			REPLAY_LEFTOVERS=1 HPROFSTRIP_QUIET=1 HPROFSTRIP_COMPRESS=zstd \
 				LD_PRELOAD=$SHIM timeout 60 "$REPLAY" "$mode" "$f" "$T/d/o.hprof" 7 ||
 				fail "$mode: replay failed on $f"
-			only_file "$T/d" o.hprof.zst
+			only_file "$T/d" o.hprof.zst "o.hprof.histo"
 			cmp_dump <(zstd -qdc "$T/d/o.hprof.zst") "$T/want" || fail "$mode: $f"
 		done
 		rm -rf "$T/d"
@@ -138,7 +142,7 @@ fake_compressor() {
 		run --separate-stderr env PATH="$T/$case" HPROFSTRIP_COMPRESS=zstd \
 			LD_PRELOAD="$SHIM" REPLAY_LEFTOVERS=1 "$REPLAY" threads "$f" "$T/d/x.hprof"
 		assert_success
-		only_file "$T/d" x.hprof
+		only_file "$T/d" x.hprof "x.hprof.histo"
 		cmp_dump "$T/d/x.hprof" "$T/want" || fail "$case: not the stripped dump"
 		case $case in
 		empty) msg="zstd -1 cannot start: No such file or directory; the stripped dump is written there" ;;
@@ -173,7 +177,7 @@ fake_compressor() {
 	run --separate-stderr env HPROFSTRIP_FILTER='cat >"$UPLOAD/$(basename "$HPROFSTRIP_PATH")"' \
 		UPLOAD="$T/up" LD_PRELOAD="$SHIM" REPLAY_LEFTOVERS=1 "$REPLAY" art "$f" "$T/d/x.hprof"
 	assert_success
-	only_file "$T/d" ""
+	only_file "$T/d" x.hprof.histo
 	cmp_dump "$T/up/x.hprof" "$T/want"
 	grep -Eq "^hprofstrip: .*x.hprof: HPROFSTRIP_FILTER took it \([0-9]+ bytes\); $T/d/x.hprof removed\$" <<<"$stderr" ||
 		fail "$stderr"
@@ -183,7 +187,7 @@ fake_compressor() {
 	run --separate-stderr env HPROFSTRIP_FILTER='cat >/dev/null; exit 3' \
 		LD_PRELOAD="$SHIM" "$REPLAY" art "$f" "$T/d/x.hprof"
 	assert_success
-	only_file "$T/d" x.hprof
+	only_file "$T/d" x.hprof "x.hprof.histo"
 	cmp_dump "$T/d/x.hprof" "$T/want"
 	grep -q "HPROFSTRIP_FILTER exited with status 3; the stripped dump is in $T/d/x.hprof, uncompressed" <<<"$stderr"
 }
@@ -208,7 +212,7 @@ fake_compressor() {
 		LD_PRELOAD="$SHIM" REPLAY_LEFTOVERS=1 \
 		bash -c 'trap "" PIPE INT; exec "$@"' _ "$REPLAY" threads "$f" "$T/d/x.hprof"
 	assert_success
-	only_file "$T/d" x.hprof.zst
+	only_file "$T/d" x.hprof.zst "x.hprof.histo"
 	# SIGINT (2) and SIGPIPE (13) not ignored, nothing blocked; without
 	# the shim's care a child would inherit the ignoring (checked first)
 	ign=$(bash -c 'trap "" PIPE INT; exec sed -n "s/^SigIgn:[[:space:]]*//p" /proc/self/status')
@@ -255,7 +259,7 @@ fake_compressor() {
 	run --separate-stderr env HPROFSTRIP_COMPRESS=zstd LD_PRELOAD="$SHIM" REPLAY_LEFTOVERS=1 \
 		"$REPLAY" art "$f" "$T/d/x.hprof"
 	assert_success
-	only_file "$T/d" x.hprof.zst
+	only_file "$T/d" x.hprof.zst "x.hprof.histo"
 	cmp_dump <(zstd -qdc "$T/d/x.hprof.zst") "$T/want"
 	grep -q "^hprofstrip: $T/d/x.hprof: zstd -1 wrote $T/d/x.hprof.zst\$" <<<"$stderr" || fail "$stderr"
 }
@@ -290,7 +294,7 @@ print("close took %.1f s" % took)' "$T/fresh.hprof" "$T/d/x.hprof"
 	took=$(sed -n 's/^close took \([0-9.]*\) s$/\1/p' <<<"$output")
 	[ -n "$took" ] || fail "$output"
 	perl -e 'exit !($ARGV[0] < 3)' "$took" || fail "the close took $took s: it waited for the forked child"
-	only_file "$T/d" x.hprof.zst
+	only_file "$T/d" x.hprof.zst "x.hprof.histo"
 	cmp <(zstd -qdc "$T/d/x.hprof.zst") "$T/want"
 	grep -q "^hprofstrip: $T/d/x.hprof: zstd -1 wrote $T/d/x.hprof.zst\$" <<<"$stderr" || fail "$stderr"
 }

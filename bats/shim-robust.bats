@@ -293,13 +293,15 @@ one() {
 	rm -rf "$T/d"
 	export HPROFSTRIP_PROGRAMS=shimstress
 	local sum='bytes in, 1343235 bytes out (73.9%), 4965 arrays stripped'
+	# and the top three classes, the histogram's (HPROFSTRIP_HISTO)
+	sum+='; top classes by bytes: [C 38%, [Ljava.lang.Object; 12%, [I 11%'
 	one shimstress q1.hprof exp
-	[ "$stderr" = "hprofstrip: $T/d/q1.hprof: 1816527 $sum" ]
+	[ "$stderr" = "hprofstrip: $T/d/q1.hprof: 1816527 $sum (all in q1.hprof.histo)" ]
 	HPROFSTRIP_QUIET=1 one shimstress q2.hprof exp
 	[ -z "$stderr" ]
 	HPROFSTRIP_LOG=$T/log one shimstress q3.hprof exp
 	[ -z "$stderr" ]
-	[ "$(cat "$T/log")" = "hprofstrip: $T/d/q3.hprof: 1816527 $sum" ]
+	[ "$(cat "$T/log")" = "hprofstrip: $T/d/q3.hprof: 1816527 $sum (all in q3.hprof.histo)" ]
 	HPROFSTRIP_LOG=$T/log one shimstress q4.hprof exp
 	[ "$(wc -l <"$T/log")" = 2 ]
 	HPROFSTRIP_QUIET=1 HPROFSTRIP_LOG=$T/log2 one shimstress q5.hprof exp
@@ -308,7 +310,7 @@ one() {
 	# a log that cannot be opened: said, and stderr after all
 	HPROFSTRIP_LOG=$T/no/such/dir/log one shimstress q6.hprof exp
 	[ "$stderr" = "hprofstrip: HPROFSTRIP_LOG: $T/no/such/dir/log: No such file or directory; messages go to stderr
-hprofstrip: $T/d/q6.hprof: 1816527 $sum" ]
+hprofstrip: $T/d/q6.hprof: 1816527 $sum (all in q6.hprof.histo)" ]
 }
 
 # trace BUILD ARG WHO: strace the plain test, only the calls that touch its

@@ -35,7 +35,7 @@ check_jvm_dump() {
 	# the summary: bytes in is what the JVM wrote, which restore rebuilt
 	run grep "^hprofstrip: .*$(basename "$f"): " "$err"
 	assert_success
-	assert_output --regexp "^hprofstrip: .*: $(size_of "$BATS_TEST_TMPDIR/restored.hprof") bytes in, $(size_of "$f") bytes out \([0-9.]+%\), [1-9][0-9]* arrays stripped$"
+	assert_output --regexp "^hprofstrip: .*: $(size_of "$BATS_TEST_TMPDIR/restored.hprof") bytes in, $(size_of "$f") bytes out \([0-9.]+%\), [1-9][0-9]* arrays stripped; top classes by bytes: [^ ]+ [0-9]+%, [^ ]+ [0-9]+%, [^ ]+ [0-9]+% \\(all in $(basename "$f").histo\\)$"
 }
 
 @test "JVM: -XX:+HeapDumpOnOutOfMemoryError under the shim" {
@@ -150,11 +150,11 @@ check_jvm_dump() {
 	f=$CORPUS/hotspot/jdk11-string.hprof
 	run env LD_PRELOAD="$SHIM" "$REPLAY" random "$f" "$BATS_TEST_TMPDIR/a.hprof"
 	assert_success
-	assert_output "hprofstrip: $BATS_TEST_TMPDIR/a.hprof: 2223790 bytes in, 2074927 bytes out (93.3%), 2848 arrays stripped"
+	assert_output "hprofstrip: $BATS_TEST_TMPDIR/a.hprof: 2223790 bytes in, 2074927 bytes out (93.3%), 2848 arrays stripped; top classes by bytes: [B 16%, [Ljava.lang.Object; 12%, java.util.HashMap\$Node 7% (all in a.hprof.histo)"
 	run env LD_PRELOAD="$SHIM" HPROFSTRIP_LOG="$BATS_TEST_TMPDIR/log" "$REPLAY" random "$f" "$BATS_TEST_TMPDIR/b.hprof"
 	assert_output ""
 	run cat "$BATS_TEST_TMPDIR/log"
-	assert_output "hprofstrip: $BATS_TEST_TMPDIR/b.hprof: 2223790 bytes in, 2074927 bytes out (93.3%), 2848 arrays stripped"
+	assert_output "hprofstrip: $BATS_TEST_TMPDIR/b.hprof: 2223790 bytes in, 2074927 bytes out (93.3%), 2848 arrays stripped; top classes by bytes: [B 16%, [Ljava.lang.Object; 12%, java.util.HashMap\$Node 7% (all in b.hprof.histo)"
 	run env LD_PRELOAD="$SHIM" HPROFSTRIP_QUIET=1 "$REPLAY" random "$f" "$BATS_TEST_TMPDIR/c.hprof"
 	assert_output ""
 }
@@ -210,13 +210,15 @@ check_jvm_dump() {
 	local name=$d/$'a\nb\tc\\d\001e.hprof'
 	run --separate-stderr env LD_PRELOAD="$SHIM" "$REPLAY" random "$f" "$name"
 	assert_success
-	assert_equal "$stderr" "hprofstrip: $d/a\\nb\\tc\\\\d\\001e.hprof: 2223790 bytes in, 2074927 bytes out (93.3%), 2848 arrays stripped"
-	# in HPROFSTRIP_LOG too
+	assert_equal "$stderr" "hprofstrip: $d/a\\nb\\tc\\\\d\\001e.hprof: 2223790 bytes in, 2074927 bytes out (93.3%), 2848 arrays stripped; top classes by bytes: [B 16%, [Ljava.lang.Object; 12%, java.util.HashMap\$Node 7% (all in a\\nb\\tc\\\\d\\001e.hprof.histo)"
+	# in HPROFSTRIP_LOG too (the first dump's .histo gone: it is never
+	# replaced)
+	rm "$name.histo"
 	run --separate-stderr env LD_PRELOAD="$SHIM" HPROFSTRIP_LOG="$d/log" \
 		"$REPLAY" random "$f" "$name"
 	assert_success
 	run cat "$d/log"
-	assert_output "hprofstrip: $d/a\\nb\\tc\\\\d\\001e.hprof: 2223790 bytes in, 2074927 bytes out (93.3%), 2848 arrays stripped"
+	assert_output "hprofstrip: $d/a\\nb\\tc\\\\d\\001e.hprof: 2223790 bytes in, 2074927 bytes out (93.3%), 2848 arrays stripped; top classes by bytes: [B 16%, [Ljava.lang.Object; 12%, java.util.HashMap\$Node 7% (all in a\\nb\\tc\\\\d\\001e.hprof.histo)"
 }
 
 @test "unparseable bytes: the rest is written verbatim, one warning, lengths exact" {
@@ -260,7 +262,9 @@ check_jvm_dump() {
 		else
 			HPROFSTRIP_COMPRESS=zstd LD_PRELOAD=$SHIM "$REPLAY" "$mode" "$t/bad.bin" \
 				"$t/d/x.hprof" 7 2>"$t/err"
-			[ "$(ls "$t/d")" = x.hprof.zst ] || fail "$mode: $(ls "$t/d"): $(cat "$t/err")"
+			# the compressed dump and its histogram
+			[ "$(ls "$t/d" | tr '\n' ' ')" = "x.hprof.histo x.hprof.zst " ] ||
+				fail "$mode: $(ls "$t/d"): $(cat "$t/err")"
 			zstd -qdc "$t/d/x.hprof.zst" >"$t/x.out"
 		fi
 		grep -q "^hprofstrip: $t/d/x.hprof: offset $off: invalid basic type; writing the rest unchanged\$" "$t/err" ||
@@ -281,7 +285,7 @@ check_jvm_dump() {
 	mkdir "$t/d"
 	HPROFSTRIP_QUIET=1 HPROFSTRIP_COMPRESS=zstd LD_PRELOAD=$SHIM \
 		"$REPLAY" jdk8 "$t/bad.bin" "$t/d/x.hprof"
-	[ "$(ls "$t/d")" = x.hprof.zst ] || fail "$(ls "$t/d")"
+	[ "$(ls "$t/d" | tr '\n' ' ')" = "x.hprof.histo x.hprof.zst " ] || fail "$(ls "$t/d")"
 	zstd -qdc "$t/d/x.hprof.zst" >"$t/x.out"
 	# the placeholder gives no length: the rest cannot be framed, and
 	# its segment says so (the most a segment can hold), as hprof.h has it

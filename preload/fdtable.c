@@ -26,6 +26,7 @@
 #include <sys/mman.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
+#include <time.h>
 #include <unistd.h>
 
 #define MAX_SESSIONS 16
@@ -529,6 +530,37 @@ void hst_replace(int oldfd, int newfd)
 	    hst.fcntl(oldfd, F_GETFD, 0) >= 0)
 		release_fd(newfd);
 	errno = saved;
+}
+
+/* ---- exit -------------------------------------------------------------- */
+
+/* s's lock, if it can be had within about 100 ms: 1 (held), or 0. */
+static int lock_soon(struct session *s)
+{
+	struct timespec ms = { 0, 1000000 };
+	int i;
+
+	for (i = 0; i < 100; i++) {
+		if (!pthread_mutex_trylock(&s->lock))
+			return 1;
+		nanosleep(&ms, NULL);
+	}
+	return 0;
+}
+
+void table_exit(void)
+{
+	struct session *s;
+	unsigned i;
+
+	for (i = 0; i < MAX_SESSIONS && (s = slot(i)) != NULL; i++) {
+		if (__atomic_load_n(&s->pid, __ATOMIC_RELAXED) != getpid() ||
+		    !lock_soon(s))
+			continue;
+		if (s->kind == S_MAIN && !s->vet)
+			histo_exit(s);
+		pthread_mutex_unlock(&s->lock);
+	}
 }
 
 /* ---- fork -------------------------------------------------------------- */

@@ -38,4 +38,10 @@ void table_untracked_write(int fd);
  * fd refused (refuse_fd), whose refusal every other fd of s shares. */
 void table_drop(struct session *s, int refused_fd);
 
+/* The process exits: each dump it still writes (of this process, not
+ * being vetted) gets its histogram of what came, marked cut
+ * (histo_exit). A session another thread holds locked for longer than
+ * a moment is left as it is: exit never waits on it. */
+void table_exit(void);
+
 #endif

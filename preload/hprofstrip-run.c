@@ -53,6 +53,10 @@ static const char usage[] =
 "                   command CMD (the dump's path in HPROFSTRIP_PATH)\n"
 "  --app-only       HPROFSTRIP_APP_ONLY=1: Android dumps lose the objects of\n"
 "                   the zygote and image heaps while they are written\n"
+"  --histo, --no-histo\n"
+"                   HPROFSTRIP_HISTO=1 or 0: write (the shim's default) or\n"
+"                   not each dump's class histogram, DUMP.histo, and the\n"
+"                   top three classes on its close line\n"
 "  --programs LIST  the programs (colon-separated names or globs) that strip\n"
 "                   every dump they write, copies too, instead of COMMAND\n"
 "                   (added to HPROFSTRIP_PROGRAMS)\n"
@@ -257,6 +261,8 @@ int main(int argc, char **argv)
 	char lib[PATH_MAX];
 	/* redact: a level (levels.h), or IO_LEVEL_UNKNOWN: not asked */
 	int i, quiet = 0, app_only = 0, redact = IO_LEVEL_UNKNOWN, missing = 0;
+	/* histo: 1 --histo, 0 --no-histo (the last given wins), -1 neither */
+	int histo = -1;
 	static const char *const level_word[] = { "off", "values", "names" };
 
 	for (i = 1; i < argc; i++) {
@@ -279,6 +285,10 @@ int main(int argc, char **argv)
 			quiet = 1;
 		} else if (!strcmp(s, "--app-only")) {
 			app_only = 1;
+		} else if (!strcmp(s, "--histo")) {
+			histo = 1;
+		} else if (!strcmp(s, "--no-histo")) {
+			histo = 0;
 		} else if (!strcmp(s, "--redact")) {
 			redact = IO_LEVEL_VALUES;
 		} else if (!strncmp(s, "--redact=", 9)) {
@@ -336,6 +346,7 @@ int main(int argc, char **argv)
 	    (filter && setenv("HPROFSTRIP_FILTER", filter, 1)) ||
 	    (quiet && setenv("HPROFSTRIP_QUIET", "1", 1)) ||
 	    (app_only && setenv("HPROFSTRIP_APP_ONLY", "1", 1)) ||
+	    (histo >= 0 && setenv("HPROFSTRIP_HISTO", histo ? "1" : "0", 1)) ||
 	    (redact != IO_LEVEL_UNKNOWN &&
 	     setenv("HPROFSTRIP_REDACT", level_word[redact], 1))) {
 		perror(PROG ": setenv");

@@ -36,9 +36,13 @@
  * session (about 140 KB) is mapped (anonymous mmap) when a dump first
  * needs that slot; its layers' memory is mapped by the slot's first dump
  * that asks for them: HPROFSTRIP_KEEP=strings 0.9 MiB, HPROFSTRIP_REDACT
- * 9.1 MiB, HPROFSTRIP_COMPRESS or _FILTER (or a FIFO) 4.1 MiB, so at most
- * about 13.3 MiB a slot (redaction drops keep); a plain strip maps only
- * the session. All of it is kept for the slot's later dumps. With
+ * 9.1 MiB, HPROFSTRIP_COMPRESS or _FILTER (or a FIFO) 4.1 MiB,
+ * HPROFSTRIP_HISTO (on by default) 36.3 MiB of address space, of which
+ * only the pages a dump's classes touch are backed, and those are given
+ * back (MADV_DONTNEED) once its histogram is written; so at most about
+ * 49.6 MiB a slot (redaction drops keep); a plain strip with
+ * HPROFSTRIP_HISTO=no maps only the session. All of it is kept for the
+ * slot's later dumps. With
  * HPROFSTRIP_REDACT, a dump past the pool (or one that cannot be
  * redacted, as a gzip stream) fails closed: see README.md, "What fails
  * closed".

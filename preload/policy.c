@@ -160,6 +160,7 @@ void policy_parse(struct policy *p,
 	const char *log = get(ctx, "HPROFSTRIP_LOG");
 	const char *app = get(ctx, "HPROFSTRIP_APP_ONLY");
 	const char *programs = get(ctx, "HPROFSTRIP_PROGRAMS");
+	const char *histo = get(ctx, "HPROFSTRIP_HISTO");
 	const char *filter, *v;
 
 	memset(p, 0, sizeof *p);
@@ -168,6 +169,7 @@ void policy_parse(struct policy *p,
 	p->sniff = yes_no(p, "HPROFSTRIP_SNIFF", sniff, 1);
 	p->quiet = yes_no(p, "HPROFSTRIP_QUIET", quiet, 0);
 	p->app_only = yes_no(p, "HPROFSTRIP_APP_ONLY", app, 0);
+	p->histo = yes_no(p, "HPROFSTRIP_HISTO", histo, 1);
 	snprintf(p->programs, sizeof p->programs, "%s", programs ? programs : "");
 	p->dirs = strchr(p->pattern, '/') != NULL;
 	first_bad_glob(p->pattern, p->pattern_bad, sizeof p->pattern_bad);

@@ -23,6 +23,8 @@ struct policy {
 	char log[PATH_MAX];     /* HPROFSTRIP_LOG, or "" for stderr */
 	int keep_strings;       /* HPROFSTRIP_KEEP=strings */
 	int app_only;           /* HPROFSTRIP_APP_ONLY (yes/no, default no) */
+	int histo;              /* HPROFSTRIP_HISTO (yes/no, default yes):
+	                           each dump's <dump>.histo */
 	char bool_bad[96];      /* "HPROFSTRIP_X=value": the first yes/no
 	                           variable whose value is not understood
 	                           (its default is used) */

@@ -394,6 +394,12 @@ void session_start(struct session *s, int kind, const char *path,
 		cfg.flags |= HS_REDACT_NAMES;
 		cfg.names = &names;
 	}
+	/* the histogram's tables after the others': their lines come
+	 * first when memory is short */
+	if (kind == S_MAIN)
+		histo_path(s, dirfd);
+	if ((cfg.histo = histo_tables(s, kind)) != NULL)
+		cfg.flags |= HS_HISTO;
 	s->piped = s->pipe_pending = 0;
 	if ((pm = pipe_tables(s, kind, fifo)) != NULL && fifo) {
 		/* a FIFO is a stream: segments, never patched */
@@ -417,11 +423,13 @@ void session_restart(struct session *s)
 	uint64_t voff = s->voff;
 	struct session *main = s->main;
 	char path[sizeof s->path], base[sizeof s->base], dump[PATH_MAX];
+	char histo[sizeof s->histo_path];
 	int vet = s->vet_stamp ? VET_STAMP : s->kind == S_MAIN ? VET_MAGIC
 	                                                      : VET_NONE;
 
 	memcpy(path, s->path, sizeof path);
 	memcpy(base, s->base, sizeof base);
+	memcpy(histo, s->histo_path, sizeof histo);
 	map_close(s, MAP_REMOVE);  /* written anew from the first name */
 	/* a child started over: the first child's output goes */
 	if (s->piped)
@@ -432,6 +440,8 @@ void session_restart(struct session *s)
 		snprintf(dump, sizeof dump, "%s", path);
 	session_start(s, s->kind, path, base, s->st.idsize, AT_FDCWD, dump,
 	              vet, s->fifo);
+	/* the histogram goes where the first start put it (dirfd's) */
+	memcpy(s->histo_path, histo, sizeof histo);
 	s->refs = refs;
 	s->voff = voff;  /* ftruncate leaves the file position alone */
 	s->main = main;
@@ -521,6 +531,11 @@ void session_finish(struct session *s, int fd)
 	    hst.ftruncate(fd, (int64_t)io_ob_size(&s->ob))) {
 		/* the dump is still whole; old bytes remain after it */
 	}
+	/* the histogram of what was read: up to the engine's first error
+	 * (a cut, malformed or unwritable dump: marked cut there) */
+	if (s->kind == S_MAIN)
+		histo_end(s, s->st.fallback || s->st.err,
+		          s->st.fallback ? s->st.fallback_off : s->st.err_off);
 	map_close(s, MAP_DONE);
 	if (s->kind == S_SEGMENT && s->main && s->main->kind == S_MAIN) {
 		/* the main's counts are the main's lock's (lock order: a
@@ -551,6 +566,10 @@ void session_lost(struct session *s)
 	say("hprofstrip: %s: closed behind the shim's back; the "
 	    "dump ends at %llu bytes in", s->path,
 	    (unsigned long long)s->st.in_off);
+	/* the shim never saw the dump's end: the histogram is of the bytes
+	 * that came, marked cut there */
+	if (s->kind == S_MAIN)
+		histo_end(s, 1, s->st.in_off);
 	map_close(s, MAP_DONE);
 	if (s->piped)
 		end_child(s, -1);

@@ -69,6 +69,17 @@ struct session {
 	                            first free PATH.names.N */
 	struct io_outbuf map_ob; /* ... its buffer (in red) */
 	struct io_namesmap map;
+	struct histo_mem *hm;    /* HPROFSTRIP_HISTO: the class histogram's
+	                            tables, mapped at the slot's first
+	                            dump, their pages given back after
+	                            each (histofile.c) */
+	int histo_done;          /* ... this dump's histogram was had (or
+	                            tried): never twice */
+	int histo_written;       /* ... and its file written */
+	char histo_path[PATH_MAX + 8]; /* ... <dump>.histo, absolute; "": too
+	                            long */
+	char top[256];           /* ... its top three classes by bytes, for
+	                            the close line; "": none */
 	struct pipe_mem *pm;     /* HPROFSTRIP_COMPRESS or _FILTER: the
 	                            segment buffer and the child, likewise */
 	int fifo;                /* a FIFO: streamed, written in order */
@@ -130,6 +141,23 @@ void session_finish(struct session *s, int fd);
 void session_lost(struct session *s);
 /* In a forked child: the dump is the parent's; s is free. */
 void session_forget(struct session *s);
+
+/* ---- histofile.c: the class histogram (HPROFSTRIP_HISTO) ------------------ */
+
+/* The engine's tables for s's next dump (kind), zeroed; NULL when not
+ * wanted (HPROFSTRIP_HISTO=no, a .pN file) or not to be had (no memory,
+ * said once). errno kept. */
+struct hs_histo *histo_tables(struct session *s, int kind);
+/* s->histo_path: <dump>.histo for s's dump (a relative path made
+ * absolute against dirfd). */
+void histo_path(struct session *s, int dirfd);
+/* The dump's end: its histogram (cut: the counts are of the bytes before
+ * cut_at) written to s->histo_path, s->top set; once a dump, and only if
+ * it was counted. errno kept. */
+void histo_end(struct session *s, int cut, uint64_t cut_at);
+/* The process exits with s's dump open: its histogram of what came,
+ * marked cut there, said; s stays as it is (a thread may still write). */
+void histo_exit(struct session *s);
 
 /* ---- summary.c ---------------------------------------------------------- */
 

@@ -7,6 +7,14 @@
 
 #include <string.h>
 
+/* The .histo's name, without its directory (it is beside the dump). */
+static const char *histo_name(const struct session *s)
+{
+	const char *slash = strrchr(s->histo_path, '/');
+
+	return slash ? slash + 1 : s->histo_path;
+}
+
 void session_summary(const struct session *s)
 {
 	uint64_t in = s->st.in_off - s->seg_out + s->seg_in;
@@ -19,10 +27,14 @@ void session_summary(const struct session *s)
 		say("hprofstrip: %s: offset %llu: %s", s->path,
 		    (unsigned long long)s->st.err_off, hs_strerror(s->st.err));
 	say("hprofstrip: %s: %llu bytes in, %llu bytes out (%.1f%%), "
-	    "%llu arrays stripped", s->path, (unsigned long long)in,
+	    "%llu arrays stripped%s%s%s%s%s", s->path, (unsigned long long)in,
 	    (unsigned long long)out,
 	    in ? 100.0 * (double)out / (double)in : 100.0,
-	    (unsigned long long)(s->st.arrays + s->seg_arrays));
+	    (unsigned long long)(s->st.arrays + s->seg_arrays),
+	    s->top[0] ? "; top classes by bytes: " : "", s->top,
+	    s->histo_written ? " (all in " : "",
+	    s->histo_written ? histo_name(s) : "",
+	    s->histo_written ? ")" : "");
 	if (s->st.flags & HS_KEEP_STRINGS)
 		say("hprofstrip: %s: %llu arrays kept (%llu bytes) for %llu "
 		    "strings", s->path, (unsigned long long)s->st.kept,

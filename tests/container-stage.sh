@@ -203,11 +203,14 @@ fail() {
 [ "$rc" -eq 0 ] || fail "${cmd[*]} exited $rc"
 grep -q "^Picked up JAVA_TOOL_OPTIONS: $jto\$" "$work/stderr" ||
 	fail "the JVM did not pick up JAVA_TOOL_OPTIONS"
-mapfile -t dumps < <(find "$r$VOLUME_VALUE" -type f)
+# the dump and its class histogram (<dump>.histo)
+mapfile -t dumps < <(find "$r$VOLUME_VALUE" -type f ! -name '*.histo')
 [ "${#dumps[@]}" -eq 1 ] || fail "expected one file in $VOLUME_VALUE, found ${#dumps[@]}: ${dumps[*]}"
 dump=${dumps[0]}
 case $dump in */java_pid[0-9]*.hprof) ;; *) fail "unexpected dump name $dump" ;; esac
-grep -q "^hprofstrip: $dump: [0-9]* bytes in, [0-9]* bytes out (.*), [1-9][0-9]* arrays stripped\$" \
+[ "$(find "$r$VOLUME_VALUE" -type f | wc -l)" -eq 2 ] && [ -s "$dump.histo" ] ||
+	fail "expected $dump.histo beside the dump, alone"
+grep -q "^hprofstrip: $dump: [0-9]* bytes in, [0-9]* bytes out (.*), [1-9][0-9]* arrays stripped; top classes by bytes: .* (all in ${dump##*/}.histo)\$" \
 	"$work/stderr" || fail "no summary line from the shim"
 bin=$r$PREFIX_VALUE/bin
 info=$("$bin/hprofstrip" --info "$dump") || fail "hprofstrip --info: not well-formed"

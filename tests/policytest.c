@@ -67,6 +67,19 @@ static void app_only_is(const char *v, int want)
 	      v ? v : "unset", v ? "'" : "", p.app_only);
 }
 
+/* HPROFSTRIP_HISTO=v (NULL: unset) gives histo want; bad: the value is
+ * noted as not understood */
+static void histo_is(const char *v, int want, int bad)
+{
+	const char *kv[] = { "HPROFSTRIP_HISTO", v, NULL };
+	struct policy p;
+
+	policy_parse(&p, lookup, kv);
+	CHECK(p.histo == want && !p.bool_bad[0] == !bad, "histo %s%s%s: %d "
+	      "(not understood: '%s')", v ? "'" : "", v ? v : "unset",
+	      v ? "'" : "", p.histo, p.bool_bad);
+}
+
 /* HPROFSTRIP_COMPRESS=v gives program prog (NULL: refused) at level */
 static void compress_is(const char *v, const char *prog, int level)
 {
@@ -189,6 +202,16 @@ int main(void)
 	app_only_is("00", 0);  /* not understood: the default, said */
 	parse(&p, NULL, NULL, "1", NULL, "strings");
 	CHECK(!p.app_only, "app-only: off with other variables set");
+
+	/* histo: a yes/no word, on by default */
+	histo_is(NULL, 1, 0);
+	histo_is("", 1, 0);
+	histo_is("0", 0, 0);
+	histo_is("no", 0, 0);
+	histo_is("OFF", 0, 0);
+	histo_is("yes", 1, 0);
+	histo_is("maybe", 1, 1);  /* not understood: the default, said */
+	CHECK(p.histo, "histo: on with other variables set");
 
 	/* yes/no words, for every yes/no variable */
 	{

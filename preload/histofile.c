@@ -1,0 +1,220 @@
+/*
+ * HPROFSTRIP_HISTO: each dump's class histogram, <dump>.histo beside it,
+ * counted by the engine (HS_HISTO) in the pass that strips, and written
+ * in jmap -histo's layout (strip/io/histo.h) when the dump ends; its top
+ * three classes go on the close line (summary.c). Part of a session
+ * (session.h), called with its lock held.
+ *
+ * Memory: one set of tables a session slot, anonymous memory mapped at
+ * the slot's first dump that asks (about 36 MiB of address space, only
+ * the pages a dump's classes touch are ever backed), given back to the
+ * kernel (MADV_DONTNEED: zero again on next touch) when the histogram is
+ * written, so a runtime that lives on after its dump keeps none of it.
+ * Nothing is allocated per object or per class.
+ *
+ * The file is a new one, 0600, made with the real open (O_EXCL,
+ * O_NOFOLLOW): an existing file (an earlier dump's histogram, a symlink)
+ * is never replaced: that dump's histogram is then not written, and the
+ * line says so. A histogram that cannot be had (no memory, the file
+ * cannot be made or written) is said once and changes nothing else: the
+ * dump, its output and the runtime's calls are as without it, errno too.
+ */
+#include "session.h"
+#include "libc.h"
+#include "say.h"
+#include "../strip/io/histo.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+/* the rows io_histo_rows may fill: a class each, the 12 basic types and
+ * <other classes> */
+#define HISTO_ROWS (HS_HISTO_CLASSES + 12 + 1)
+
+struct histo_mem {
+	struct hs_histo h;
+	uint32_t slots[HS_HISTO_SLOTS];
+	struct hs_histo_class classes[HS_HISTO_CLASSES];
+	uint32_t name_slots[HS_HISTO_NAME_SLOTS];
+	unsigned char names[HS_HISTO_NAMES];
+	struct io_histo_row rows[HISTO_ROWS];
+	unsigned char out[64u << 10];  /* the .histo's buffer */
+};
+
+/* The tables zeroed: their pages given back (the kernel gives zeros on
+ * the next touch), or, where it will not, the parts the engine reads
+ * zeroed by hand. errno kept. */
+static void histo_zero(struct histo_mem *m)
+{
+	int saved = errno;
+
+	if (madvise(m, sizeof *m, MADV_DONTNEED)) {
+		memset(&m->h, 0, sizeof m->h);
+		memset(m->slots, 0, sizeof m->slots);
+		memset(m->classes, 0, sizeof m->classes);
+		memset(m->name_slots, 0, sizeof m->name_slots);
+		memset(m->names, 0, sizeof m->names);
+	}
+	errno = saved;
+}
+
+struct hs_histo *histo_tables(struct session *s, int kind)
+{
+	static int told;
+	struct histo_mem *m;
+	int saved = errno;
+
+	s->histo_done = s->histo_written = 0;
+	s->top[0] = 0;
+	/* a .pN file's objects are counted where they are merged: in the
+	 * main file's session */
+	if (!policy()->histo || kind != S_MAIN)
+		return NULL;
+	if (!s->hm) {
+		m = mmap(NULL, sizeof *s->hm, PROT_READ | PROT_WRITE,
+		         MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+		if (m == MAP_FAILED) {
+			if (!__atomic_exchange_n(&told, 1, __ATOMIC_RELAXED))
+				say("hprofstrip: %s: no memory for the class "
+				    "histogram; the dump is stripped without "
+				    "one (no .histo)", s->path);
+			errno = saved;
+			return NULL;
+		}
+		s->hm = m;
+	} else {
+		/* given back after the last dump already, unless a thread
+		 * wrote on after the process's exit began: zeroed (cheap for
+		 * pages not there) */
+		histo_zero(s->hm);
+	}
+	m = s->hm;
+	m->h = (struct hs_histo){
+		.slots = m->slots, .slot_count = HS_HISTO_SLOTS,
+		.classes = m->classes, .class_max = HS_HISTO_CLASSES,
+		.name_slots = m->name_slots,
+		.name_slot_count = HS_HISTO_NAME_SLOTS,
+		.names = m->names, .names_size = HS_HISTO_NAMES };
+	errno = saved;
+	return &m->h;
+}
+
+void histo_path(struct session *s, int dirfd)
+{
+	const char *b = s->base[0] ? s->base : s->path;
+	char abs[PATH_MAX];
+
+	/* (a sniffed dump's path, s->path, may have been cut to fit: then
+	 * no name is sure to be beside it) */
+	if (!s->base[0] && strlen(s->path) >= sizeof s->path - 1) {
+		s->histo_path[0] = 0;
+		return;
+	}
+	/* beside the dump, wherever the working directory goes by then */
+	if (b[0] != '/' && policy_absolute(dirfd, b, abs, sizeof abs))
+		b = abs;
+	if ((size_t)snprintf(s->histo_path, sizeof s->histo_path, "%s.histo",
+	                     b) >= sizeof s->histo_path)
+		s->histo_path[0] = 0;
+}
+
+/* The histogram's writer: the real pwrite. */
+static ssize_t histo_pwrite(void *user, int fd, const void *buf, size_t len,
+                            int64_t off)
+{
+	(void)user;
+	return hst.pwrite(fd, buf, len, off);
+}
+
+/* The file made for the histogram goes again (written in part), while its
+ * name is still that file. */
+static void histo_unlink(const char *path, int fd)
+{
+	struct stat a, b;
+
+	if (!fstat(fd, &a) && !lstat(path, &b) && a.st_dev == b.st_dev &&
+	    a.st_ino == b.st_ino && unlink(path)) {
+		/* it stays, and the line said it is not whole */
+	}
+}
+
+/* The file, a new one (0600), with the histogram's text; 0, or -1
+ * (said). */
+static int histo_file(struct session *s, const struct io_histo_meta *meta,
+                      size_t n)
+{
+	struct histo_mem *m = s->hm;
+	struct io_outbuf ob;
+	int fd, e;
+
+	if (!s->histo_path[0]) {
+		say("hprofstrip: %s: its path is too long for a .histo beside "
+		    "it; no histogram written", s->path);
+		return -1;
+	}
+	if ((fd = io_create(s->histo_path, 0600)) < 0) {
+		e = errno;
+		if (e == EEXIST)
+			say("hprofstrip: %s: %s exists already: it is left as "
+			    "it is, and this dump's histogram is not written",
+			    s->path, s->histo_path);
+		else
+			say("hprofstrip: %s: cannot create %s: %s; no histogram "
+			    "written", s->path, s->histo_path, strerror(e));
+		return -1;
+	}
+	io_ob_init(&ob, histo_pwrite, NULL, fd, 0, m->out, sizeof m->out);
+	if (io_histo_write(&m->h, meta, m->rows, n, 0, io_ob_write, &ob) ||
+	    io_ob_flush(&ob)) {
+		e = ob.err ? ob.err : EIO;
+		histo_unlink(s->histo_path, fd);
+		hst.close(fd);
+		say("hprofstrip: %s: write failed: %s; no histogram written",
+		    s->histo_path, strerror(e));
+		return -1;
+	}
+	return hst.close(fd) ? -1 : 0;
+}
+
+void histo_end(struct session *s, int cut, uint64_t cut_at)
+{
+	struct histo_mem *m = s->hm;
+	struct io_histo_meta meta = { .idsize = s->st.idsize,
+	                              .version = s->st.version,
+	                              .cut = cut, .cut_at = cut_at };
+	size_t n;
+	int saved = errno;
+
+	if (!(s->st.flags & HS_HISTO) || !m || s->histo_done)
+		return;
+	s->histo_done = 1;
+	s->histo_written = 0;
+	/* no header read: no dump to count (the rows always fit: room
+	 * counts the classes the table holds) */
+	if (!s->st.idsize || io_histo_room(&m->h) > HISTO_ROWS)
+		goto out;
+	n = io_histo_rows(&m->h, &meta, m->rows);
+	io_histo_top(&m->h, m->rows, n, 3, s->top, sizeof s->top);
+	s->histo_written = histo_file(s, &meta, n) == 0;
+out:
+	histo_zero(m);
+	errno = saved;
+}
+
+void histo_exit(struct session *s)
+{
+	if (!(s->st.flags & HS_HISTO) || s->histo_done)
+		return;
+	histo_end(s, 1, s->st.in_off);
+	if (s->histo_written)
+		say("hprofstrip: %s: the process exits with the dump open, "
+		    "%llu bytes in; the histogram of what came is in %s%s%s%s",
+		    s->path, (unsigned long long)s->st.in_off, s->histo_path,
+		    s->top[0] ? " (top classes by bytes: " : "", s->top,
+		    s->top[0] ? ")" : "");
+}
