@@ -7,7 +7,8 @@
 #   count on both sides, on every corpus dump (Android ones after
 #   hprofrestore --jvm, which VisualVM reads) and on fresh JDK 17 dumps
 #   (an OOM dump, jcmd GC.heap_dump, a heap of small objects, one of
-#   arrays, one of every class the JDK has). The rules of the comparison
+#   arrays, one of every class the JDK has), and the shim's .histo of an
+#   OOM dump against VisualVM's reading of the dump restored. The rules of the comparison
 #   (tests/histo-judge's header): a name counts every class of that name
 #   (one per loader: VisualVM lists each, hprofstrip --histo gives each a
 #   row); a file of several heap dumps is judged one heap dump at a time
@@ -21,6 +22,11 @@
 
 load common
 bats_require_minimum_version 1.5.0
+
+setup_file() {
+	# assert_stripped_dump's oracle: not among make all's
+	build_tests oracle
+}
 
 setup() {
 	T=$BATS_TEST_TMPDIR
@@ -105,6 +111,17 @@ dumpbench() {
 	stop_jvm
 	grep -q 'Heap dump file created' "$T/jcmd.out" || fail "$(cat "$T/jcmd.out")"
 	judged "$T/jcmd.hprof"
+}
+
+@test "VisualVM: the shim's .histo of a JDK 17 OOM dump, against its restored dump" {
+	"$JUDGE" build >&2
+	env LD_PRELOAD="$SHIM" timeout 120 java -Xmx64m -XX:+HeapDumpOnOutOfMemoryError \
+		-XX:HeapDumpPath="$T/oom.hprof" -XX:+DisplayVMOutputToStderr \
+		-cp "$B/java" HeapBuilder oom 2>"$T/oom.err"
+	[ -s "$T/oom.hprof.histo" ] || fail "no .histo beside the shim's dump: $(cat "$T/oom.err")"
+	assert_stripped_dump "$T/oom.hprof"
+	"$RESTORE" -o "$T/restored.hprof" "$T/oom.hprof"
+	judged "$T/oom.hprof.histo" "$T/restored.hprof"
 }
 
 @test "VisualVM: JDK 17 dumps: a heap of small objects, a heap of arrays (DumpBench)" {
