@@ -28,6 +28,11 @@
 #      (one JVM each, each against its own floor and unstripped dump),
 #      and hprofstrip --redact against hprofstrip, on the same two heaps;
 #      the ratios the issue set a goal for (<= 1.10x)
+#   9. the class histogram (tests/bench/histo.sh): jcmd GC.heap_dump under
+#      the shim with the histogram on and off (HPROFSTRIP_HISTO=no), one
+#      JVM each, on both heaps (goal <= 1.02x); hprofstrip --histo against
+#      --info and cat on the small-object dump, page cache warm (goal
+#      --histo <= 2.5x cat)
 # Parts 4 and 5 are skipped when $BUILD/libhprofstrip.so does not exist as
 # the bench starts.
 # Installs GNU time if missing (as root, through apt-get).
@@ -469,4 +474,6 @@ echo
 BUILD=$B BENCH_DIR=$W "$here/compress.sh"
 # ---- 8. what redaction costs --------------------------------------------
 BUILD=$B BENCH_DIR=$W "$here/redact.sh"
+# ---- 9. what the class histogram costs -----------------------------------
+BUILD=$B BENCH_DIR=$W "$here/histo.sh"
 footer

@@ -6,6 +6,18 @@
  *   histo FILE              one line per class with instances, sorted by
  *                           name: "NAME COUNT TOTALSIZE"; then "roots N";
  *                           then "total-instances N total-bytes N"
+ *   jmap-histo FILE         the instance counts by class name, in jmap
+ *                           -histo's form (the names hprofstrip --histo
+ *                           prints): "NAME COUNT" for each name whose
+ *                           classes have instances, sorted by name.
+ *                           COUNT is getInstancesCount(), summed over the
+ *                           classes of one name (one class per loader);
+ *                           NAME is jmapName(getName()): java.lang.String,
+ *                           [B for byte[], [Ljava.lang.Object; for
+ *                           java.lang.Object[], [[I for int[][], and a
+ *                           hidden class's "+0x..." as jmap's "/0x...".
+ *                           Primitive arrays are the library's classes
+ *                           byte[], int[]..., one per type.
  *   count FILE CLASSNAME    instance count of CLASSNAME (0 if absent)
  *   arrays FILE CLASSNAME   for a primitive array class ("byte[]"): the
  *                           array lengths as "LENGTH COUNT", by length
@@ -126,6 +138,7 @@ public final class HeapJudge {
         int want;
         switch (cmd) {
         case "histo":
+        case "jmap-histo":
         case "markers":
         case "strings":
         case "long-strings":
@@ -157,6 +170,9 @@ public final class HeapJudge {
             switch (cmd) {
             case "histo":
                 histo(heap, out);
+                break;
+            case "jmap-histo":
+                jmapHisto(heap, out);
                 break;
             case "count":
                 out.append(count(heap, args[2])).append('\n');
@@ -230,6 +246,47 @@ public final class HeapJudge {
         out.append("roots ").append(heap.getGCRoots().size()).append('\n');
         out.append("total-instances ").append(instances)
                 .append(" total-bytes ").append(bytes).append('\n');
+    }
+
+    static void jmapHisto(Heap heap, StringBuilder out) {
+        TreeMap<String, Long> byName = new TreeMap<>();
+        for (JavaClass jc : heap.getAllClasses()) {
+            int n = jc.getInstancesCount();
+            if (n > 0) {
+                byName.merge(jmapName(jc.getName()), (long) n, Long::sum);
+            }
+        }
+        for (Map.Entry<String, Long> e : byName.entrySet()) {
+            out.append(e.getKey()).append(' ').append(e.getValue()).append('\n');
+        }
+    }
+
+    static final String PRIMITIVES = "boolean Z char C float F double D byte B short S int I long J";
+
+    /** The library's class name (java.lang.String, byte[], a.B[][]) in
+     *  jmap -histo's form (java.lang.String, [B, [[La.B;); a hidden
+     *  class's "+0x" (its name in a HotSpot dump) as jmap's "/0x". */
+    static String jmapName(String name) {
+        int dims = 0;
+        while (name.endsWith("[]")) {
+            name = name.substring(0, name.length() - 2);
+            dims++;
+        }
+        int hidden = name.lastIndexOf("+0x");
+        if (hidden > 0) {
+            name = name.substring(0, hidden) + "/" + name.substring(hidden + 1);
+        }
+        if (dims == 0) {
+            return name;
+        }
+        String code = "L" + name + ";";
+        String[] p = PRIMITIVES.split(" ");
+        for (int i = 0; i < p.length; i += 2) {
+            if (p[i].equals(name)) {
+                code = p[i + 1];
+            }
+        }
+        return "[".repeat(dims) + code;
     }
 
     static long count(Heap heap, String name) {
@@ -652,7 +709,7 @@ public final class HeapJudge {
     }
 
     static void usage() {
-        System.err.println("usage: HeapJudge histo FILE | count FILE CLASSNAME"
+        System.err.println("usage: HeapJudge histo FILE | jmap-histo FILE | count FILE CLASSNAME"
                 + " | arrays FILE CLASSNAME | markers FILE | strings FILE | long-strings FILE"
                 + " | refs FILE | fields FILE CLASSNAME");
         System.exit(2);

@@ -8,7 +8,7 @@
 #                                          "${BUILD:-build}/java"
 #   tests/java/judge.sh CMD FILE [ARG]     compile if needed, then run
 #                                          HeapJudge CMD FILE [ARG]
-#                                          (histo, count, arrays, markers,
+#                                          (histo, jmap-histo, count, arrays, markers,
 #                                          strings, long-strings, refs,
 #                                          fields)
 #
@@ -87,7 +87,7 @@ compile() {
 }
 
 if [ $# -lt 1 ]; then
-	echo "usage: $0 build | histo FILE | count FILE CLASS | arrays FILE CLASS | markers FILE | strings FILE | long-strings FILE | refs FILE | fields FILE CLASS" >&2
+	echo "usage: $0 build | histo FILE | jmap-histo FILE | count FILE CLASS | arrays FILE CLASS | markers FILE | strings FILE | long-strings FILE | refs FILE | fields FILE CLASS" >&2
 	exit 2
 fi
 
