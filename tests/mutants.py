@@ -153,7 +153,8 @@ AREAS = {
     "strip/engine/exempt.c": ENGINE,
     "strip/engine/names.c": ENGINE,
     "strip/engine/android.c": ENGINE,
-    "strip/engine/histo.c": [ENGINE_MODES, MEM, HISTO_SPLIT],
+    "strip/engine/histo.c": [ENGINE_MODES, MEM, HISTO_SPLIT, "histo",
+                             "histo-judge"],
     "strip/engine/internal.h": ENGINE,
     "strip/io/namesmap.c": [REDACT_CHECK, "redact"],
     "strip/cli/out.c": TOOLS,
@@ -182,7 +183,7 @@ AREAS = {
     "preload/histofile.c": ["shim-histo"],
     # issue 29: the histogram's names, judged by VisualVM and jmap
     # (bats/histo-judge.bats; histo.c's mutants name it too)
-    "strip/io/histotext.c": ["histo-judge"],
+    "strip/io/histotext.c": ["histo", "histo-judge", "shim-histo"],
 }
 
 # a file's run is cut off (and the mutant caught, as hung) after this many
@@ -793,6 +794,12 @@ MUTANTS = [
     ("histo: a whole dump open at exit is marked cut", "preload/histofile.c",
      "\thisto_end(s, !hs_at_end(&s->st), s->st.in_off);",
      "\thisto_end(s, 1, s->st.in_off);"),
+    ("histo: --app-only's dropped objects are counted", "strip/engine/histo.c",
+     "\tif (!st->sub_drop)\n\t\tcount(st, h);", "\tcount(st, h);"),
+    ("histo: names are the input's, not the tokens that went out",
+     "strip/engine/histo.c",
+     "\tnames_view(st, h + id, k, whole, shown);",
+     "\tmemcpy(shown, h + id, k);"),
 ]
 
 
