@@ -778,7 +778,7 @@ MUTANTS = [
      "\t                              .cut = cut * 0, .cut_at = cut_at };"),
     ("histo: a process that exits with its dump open writes none",
      "preload/histofile.c",
-     "\thisto_end(s, 1, s->st.in_off);",
+     "\thisto_end(s, !hs_at_end(&s->st), s->st.in_off);",
      "\treturn;"),
     ("histo: a .histo whose write failed is left, in part",
      "preload/histofile.c",
