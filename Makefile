@@ -21,8 +21,8 @@ ENGINE = strip/engine/rewrite.c strip/engine/engine.c strip/engine/histo.c strip
 	strip/engine/segment.c strip/engine/emit.c strip/engine/format.c
 # the I/O both front ends use (the shim and the tools): the output buffer,
 # the names map, the compressors, the level words, the escaping
-IO = strip/io/outbuf.c strip/io/namesmap.c strip/io/histotext.c
-IO_HDRS = strip/io/outbuf.h strip/io/namesmap.h strip/io/histo.h strip/io/compressors.h \
+IO = strip/io/outbuf.c strip/io/namesmap.c strip/io/histotext.c strip/io/lineout.c
+IO_HDRS = strip/io/outbuf.h strip/io/namesmap.h strip/io/histo.h strip/io/lineout.h strip/io/compressors.h \
 	strip/io/levels.h strip/io/escape.h
 CLI = strip/cli/cli.c strip/cli/args.c strip/cli/names.c strip/cli/out.c $(IO) \
 	strip/cli/info.c strip/cli/keepset.c strip/cli/standaside.c strip/cli/decomp.c \
@@ -109,10 +109,10 @@ $(LAUNCHER): preload/hprofstrip-run.c strip/engine/hprof.h strip/io/compressors.
 $(BUILD)/modes.h: tests/modes.tsv tests/modes.sh | $(BUILD)
 	tests/modes.sh header >$@.tmp && mv $@.tmp $@
 
-$(BUILD)/splitcheck: tests/splitcheck.c tests/cutrun.c tests/cutrun.h $(ENGINE) strip/io/histotext.c strip/io/histo.h \
+$(BUILD)/splitcheck: tests/splitcheck.c tests/cutrun.c tests/cutrun.h $(ENGINE) strip/io/histotext.c strip/io/lineout.c strip/io/histo.h \
 		strip/engine/hprof.h strip/engine/internal.h $(BUILD)/modes.h | $(BUILD)
 	$(CC) $(ALL_CFLAGS) -I$(BUILD) -o $@ tests/splitcheck.c tests/cutrun.c $(ENGINE) \
-		strip/io/histotext.c $(LDFLAGS)
+		strip/io/histotext.c strip/io/lineout.c $(LDFLAGS)
 
 # the engine's hold-back clamp, through the public API
 $(BUILD)/holdtest: tests/holdtest.c tests/check.h tests/dumpbuf.h $(ENGINE) strip/engine/hprof.h \

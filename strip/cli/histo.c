@@ -5,6 +5,7 @@
  */
 #include "histo.h"
 #include "../io/escape.h"
+#include "../io/lineout.h"
 
 #include <errno.h>
 #include <inttypes.h>
@@ -205,38 +206,6 @@ static struct change *changes(const struct histo_list *old,
 	return c;
 }
 
-/* An output line gathered, then given to out() whole. */
-struct line {
-	char buf[IO_HISTO_NAME_BUF * 8 + 512];
-	size_t len;
-	int (*out)(void *user, const void *buf, size_t len);
-	void *user;
-	int err;
-};
-
-static void put(struct line *l, const char *fmt, ...)
-	__attribute__((format(printf, 2, 3)));
-
-static void put(struct line *l, const char *fmt, ...)
-{
-	va_list ap;
-	int k;
-
-	va_start(ap, fmt);
-	k = vsnprintf(l->buf + l->len, sizeof l->buf - l->len, fmt, ap);
-	va_end(ap);
-	if (k > 0)
-		l->len += (size_t)k < sizeof l->buf - l->len
-		          ? (size_t)k : sizeof l->buf - l->len - 1;
-}
-
-static void flush(struct line *l)
-{
-	if (!l->err && l->len)
-		l->err = l->out(l->user, l->buf, l->len);
-	l->len = 0;
-}
-
 /* now - old, exact, signed: "+12", "-3", "0" (text) or "12", "-3", "0"
  * (JSON: plus), into buf (24 bytes) */
 static const char *signed_text(char *buf, uint64_t now, uint64_t old,
@@ -249,49 +218,24 @@ static const char *signed_text(char *buf, uint64_t now, uint64_t old,
 	return buf;
 }
 
-/* A file name as a JSON string: valid UTF-8 as it is, '"' and '\\'
- * escaped, a control character or any other byte as \u00XX. */
-static void json_string(struct line *l, const char *s)
-{
-	const unsigned char *p = (const unsigned char *)s;
-	size_t k, i;
-
-	put(l, "\"");
-	while (*p) {
-		k = 1;
-		if (*p >= 0xC2 && *p <= 0xF4)
-			for (k = *p >= 0xF0 ? 4 : *p >= 0xE0 ? 3 : 2, i = 1; i < k; i++)
-				if ((p[i] & 0xC0) != 0x80)
-					k = 0;  /* the loop ends: p[i] is no 10xxxxxx */
-		if (*p == '"' || *p == '\\')
-			put(l, "\\%c", *p);
-		else if (*p < 0x20 || *p == 0x7F || (*p >= 0x80 && k < 2))
-			put(l, "\\u%04x", *p), k = 1;
-		else
-			put(l, "%.*s", (int)k, (const char *)p);
-		p += k ? k : 1;
-	}
-	put(l, "\"");
-}
-
-static void text_notes(struct line *l, const struct histo_list *old,
+static void text_notes(struct io_line *l, const struct histo_list *old,
                        const char *old_name, const struct histo_list *now)
 {
 	char name[1024];
 
 	/* a newline in the file name must not end the note */
 	io_escape(name, sizeof name, old_name, strlen(old_name));
-	put(l, "# baseline: %s\n", name);
+	io_put(l, "# baseline: %s\n", name);
 	if (old->cut)
-		put(l, "# baseline cut: its dump could not be read past byte %"
+		io_put(l, "# baseline cut: its dump could not be read past byte %"
 		    PRIu64 ": its counts are of the objects before it\n",
 		    old->cut_at);
 	if (now->cut)
-		put(l, "# cut: the dump could not be read past byte %" PRIu64
+		io_put(l, "# cut: the dump could not be read past byte %" PRIu64
 		    ": these are the objects before it\n", now->cut_at);
 }
 
-static void text(struct line *l, const struct change *c, size_t count,
+static void text(struct io_line *l, const struct change *c, size_t count,
                  const struct histo_list *old, const char *old_name,
                  const struct histo_list *now)
 {
@@ -299,74 +243,74 @@ static void text(struct line *l, const struct change *c, size_t count,
 	char a[24], b[24];
 	size_t r, w;
 
-	put(l, " num  %14s  %14s  %13s  %13s  class name\n", "#instances +-",
+	io_put(l, " num  %14s  %14s  %13s  %13s  class name\n", "#instances +-",
 	    "#bytes +-", "#instances", "#bytes");
 	w = l->len - 1;
 	memset(l->buf + l->len, '-', w);
 	l->len += w;
-	put(l, "\n");
-	flush(l);
+	io_put(l, "\n");
+	io_flush(l);
 	for (r = 0; r < count && !l->err; r++) {
-		put(l, "%4zu: %14s  %14s  %13" PRIu64 "  %13" PRIu64 "  %s\n",
+		io_put(l, "%4zu: %14s  %14s  %13" PRIu64 "  %13" PRIu64 "  %s\n",
 		    r + 1, signed_text(a, c[r].nn, c[r].on, 1),
 		    signed_text(b, c[r].nb, c[r].ob, 1), c[r].nn, c[r].nb,
 		    c[r].name);
 		on += c[r].on, ob += c[r].ob, nn += c[r].nn, nb += c[r].nb;
-		flush(l);
+		io_flush(l);
 	}
-	put(l, "Total %14s  %14s  %13" PRIu64 "  %13" PRIu64 "\n",
+	io_put(l, "Total %14s  %14s  %13" PRIu64 "  %13" PRIu64 "\n",
 	    signed_text(a, nn, on, 1), signed_text(b, nb, ob, 1), nn, nb);
 	text_notes(l, old, old_name, now);
-	flush(l);
+	io_flush(l);
 }
 
-static void json_cut(struct line *l, const char *key,
+static void json_cut(struct io_line *l, const char *key,
                      const struct histo_list *s)
 {
-	put(l, ", \"%s\": %s", key, s->cut ? "true" : "false");
+	io_put(l, ", \"%s\": %s", key, s->cut ? "true" : "false");
 	if (s->cut)
-		put(l, ", \"%s_at\": %" PRIu64, key, s->cut_at);
+		io_put(l, ", \"%s_at\": %" PRIu64, key, s->cut_at);
 }
 
 /* the counts of one class or the total, "instances_change": ... */
-static void json_counts(struct line *l, uint64_t on, uint64_t ob,
+static void json_counts(struct io_line *l, uint64_t on, uint64_t ob,
                         uint64_t nn, uint64_t nb)
 {
 	char a[24], b[24];
 
-	put(l, "\"instances_change\": %s, \"bytes_change\": %s, "
+	io_put(l, "\"instances_change\": %s, \"bytes_change\": %s, "
 	    "\"instances\": %" PRIu64 ", \"bytes\": %" PRIu64 ", "
 	    "\"baseline_instances\": %" PRIu64 ", \"baseline_bytes\": %"
 	    PRIu64, signed_text(a, nn, on, 0), signed_text(b, nb, ob, 0),
 	    nn, nb, on, ob);
 }
 
-static void json(struct line *l, const struct change *c, size_t count,
+static void json(struct io_line *l, const struct change *c, size_t count,
                  const struct histo_list *old, const char *old_name,
                  const struct histo_list *now)
 {
 	uint64_t on = 0, ob = 0, nn = 0, nb = 0;
 	size_t r;
 
-	put(l, "{\"histogram_change\": \"hprofstrip\", \"baseline\": ");
-	json_string(l, old_name);
+	io_put(l, "{\"histogram_change\": \"hprofstrip\", \"baseline\": ");
+	io_json_string(l, old_name);
 	json_cut(l, "baseline_cut", old);
 	json_cut(l, "cut", now);
-	put(l, ",\n \"classes\": [");
-	flush(l);
+	io_put(l, ",\n \"classes\": [");
+	io_flush(l);
 	for (r = 0; r < count && !l->err; r++) {
-		put(l, "%s\n  {\"rank\": %zu, \"name\": ", r ? "," : "", r + 1);
-		json_string(l, c[r].name);
-		put(l, ", ");
+		io_put(l, "%s\n  {\"rank\": %zu, \"name\": ", r ? "," : "", r + 1);
+		io_json_string(l, c[r].name);
+		io_put(l, ", ");
 		json_counts(l, c[r].on, c[r].ob, c[r].nn, c[r].nb);
-		put(l, "}");
+		io_put(l, "}");
 		on += c[r].on, ob += c[r].ob, nn += c[r].nn, nb += c[r].nb;
-		flush(l);
+		io_flush(l);
 	}
-	put(l, "\n ],\n \"total\": {");
+	io_put(l, "\n ],\n \"total\": {");
 	json_counts(l, on, ob, nn, nb);
-	put(l, "}}\n");
-	flush(l);
+	io_put(l, "}}\n");
+	io_flush(l);
 }
 
 int histo_diff_write(const struct histo_list *old, const char *old_name,
@@ -374,7 +318,7 @@ int histo_diff_write(const struct histo_list *old, const char *old_name,
                      int (*out)(void *user, const void *buf, size_t len),
                      void *user)
 {
-	static struct line l;  /* 4.6 KiB */
+	static struct io_line l;  /* 5 KiB */
 	struct change *c;
 	size_t count;
 

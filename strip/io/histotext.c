@@ -4,9 +4,9 @@
  * caller's out(). No allocation; the sort is a heapsort in place.
  */
 #include "histo.h"
+#include "lineout.h"
 
 #include <inttypes.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -231,38 +231,6 @@ size_t io_histo_rows(const struct hs_histo *h, const struct io_histo_meta *m,
 
 /* ---- the text ---------------------------------------------------------- */
 
-/* An output line gathered, then given to out() whole. */
-struct line {
-	char buf[IO_HISTO_NAME_BUF * 6 + 512];
-	size_t len;
-	int (*out)(void *user, const void *buf, size_t len);
-	void *user;
-	int err;
-};
-
-static void put(struct line *l, const char *fmt, ...)
-	__attribute__((format(printf, 2, 3)));
-
-static void put(struct line *l, const char *fmt, ...)
-{
-	va_list ap;
-	int k;
-
-	va_start(ap, fmt);
-	k = vsnprintf(l->buf + l->len, sizeof l->buf - l->len, fmt, ap);
-	va_end(ap);
-	if (k > 0)
-		l->len += (size_t)k < sizeof l->buf - l->len
-		          ? (size_t)k : sizeof l->buf - l->len - 1;
-}
-
-static void flush(struct line *l)
-{
-	if (!l->err && l->len)
-		l->err = l->out(l->user, l->buf, l->len);
-	l->len = 0;
-}
-
 /* The heaps with objects, as a mask of HS_HEAP_* bits; Android dumps
  * only (HotSpot's have the default heap alone, no column). */
 static unsigned heaps_shown(const struct hs_histo *h,
@@ -284,22 +252,22 @@ static unsigned heaps_shown(const struct hs_histo *h,
 	return mask;
 }
 
-static void notes(struct line *l, const struct hs_histo *h,
+static void notes(struct io_line *l, const struct hs_histo *h,
                   const struct io_histo_meta *m)
 {
 	if (m->cut)
-		put(l, "# cut: the dump could not be read past byte %" PRIu64
+		io_put(l, "# cut: the dump could not be read past byte %" PRIu64
 		    ": these are the objects before it\n", m->cut_at);
 	if (h->classes_past)
-		put(l, "# <other classes>: %" PRIu64 " class ids past the table "
+		io_put(l, "# <other classes>: %" PRIu64 " class ids past the table "
 		    "of %u classes: their objects are counted together\n",
 		    h->classes_past, h->class_max);
 	if (h->names_past)
-		put(l, "# %" PRIu64 " texts past the names table: a class "
+		io_put(l, "# %" PRIu64 " texts past the names table: a class "
 		    "without its name is shown by its id\n", h->names_past);
 }
 
-static void text(struct line *l, const struct hs_histo *h,
+static void text(struct io_line *l, const struct hs_histo *h,
                  const struct io_histo_meta *m,
                  const struct io_histo_row *rows, size_t count)
 {
@@ -309,18 +277,18 @@ static void text(struct line *l, const struct hs_histo *h,
 	char name[IO_HISTO_NAME_BUF];
 	size_t r, w;
 
-	put(l, " num     #instances         #bytes");
+	io_put(l, " num     #instances         #bytes");
 	for (i = 0; i < HS_HISTO_HEAPS; i++)
 		if (shown >> i & 1)
-			put(l, "  %13s", heap_name[i]);
-	put(l, "  class name\n");
+			io_put(l, "  %13s", heap_name[i]);
+	io_put(l, "  class name\n");
 	w = l->len - 1;
 	memset(l->buf + l->len, '-', w);
 	l->len += w;
-	put(l, "\n");
-	flush(l);
+	io_put(l, "\n");
+	io_flush(l);
 	for (r = 0; r < count && !l->err; r++) {
-		put(l, "%4zu: %13" PRIu64 "  %13" PRIu64, r + 1, rows[r].n,
+		io_put(l, "%4zu: %13" PRIu64 "  %13" PRIu64, r + 1, rows[r].n,
 		    rows[r].bytes);
 		tn += rows[r].n;
 		tb += rows[r].bytes;
@@ -329,63 +297,24 @@ static void text(struct line *l, const struct hs_histo *h,
 			hn[i] += n;
 			hb[i] += b;
 			if (shown >> i & 1)
-				put(l, "  %13" PRIu64, b);
+				io_put(l, "  %13" PRIu64, b);
 		}
 		io_histo_name(h, &rows[r], name);
-		put(l, "  %s\n", name);
-		flush(l);
+		io_put(l, "  %s\n", name);
+		io_flush(l);
 	}
-	put(l, "Total %13" PRIu64 "  %13" PRIu64, tn, tb);
+	io_put(l, "Total %13" PRIu64 "  %13" PRIu64, tn, tb);
 	for (i = 0; i < HS_HISTO_HEAPS; i++)
 		if (shown >> i & 1)
-			put(l, "  %13" PRIu64, hb[i]);
-	put(l, "\n");
+			io_put(l, "  %13" PRIu64, hb[i]);
+	io_put(l, "\n");
 	notes(l, h, m);
-	flush(l);
+	io_flush(l);
 }
 
 /* ---- JSON -------------------------------------------------------------- */
 
-/* The length of a valid UTF-8 sequence at s (n bytes left), 0 if none. */
-static size_t utf8_len(const unsigned char *s, size_t n)
-{
-	size_t k = s[0] >= 0xF0 && s[0] <= 0xF4 ? 4 : s[0] >= 0xE0 ? 3
-	           : s[0] >= 0xC2 && s[0] < 0xE0 ? 2 : 0, i;
-
-	if (!k || k > n)
-		return 0;
-	for (i = 1; i < k; i++)
-		if ((s[i] & 0xC0) != 0x80)
-			return 0;
-	return k;
-}
-
-/* A name as a JSON string: valid UTF-8 as it is, any other byte as the
- * Latin-1 character it would be (names hold no quote, backslash or
- * control character: histo.c's name_like, and the tool's own names). */
-static void json_name(struct line *l, const char *s)
-{
-	const unsigned char *p = (const unsigned char *)s;
-	size_t n = strlen(s), k;
-
-	put(l, "\"");
-	while (n) {
-		if (*p < 0x80 && *p >= 0x20 && *p != '"' && *p != '\\') {
-			put(l, "%c", *p);
-			k = 1;
-		} else if (*p >= 0x80 && (k = utf8_len(p, n)) != 0) {
-			put(l, "%.*s", (int)k, (const char *)p);
-		} else {
-			put(l, "\\u%04x", *p);
-			k = 1;
-		}
-		p += k;
-		n -= k;
-	}
-	put(l, "\"");
-}
-
-static void json(struct line *l, const struct hs_histo *h,
+static void json(struct io_line *l, const struct hs_histo *h,
                  const struct io_histo_meta *m,
                  const struct io_histo_row *rows, size_t count)
 {
@@ -395,48 +324,48 @@ static void json(struct line *l, const struct hs_histo *h,
 	const char *sep = "";
 	size_t r;
 
-	put(l, "{\"histogram\": \"hprofstrip\", \"version\": \"1.0.%c\", "
+	io_put(l, "{\"histogram\": \"hprofstrip\", \"version\": \"1.0.%c\", "
 	    "\"id_size\": %u, \"cut\": %s", m->version ? m->version : '0',
 	    m->idsize, m->cut ? "true" : "false");
 	if (m->cut)
-		put(l, ", \"cut_at\": %" PRIu64, m->cut_at);
-	put(l, ", \"heaps\": [");
+		io_put(l, ", \"cut_at\": %" PRIu64, m->cut_at);
+	io_put(l, ", \"heaps\": [");
 	for (i = 0; i < HS_HISTO_HEAPS; i++)
 		if (shown >> i & 1) {
-			put(l, "%s\"%s\"", sep, heap_name[i]);
+			io_put(l, "%s\"%s\"", sep, heap_name[i]);
 			sep = ", ";
 		}
-	put(l, "],\n \"classes\": [");
-	flush(l);
+	io_put(l, "],\n \"classes\": [");
+	io_flush(l);
 	for (r = 0; r < count && !l->err; r++) {
 		io_histo_name(h, &rows[r], name);
-		put(l, "%s\n  {\"rank\": %zu, \"name\": ", r ? "," : "", r + 1);
-		json_name(l, name);
-		put(l, ", \"instances\": %" PRIu64 ", \"bytes\": %" PRIu64,
+		io_put(l, "%s\n  {\"rank\": %zu, \"name\": ", r ? "," : "", r + 1);
+		io_json_string(l, name);
+		io_put(l, ", \"instances\": %" PRIu64 ", \"bytes\": %" PRIu64,
 		    rows[r].n, rows[r].bytes);
 		tn += rows[r].n;
 		tb += rows[r].bytes;
 		if (shown) {
-			put(l, ", \"heaps\": {");
+			io_put(l, ", \"heaps\": {");
 			sep = "";
 			for (i = 0; i < HS_HISTO_HEAPS; i++)
 				if (shown >> i & 1) {
 					io_histo_heap(h, m, &rows[r], i, &n, &b);
-					put(l, "%s\"%s\": {\"instances\": %" PRIu64
+					io_put(l, "%s\"%s\": {\"instances\": %" PRIu64
 					    ", \"bytes\": %" PRIu64 "}", sep,
 					    heap_name[i], n, b);
 					sep = ", ";
 				}
-			put(l, "}");
+			io_put(l, "}");
 		}
-		put(l, "}");
-		flush(l);
+		io_put(l, "}");
+		io_flush(l);
 	}
-	put(l, "\n ],\n \"total\": {\"instances\": %" PRIu64
+	io_put(l, "\n ],\n \"total\": {\"instances\": %" PRIu64
 	    ", \"bytes\": %" PRIu64 "}, \"classes_past\": %" PRIu64
 	    ", \"names_past\": %" PRIu64 "}\n", tn, tb, h->classes_past,
 	    h->names_past);
-	flush(l);
+	io_flush(l);
 }
 
 int io_histo_write(const struct hs_histo *h, const struct io_histo_meta *m,
@@ -444,7 +373,7 @@ int io_histo_write(const struct hs_histo *h, const struct io_histo_meta *m,
                    int (*out)(void *user, const void *buf, size_t len),
                    void *user)
 {
-	struct line l;  /* 4 KiB of stack */
+	struct io_line l;  /* 5 KiB of stack */
 
 	l.len = 0;
 	l.err = 0;
