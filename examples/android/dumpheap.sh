@@ -10,8 +10,9 @@
 # (am opens the file and hands the app an fd: with the shim in the app,
 # see wrap.sh, the file is stripped already, found by sniffing), then
 #   adb exec-out cat FILE | hprofstrip > OUT
-# (hprofstrip passes an already stripped dump through unchanged), and the
-# file on the device is removed. With -r, OUT is then restored to a plain
+# (hprofstrip passes an already stripped dump through unchanged); the
+# shim's class histogram beside the dump, FILE.histo, comes to OUT.histo
+# when the shim wrote one; both files on the device are removed. With -r, OUT is then restored to a plain
 # JDK-style 1.0.2 dump (hprofrestore --jvm) that desktop viewers open.
 #
 # Environment: ADB (default adb), HPROFSTRIP and HPROFRESTORE (default:
@@ -50,7 +51,15 @@ while :; do
 	sleep 1
 done
 "$adb" exec-out cat "$remote" | "$strip" -o "$out.tmp"
-"$adb" shell rm -f "$remote"
+# the histogram, if the shim wrote one (an empty answer: it did not)
+"$adb" exec-out "cat $remote.histo 2>/dev/null" >"$out.histo.tmp"
+"$adb" shell rm -f "$remote" "$remote.histo"
+if [ -s "$out.histo.tmp" ]; then
+	mv "$out.histo.tmp" "$out.histo"
+	echo "$out.histo"
+else
+	rm -f "$out.histo.tmp"
+fi
 if [ "$jvm" = 1 ]; then
 	"$restore" --jvm -o "$out" "$out.tmp"
 	rm -f "$out.tmp"

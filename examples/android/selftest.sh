@@ -70,7 +70,8 @@ chmod +x "$tmp/bin/adb"
 pipeline() {
 	(cd "$tmp" && ADB="$tmp/bin/adb" "$here/dumpheap.sh" 1234 out.hprof) >"$tmp/log" 2>&1 &&
 		cmp_dump "$tmp/exp" "$tmp/out.hprof" &&
-		[ -z "$(ls "$tmp/device/data/local/tmp")" ]
+		[ -z "$(ls "$tmp/device/data/local/tmp")" ] &&
+		"$b/hprofstrip" --histo "$in" | cmp - "$tmp/out.hprof.histo"
 }
 check "dumpheap.sh: am dumpheap, adb exec-out cat | hprofstrip" pipeline
 
