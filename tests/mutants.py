@@ -154,7 +154,7 @@ AREAS = {
     "strip/engine/names.c": ENGINE,
     "strip/engine/android.c": ENGINE,
     "strip/engine/histo.c": [ENGINE_MODES, MEM, HISTO_SPLIT, "histo",
-                             "histo-judge"],
+                             "histo-judge", "shim-histo"],
     "strip/engine/internal.h": ENGINE,
     "strip/io/namesmap.c": [REDACT_CHECK, "redact"],
     "strip/cli/out.c": TOOLS,
