@@ -241,15 +241,11 @@ static void text(struct io_line *l, const struct change *c, size_t count,
 {
 	uint64_t on = 0, ob = 0, nn = 0, nb = 0;
 	char a[24], b[24];
-	size_t r, w;
+	size_t r;
 
 	io_put(l, " num  %14s  %14s  %13s  %13s  class name\n", "#instances +-",
 	    "#bytes +-", "#instances", "#bytes");
-	w = l->len - 1;
-	memset(l->buf + l->len, '-', w);
-	l->len += w;
-	io_put(l, "\n");
-	io_flush(l);
+	io_rule(l);
 	for (r = 0; r < count && !l->err; r++) {
 		io_put(l, "%4zu: %14s  %14s  %13" PRIu64 "  %13" PRIu64 "  %s\n",
 		    r + 1, signed_text(a, c[r].nn, c[r].on, 1),

@@ -275,18 +275,14 @@ static void text(struct io_line *l, const struct hs_histo *h,
 	uint64_t tn = 0, tb = 0, hn[HS_HISTO_HEAPS] = {0}, hb[HS_HISTO_HEAPS] = {0};
 	uint64_t n, b;
 	char name[IO_HISTO_NAME_BUF];
-	size_t r, w;
+	size_t r;
 
 	io_put(l, " num     #instances         #bytes");
 	for (i = 0; i < HS_HISTO_HEAPS; i++)
 		if (shown >> i & 1)
 			io_put(l, "  %13s", heap_name[i]);
 	io_put(l, "  class name\n");
-	w = l->len - 1;
-	memset(l->buf + l->len, '-', w);
-	l->len += w;
-	io_put(l, "\n");
-	io_flush(l);
+	io_rule(l);
 	for (r = 0; r < count && !l->err; r++) {
 		io_put(l, "%4zu: %13" PRIu64 "  %13" PRIu64, r + 1, rows[r].n,
 		    rows[r].bytes);

@@ -3,6 +3,7 @@
 
 #include <stdarg.h>
 #include <stdio.h>
+#include <string.h>
 
 void io_put(struct io_line *l, const char *fmt, ...)
 {
@@ -22,6 +23,18 @@ void io_flush(struct io_line *l)
 	if (!l->err && l->len)
 		l->err = l->out(l->user, l->buf, l->len);
 	l->len = 0;
+}
+
+void io_rule(struct io_line *l)
+{
+	size_t w = l->len ? l->len - 1 : 0;
+
+	if (w > sizeof l->buf - l->len - 2)
+		w = sizeof l->buf - l->len - 2;
+	memset(l->buf + l->len, '-', w);
+	l->len += w;
+	io_put(l, "\n");
+	io_flush(l);
 }
 
 void io_json_string(struct io_line *l, const char *s)

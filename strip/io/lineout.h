@@ -26,6 +26,10 @@ void io_put(struct io_line *l, const char *fmt, ...)
 /* The line to out(), unless it failed before; the line empty again. */
 void io_flush(struct io_line *l);
 
+/* The header line gathered (it ends in a newline) and under it a rule
+ * of '-' as long, both to out(). */
+void io_rule(struct io_line *l);
+
 /* s as a JSON string: valid UTF-8 as it is, '"' and '\\' escaped, a
  * control character or any other byte as \u00XX. */
 void io_json_string(struct io_line *l, const char *s);
