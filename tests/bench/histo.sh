@@ -52,21 +52,7 @@ TARGET_SHIM=1.02 TARGET_CAT=2.5
 built hprofstrip libhprofstrip.so
 needs "OpenJDK 17" java javac jcmd
 
-mkdir -p "$W"
-rm -rf "${W:?}"/*
-cleanup() {
-	local j
-	for j in "${!PID[@]}"; do
-		kill "${PID[$j]}" 2>/dev/null || true
-		wait "${PID[$j]}" 2>/dev/null || true
-	done
-	rm -rf "${W:?}"
-}
-trap cleanup EXIT
-trap 'exit 130' INT TERM
-
-mkdir -p "$W/classes"
-javac -d "$W/classes" "$here/DumpBench.java" || die "javac DumpBench failed"
+pair_setup
 declare -A GOAL GOALW SIDECARS
 
 echo

@@ -6,6 +6,27 @@
 # calc, say, die, size_of, and B, W, MB, JOPTS set.
 
 declare -A PID   # JVM name -> pid
+
+# pair_setup: a fresh work dir $W, emptied, removed with the JVMs however
+# the script ends (no dump outlives the run: they take gigabytes), and
+# DumpBench compiled into $W/classes
+pair_setup() {
+	mkdir -p "$W"
+	rm -rf "${W:?}"/*
+	trap pair_cleanup EXIT
+	trap 'exit 130' INT TERM
+	mkdir -p "$W/classes"
+	javac -d "$W/classes" "$(dirname "${BASH_SOURCE[0]}")/DumpBench.java" ||
+		die "javac DumpBench failed"
+}
+pair_cleanup() {
+	local j
+	for j in "${!PID[@]}"; do
+		kill "${PID[$j]}" 2>/dev/null || true
+		wait "${PID[$j]}" 2>/dev/null || true
+	done
+	rm -rf "${W:?}"
+}
 # the median of numbers (one per argument)
 median() { printf '%s\n' "$@" | sort -g | awk '{ v[NR] = $1 } END { print (NR % 2 ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2) }'; }
 maxof() { printf '%s\n' "$@" | sort -g | tail -1; }

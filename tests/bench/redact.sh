@@ -83,25 +83,8 @@ TARGET=1.10
 built hprofstrip libhprofstrip.so
 needs "OpenJDK 17" java javac jcmd
 
-mkdir -p "$W"
-rm -rf "${W:?}"/*
-
-# ---- the JVMs, cleaned up however the script ends -----------------------
-
-cleanup() {
-	local j
-	for j in "${!PID[@]}"; do
-		kill "${PID[$j]}" 2>/dev/null || true
-		wait "${PID[$j]}" 2>/dev/null || true
-	done
-	# no dump outlives the run (they take gigabytes)
-	rm -rf "${W:?}"
-}
-trap cleanup EXIT
-trap 'exit 130' INT TERM
-
-mkdir -p "$W/classes"
-javac -d "$W/classes" "$here/DumpBench.java" || die "javac DumpBench failed"
+# the work dir, DumpBench, the JVMs cleaned up however the script ends
+pair_setup
 
 declare -A GOAL GOALW GOALHOW  # KIND.shim, KIND.offline -> median, worst round, what
 
