@@ -11,9 +11,13 @@
  *   android.c  layer: HS_JVM, HS_APP_ONLY on 1.0.3: what becomes of the
  *              Android roots, the HEAP_DUMP_INFOs and the zygote and image
  *              heaps' objects; heap record headers written late
- *   keep.c     layer: HS_KEEP_STRINGS: the names and class layouts read
- *              on the way (PH_STR, PH_IF), the values read (PH_PEEK,
- *              PH_LOOK), the pending ids, which arrays keep their elements
+ *   keep.c     layer: HS_KEEP_STRINGS, HS_KEEP_BITMAPS: the names and
+ *              class layouts read on the way (PH_STR, PH_IF), the values
+ *              read (PH_PEEK, PH_LOOK), which arrays keep their elements
+ *   bitmap.c   keep's second source, HS_KEEP_BITMAPS: Bitmap's and
+ *              DumpData's names and layouts, a buffers array's ids
+ *              (PH_ELEMS), an image's signature (PH_SIG)
+ *   claims.c   keep's: the ids that claim an array, reported or pending
  *   names.c    layer: HS_REDACT_NAMES, HS_UNREDACT: STRING texts
  *              tokenized or given back (PH_NAME, PH_NAME_TEXT)
  *   redact.c   layer: HS_REDACT: the class layouts recorded (PH_IF),
