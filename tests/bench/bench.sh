@@ -33,6 +33,12 @@
 #      JVM each, on both heaps (goal <= 1.02x); hprofstrip --histo against
 #      --info and cat on the small-object dump, page cache warm (goal
 #      --histo <= 2.5x cat)
+#  10. keeping bitmaps (tests/bench/bitmaps.sh): 200 bitmaps of
+#      tests/java/BitmapHeap (pictures in DumpData as AOSP's dumpAll
+#      allocates them, the pictures first, and API 25's raw mBuffer), in
+#      HotSpot's order and ART's form, and the corpus's Dalvik dump: full,
+#      plain strip and --keep-bitmaps sizes, the arrays kept from a file
+#      and from a pipe
 # Parts 4 and 5 are skipped when $BUILD/libhprofstrip.so does not exist as
 # the bench starts.
 # Installs GNU time if missing (as root, through apt-get).
@@ -476,4 +482,6 @@ BUILD=$B BENCH_DIR=$W "$here/compress.sh"
 BUILD=$B BENCH_DIR=$W "$here/redact.sh"
 # ---- 9. what the class histogram costs -----------------------------------
 BUILD=$B BENCH_DIR=$W "$here/histo.sh"
+# ---- 10. keeping bitmaps: sizes and arrays kept --------------------------
+BUILD=$B BENCH_DIR=$W "$here/bitmaps.sh"
 footer
