@@ -89,6 +89,10 @@ assert_some_kept() {
 	assert_failure 1
 	assert_output --regexp "^bitmaps .* kept 200 of 200 dumpdata $DUMPDATA of $DUMPDATA mbuffer $MBUFFER of $MBUFFER lost 0 decoys 0 zeroed [0-9]+ ids same\$"
 	[[ $stderr == *") is not zero"* ]] || fail "$stderr"
+	# streamed too: only an image of the original may be kept as a decoy
+	judge --stream "$ORIG"
+	assert_failure 1
+	[[ $stderr == *"(byte["*"], no bitmap's) is not zero"* ]] || fail "$stderr"
 	"$STRIP" -o "$T/p.hprof" "$ORIG"
 	"$RESTORE" -o "$T/r.hprof" "$T/p.hprof"
 	judge "$T/r.hprof"

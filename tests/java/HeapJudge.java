@@ -971,9 +971,13 @@ public final class HeapJudge {
             return false;
         }
 
+        /** The dump's primitive arrays, the byte[] first (their errors
+         *  are listed first). */
         static List<PrimitiveArrayInstance> primitiveArrays(Heap heap) {
             List<PrimitiveArrayInstance> out = new ArrayList<>();
-            for (JavaClass jc : heap.getAllClasses()) {
+            List<JavaClass> classes = new ArrayList<>(heap.getAllClasses());
+            classes.sort(Comparator.comparing(jc -> !jc.getName().equals("byte[]")));
+            for (JavaClass jc : classes) {
                 if (!jc.isArray() || !isRuntimeClass(jc.getName())
                         || jc.getName().indexOf('.') >= 0 || jc.getName().endsWith("[][]")) {
                     continue;
