@@ -165,6 +165,17 @@ assert_some_kept() {
 	assert_dumpdata_kept "$output"
 }
 
+@test "shim: HPROFSTRIP_KEEP=bitmaps, jcmd GC.heap_dump" {
+	start_jvm HPROFSTRIP_KEEP=bitmaps LD_PRELOAD="$SHIM" BitmapHeap
+	run timeout "$TMO" jcmd "$JVM" GC.heap_dump "$T/jcmd.hprof"
+	stop_jvm
+	assert_output --partial "Heap dump file created"
+	grep -q "^hprofstrip: .*jcmd.hprof: " "$JVM_ERR" || fail "no summary line: $(cat "$JVM_ERR")"
+	"$RESTORE" -o "$T/r.hprof" "$T/jcmd.hprof"
+	assert_judged --stream "$T/r.hprof"
+	assert_dumpdata_kept "$output"
+}
+
 @test "shim: HPROFSTRIP_KEEP=bitmaps under every replayed runtime pattern, HotSpot order and ART form" {
 	local f mode out n=0 restored=()
 	for f in "$ORIG" "$ART"; do
