@@ -17,7 +17,7 @@ ALL_CFLAGS = $(WARN) $(CFLAGS)
 
 # the engine, its files top to bottom (strip/engine/internal.h)
 ENGINE = strip/engine/rewrite.c strip/engine/engine.c strip/engine/histo.c strip/engine/android.c strip/engine/keep.c \
-	strip/engine/names.c strip/engine/redact.c strip/engine/exempt.c strip/engine/salvage.c strip/engine/record.c strip/engine/hold.c strip/engine/sweep.c \
+	strip/engine/bitmap.c strip/engine/claims.c strip/engine/names.c strip/engine/redact.c strip/engine/exempt.c strip/engine/salvage.c strip/engine/record.c strip/engine/hold.c strip/engine/sweep.c \
 	strip/engine/segment.c strip/engine/emit.c strip/engine/format.c
 # the I/O both front ends use (the shim and the tools): the output buffer,
 # the names map, the compressors, the level words, the escaping

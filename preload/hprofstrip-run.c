@@ -38,8 +38,9 @@ static const char usage[] =
 "\n"
 "  --pattern GLOB   HPROFSTRIP_PATTERN: colon-separated globs of dump paths\n"
 "                   (the shim's default: *.hprof)\n"
-"  --keep strings   HPROFSTRIP_KEEP=strings: keep the contents of Strings\n"
-"                   (they can hold personal data)\n"
+"  --keep WHAT      HPROFSTRIP_KEEP=WHAT: strings keeps the contents of\n"
+"                   Strings, bitmaps Android bitmaps' pictures (both\n"
+"                   user data), strings,bitmaps both\n"
 "  --redact[=names] HPROFSTRIP_REDACT=values: also zero every primitive\n"
 "                   field value and the application's static values, so\n"
 "                   no user value reaches the disk (references stay);\n"
@@ -301,8 +302,11 @@ int main(int argc, char **argv)
 				return usage_error("--pattern: empty glob%s", "");
 			pattern = v;
 		} else if ((v = value_of("--keep", argc, argv, &i, &missing))) {
-			if (strcmp(v, "strings"))
-				return usage_error("--keep: '%s' is not 'strings'", v);
+			if (strcmp(v, "strings") && strcmp(v, "bitmaps") &&
+			    strcmp(v, "strings,bitmaps") &&
+			    strcmp(v, "bitmaps,strings"))
+				return usage_error("--keep: '%s' is not 'strings', "
+				                   "'bitmaps' or 'strings,bitmaps'", v);
 			keep = v;
 		} else if ((v = value_of("--compress", argc, argv, &i, &missing))) {
 			if (!compress_ok(v))
@@ -326,8 +330,9 @@ int main(int argc, char **argv)
 	if (i >= argc)
 		return usage_error("no command to run%s", "");
 	if (redact > IO_LEVEL_OFF && keep)
-		return usage_error("--redact and --keep strings cannot be "
-		                   "combined%s", "");
+		return usage_error("--redact and --keep cannot be combined: "
+		                   "redaction removes what Strings and bitmaps "
+		                   "hold%s", "");
 
 	if (!find_lib(lib))
 		return EXIT_NOLIB;

@@ -15,13 +15,15 @@
 #include <strings.h>
 #include <unistd.h>
 
-/* HPROFSTRIP_KEEP: comma-separated words; "strings" is the one there is */
+/* HPROFSTRIP_KEEP: comma-separated words: "strings", "bitmaps" */
 static void parse_keep(struct policy *p, const char *v)
 {
 	while (v && *v) {
 		size_t n = strcspn(v, ",");
 		if (n == 7 && !memcmp(v, "strings", 7))
 			p->keep_strings = 1;
+		else if (n == 7 && !memcmp(v, "bitmaps", 7))
+			p->keep_bitmaps = 1;
 		else if (n && !p->keep_bad[0])
 			snprintf(p->keep_bad, sizeof p->keep_bad, "%.*s", (int)n, v);
 		v += n + (v[n] == ',');

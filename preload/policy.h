@@ -22,6 +22,7 @@ struct policy {
 	int dirs;               /* a glob names a directory ('/') */
 	char log[PATH_MAX];     /* HPROFSTRIP_LOG, or "" for stderr */
 	int keep_strings;       /* HPROFSTRIP_KEEP=strings */
+	int keep_bitmaps;       /* HPROFSTRIP_KEEP=bitmaps */
 	int app_only;           /* HPROFSTRIP_APP_ONLY (yes/no, default no) */
 	int histo;              /* HPROFSTRIP_HISTO (yes/no, default yes):
 	                           each dump's <dump>.histo */

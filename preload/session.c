@@ -82,29 +82,37 @@ static void *map_tables(size_t size, int *told, const char *path,
 	return m;
 }
 
-/* HPROFSTRIP_KEEP=strings: the engine's tables for s's next dump, zeroed; 0 if they cannot be
- * had (said once) or are not wanted. Segments (JDK 22 .pN files) have no
- * class names of their own: they are stripped whole. */
-static int strings_tables(struct session *s, int kind, struct hs_keep *k)
+/* HPROFSTRIP_KEEP=strings, bitmaps or both: the engine's tables for s's
+ * next dump, zeroed, and the flags (HS_KEEP_*); 0 if they cannot be had
+ * (said once) or are not wanted. Under HPROFSTRIP_REDACT nothing is kept
+ * (said once): redaction fails closed. Segments (JDK 22 .pN files) have
+ * no class names of their own: they are stripped whole. */
+static unsigned keep_tables(struct session *s, int kind, struct hs_keep *k)
 {
 	static int told_bad, told_mem, told_redact;
 	const struct policy *p = policy();
+	unsigned flags = (p->keep_strings ? HS_KEEP_STRINGS : 0u) |
+	                 (p->keep_bitmaps ? HS_KEEP_BITMAPS : 0u);
 
 	if (p->keep_bad[0] && !__atomic_exchange_n(&told_bad, 1, __ATOMIC_RELAXED))
 		say("hprofstrip: HPROFSTRIP_KEEP: '%s' is not known (only "
-		    "'strings' is); ignored", p->keep_bad);
-	if (!p->keep_strings || kind != S_MAIN)
+		    "'strings' and 'bitmaps' are); ignored", p->keep_bad);
+	if (!flags || kind != S_MAIN)
 		return 0;
 	if (p->redact) {
 		if (!__atomic_exchange_n(&told_redact, 1, __ATOMIC_RELAXED))
-			say("hprofstrip: HPROFSTRIP_KEEP=strings is ignored: "
-			    "HPROFSTRIP_REDACT removes what Strings hold");
+			say("hprofstrip: HPROFSTRIP_KEEP=%s is ignored: "
+			    "HPROFSTRIP_REDACT removes what %s hold",
+			    p->keep_strings && p->keep_bitmaps ? "strings,bitmaps"
+			    : p->keep_strings ? "strings" : "bitmaps",
+			    p->keep_bitmaps ? "Strings and bitmaps (pictures are "
+			    "user data)" : "Strings");
 		return 0;
 	}
 	if (!s->strings &&
 	    !(s->strings = map_tables(sizeof *s->strings, &told_mem, s->path,
-	                              "no memory for HPROFSTRIP_KEEP="
-	                              "strings; strings stripped too")))
+	                              "no memory for HPROFSTRIP_KEEP; "
+	                              "every array stripped")))
 		return 0;
 	/* a dump before this one used them (the hold buffer needs no
 	 * zeroing) */
@@ -115,7 +123,7 @@ static int strings_tables(struct session *s, int kind, struct hs_keep *k)
 		.classes = s->strings->classes, .class_slots = HS_KEEP_CLASSES,
 		.hold = s->strings->hold, .hold_size = HS_KEEP_HOLD,
 	};
-	return 1;
+	return flags;
 }
 
 /* HPROFSTRIP_REDACT: the layout tables, one set per session, mapped once. */
@@ -330,6 +338,7 @@ void session_start(struct session *s, int kind, const char *path,
 	                         .idsize = idsize };
 	struct hs_sink sink = { io_ob_write, io_ob_patch, NULL, NULL };
 	struct hs_keep strings;
+	unsigned keep;
 	struct hs_redact red;
 	struct hs_names names;
 	struct pipe_mem *pm;
@@ -369,8 +378,8 @@ void session_start(struct session *s, int kind, const char *path,
 	s->fifo = fifo;
 	io_ob_init(&s->ob, fifo ? fifo_write : dump_pwrite, s, -1, 0, s->buf,
 	           sizeof s->buf);
-	if (strings_tables(s, kind, &strings)) {
-		cfg.flags |= HS_KEEP_STRINGS;
+	if ((keep = keep_tables(s, kind, &strings)) != 0) {
+		cfg.flags |= keep;
 		cfg.keep = &strings;
 	}
 	/* (the engine drops keep-strings when it redacts) */

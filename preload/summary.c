@@ -40,6 +40,15 @@ void session_summary(const struct session *s)
 		    "strings", s->path, (unsigned long long)s->st.kept,
 		    (unsigned long long)s->st.kept_bytes,
 		    (unsigned long long)s->st.strings);
+	if (s->st.flags & HS_KEEP_BITMAPS)  /* (kept: all arrays kept) */
+		say("hprofstrip: %s: %llu arrays kept (%llu bytes); bitmaps: "
+		    "%llu array ids from %llu Bitmap and DumpData instances, "
+		    "%llu arrays kept by their image signature alone", s->path,
+		    (unsigned long long)s->st.kept,
+		    (unsigned long long)s->st.kept_bytes,
+		    (unsigned long long)s->st.bitmap_refs,
+		    (unsigned long long)s->st.bitmaps,
+		    (unsigned long long)s->st.images);
 	if (s->st.flags & HS_REDACT)
 		say("hprofstrip: %s: redacted the fields of %llu instances and "
 		    "%llu static and constant values", s->path,

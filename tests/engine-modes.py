@@ -18,7 +18,7 @@ core's own (restore, the census, the fallback, the open length, the
 header-less feed): a core function that names a layer's mode (keep,
 stream, salvage, redact, names, jvm, app-only) is over its limit, but
 for the two places internal.h names (CORE_KNOWS: eng_emit writes into
-stream's segment; PH_XLOOK's eng_resolve and step_xlook are keep's). A layer's file (keep.c and hold.c: keep; segment.c:
+stream's segment; PH_XLOOK's eng_resolve and step_xlook are keep's). A layer's file (keep.c, hold.c, bitmap.c and claims.c: keep; segment.c:
 stream; salvage.c; redact.c; names.c; android.c: jvm and app-only; histo.c)
 is in
 its layer's mode(s), and each of its functions may touch at most 1 mode
@@ -52,7 +52,9 @@ MODES = {
     "app-only": [M + r"app_(only|strip)\b", r"\bHS_APP_ONLY\b", r"\binfo_len\b",
                  r"st->info\b", r"\b(eng_)?emit_info\b", r"\bdropped_heap\b",
                  M + r"late_header\b", r"\bandroid_layer\b"],
-    "keep": [M + r"keep\w*", r"\bHS_KEEP_STRINGS\b", r"st->ks\.", r"\bACT_STASH\b",
+    "keep": [M + r"keep\w*", r"\bHS_KEEP_(STRINGS|BITMAPS)\b", r"st->ks\.",
+             r"st->bm\.", r"\bbm_\w+\s*\(", r"\bpend_\w+\s*\(",
+             r"\b(mbuffer|buffers)_ref\b", r"\bACT_STASH\b",
              r"\bkeep_\w+\s*\(", r"\bhold_\w+\s*\(", r"\bstring_ref\b",
              r"\bthread_ref\b", r"\bkeep_layer\b"],
     "stream": [M + r"stream\b", r"\bHS_STREAM\b", r"st->sg\.", r"\bseg_\w+\s*\(",
@@ -72,7 +74,8 @@ MODES = {
     "histo": [M + r"histo\b", r"\bHS_HISTO\b", r"st->hg\b",
               r"\bhisto_layer\b"],
 }
-LAYER = {"keep.c": {"keep"}, "hold.c": {"keep"}, "segment.c": {"stream"},
+LAYER = {"keep.c": {"keep"}, "hold.c": {"keep"}, "bitmap.c": {"keep"},
+         "claims.c": {"keep"}, "segment.c": {"stream"},
          "salvage.c": {"salvage"}, "redact.c": {"redact"}, "exempt.c": {"redact"},
          "names.c": {"names"}, "android.c": {"jvm", "app-only"},
          "histo.c": {"histo"}}

@@ -147,6 +147,13 @@ struct caches {
 	unsigned sized_slots;
 };
 
+/* keep's flags and tables asked for with redaction (keep_redact_checks),
+ * and the flags hs_init left in effect */
+static unsigned keep_flags, redact_flags;
+static uint64_t keep_pending[HS_KEEP_MIN_SLOTS];
+static struct hs_keep keep_tables = { .pending = keep_pending,
+                                      .pending_slots = HS_KEEP_MIN_SLOTS };
+
 /* the dump in, redacted (values level) with the tools' tables and the
  * caches c, into out; 0, or the engine's error */
 static enum hs_err redact(const struct buf *in, const struct caches *c,
@@ -165,7 +172,8 @@ static enum hs_err redact(const struct buf *in, const struct caches *c,
 		.patch = c->patch, .patch_slots = c->patch_slots,
 		.sized = c->sized, .sized_slots = c->sized_slots,
 	};
-	struct hs_config cfg = { .flags = HS_REDACT, .redact = &r };
+	struct hs_config cfg = { .flags = HS_REDACT | keep_flags,
+	                         .redact = &r, .keep = &keep_tables };
 	struct hs_sink sink = { sink_write, sink_patch, out, NULL };
 	enum hs_err err;
 
@@ -174,6 +182,7 @@ static enum hs_err redact(const struct buf *in, const struct caches *c,
 	memset(fw_classes, 0, sizeof fw_classes);
 	out->len = 0;
 	hs_init(&st, &cfg, &sink);
+	redact_flags = st.flags;
 	err = hs_feed(&st, in->p, in->len);
 	return err ? err : hs_finish(&st);
 }
@@ -441,6 +450,17 @@ int main(void)
 	CHECK(!err && same(&out, &ref),
 	      "a layout cache left filled: %s, %d values out", hs_strerror(err),
 	      count(&out, VALUE));
+
+	/* redaction fails closed: hs_init drops both keep sources, so the
+	 * dump is redacted as without them */
+	keep_flags = HS_KEEP_BITMAPS | HS_KEEP_STRINGS;
+	err = redact(&in, &tools, &out);
+	CHECK(!err && same(&out, &ref) && (redact_flags & HS_REDACT) &&
+	      !(redact_flags & (HS_KEEP_BITMAPS | HS_KEEP_STRINGS)),
+	      "redaction asked to keep strings and bitmaps: %s, flags %#x, %s",
+	      hs_strerror(err), redact_flags,
+	      same(&out, &ref) ? "as without" : "output differs");
+	keep_flags = 0;
 
 	histo_checks(&in);
 	free(in.p);

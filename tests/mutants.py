@@ -98,6 +98,24 @@ HISTO_SPLIT = sh("splitcheck -H: the histogram at every cut", """
         "$BUILD/splitcheck" -H -p 32 -n 2 -s 1 "$f" >/dev/null || exit 1
     done""")
 
+# keep bitmaps: split invariance over every corpus dump (Dalvik's hold
+# Bitmap.mBuffer arrays), alone and with strings, streamed; and the
+# Dalvik dump's 26 mBuffer arrays kept from a file, 19 from a pipe (its
+# order: 7 come before their Bitmap), as hprofstrip -v counts them (the
+# pictures' bytes are judged by VisualVM in bats/bitmaps.bats)
+BITMAP_SPLIT = sh("splitcheck -b: keep bitmaps at every cut; Dalvik's kept", """
+    for f in ../shared/corpus/*/*.hprof; do
+        "$BUILD/splitcheck" -b -p 32 -n 2 -s 1 "$f" >/dev/null &&
+            "$BUILD/splitcheck" -b -k -S -p 16 -n 1 -s 1 "$f" >/dev/null ||
+            exit 1
+    done
+    f=../shared/corpus/art/dalvik-api19-leak-service-binder.hprof
+    "$BUILD/hprofstrip" -v --keep-bitmaps -o b.hprof "$f" 2>&1 |
+        grep -q "26 arrays kept (309448 element bytes)" &&
+        cat "$f" | "$BUILD/hprofstrip" -v --keep-bitmaps 2>&1 >b.hprof |
+        grep -q "19 arrays kept (236744 element bytes)"
+    r=$?; rm -f b.hprof; exit $r""")
+
 # the engine's hold-back clamp (tests/holdtest.c)
 HOLD = sh("holdtest", '"$BUILD/holdtest"')
 
@@ -153,6 +171,8 @@ AREAS = {
     "strip/engine/exempt.c": ENGINE,
     "strip/engine/names.c": ENGINE,
     "strip/engine/android.c": ENGINE,
+    "strip/engine/bitmap.c": [ENGINE_MODES, MEM, BITMAP_SPLIT, "bitmaps"],
+    "strip/engine/claims.c": ENGINE + [BITMAP_SPLIT, "bitmaps"],
     "strip/engine/histo.c": [ENGINE_MODES, MEM, HISTO_SPLIT, "histo",
                              "histo-judge", "shim-histo"],
     "strip/engine/internal.h": ENGINE,
@@ -163,7 +183,7 @@ AREAS = {
     "strip/cli/names.c": TOOLS + [REDACT_CHECK, "redact"],
     "strip/io/outbuf.c": ["faults", "output"],
     "strip/cli/decomp.c": ["compressed-input"],
-    "strip/cli/keepset.c": ["strings", "compressed-input"],
+    "strip/cli/keepset.c": ["strings", "compressed-input", "bitmaps"],
     "strip/cli/histo.c": ["histo"],
     "strip/cli/histoload.c": ["histo"],
     "preload/pipe.c": ["shim-compress", "handover"],
@@ -816,6 +836,52 @@ MUTANTS = [
      "tests/java/HeapJudge.java",
      "                } else if (stream && signature(b) != null && origImages.contains(sha(b))) {",
      "                } else if (stream) {"),
+    # ---- issue 30: keep bitmaps --------------------------------------------
+    ("bitmaps: Bitmap.mBuffer is not read", "strip/engine/bitmap.c",
+     "\t\telse if (IS_(\"mBuffer\"))\n\t\t\tname_add(st, B_MBUFFER, sid);",
+     "\t\telse if (IS_(\"mBuffer\"))\n\t\t\t(void)sid;"),
+    ("bitmaps: a DumpData.buffers array's elements are not claimed",
+     "strip/engine/bitmap.c",
+     "\t\tst->bitmap_refs++;\n\t\tkeep_found(st, v);",
+     "\t\tst->bitmap_refs++;"),
+    ("bitmaps: streamed, a PNG is not known by its signature",
+     "strip/engine/bitmap.c",
+     "\tif (n >= 8 && !memcmp(p, png, 8))", "\tif (n >= 8 && 0)"),
+    ("bitmaps: streamed, a JPEG is not known by its signature",
+     "strip/engine/bitmap.c",
+     "p[2] == 0xFF)", "p[2] == 0xFE)"),
+    ("bitmaps: streamed, a WEBP is not known by its signature",
+     "strip/engine/bitmap.c",
+     "!memcmp(p + 8, \"WEBP\", 4);", "!memcmp(p + 8, \"WEBX\", 4);"),
+    ("bitmaps: streamed, image-shaped arrays are kept in any dump",
+     "strip/engine/bitmap.c",
+     "\t    !st->bm.class_dumpdata || h[n - 1] != 8 || bytes < 3 ||",
+     "\t    h[n - 1] != 8 || bytes < 3 ||"),
+    ("bitmaps: exact, a buffers array before its DumpData is not read again",
+     "strip/cli/keepset.c",
+     "\t\tif (lists_again(k, &st))\n\t\t\tcontinue;",
+     "\t\t(void)lists_again;"),
+    ("bitmaps: exact pass 1 does not pend the buffers ids (a pass more)",
+     "strip/engine/claims.c",
+     "\tif (!st->ks.cfg.found || list)", "\tif (!st->ks.cfg.found)"),
+    ("bitmaps: --redact --keep-bitmaps is taken (keep dropped, said nothing)",
+     "strip/cli/args.c",
+     "\tif ((a->flags & HS_REDACT) && (a->flags & HS_KEEP_BITMAPS))",
+     "\tif (0)", ["bitmaps"]),
+    ("bitmaps: hs_init keeps bitmaps for redaction", "strip/engine/engine.c",
+     "\t\tflags &= ~(unsigned)(HS_KEEP_STRINGS | HS_KEEP_BITMAPS);",
+     "\t\tflags &= ~(unsigned)HS_KEEP_STRINGS;"),
+    ("bitmaps: HPROFSTRIP_KEEP=bitmaps is not read", "preload/policy.c",
+     "\t\telse if (n == 7 && !memcmp(v, \"bitmaps\", 7))\n\t\t\tp->keep_bitmaps = 1;",
+     "\t\telse if (n == 7 && !memcmp(v, \"bitmaps\", 7))\n\t\t\t;", ["bitmaps"]),
+    ("bitmaps: HPROFSTRIP_REDACT's refusal of bitmaps is not said",
+     "preload/session.c",
+     "\t\tif (!__atomic_exchange_n(&told_redact, 1, __ATOMIC_RELAXED))\n\t\t\tsay(\"hprofstrip: HPROFSTRIP_KEEP=%s is ignored: \"",
+     "\t\tif (0)\n\t\t\tsay(\"hprofstrip: HPROFSTRIP_KEEP=%s is ignored: \"",
+     ["bitmaps"]),
+    ("bitmaps: hprofstrip-run --keep bitmaps is refused", "preload/hprofstrip-run.c",
+     "\t\t\tif (strcmp(v, \"strings\") && strcmp(v, \"bitmaps\") &&",
+     "\t\t\tif (strcmp(v, \"strings\") &&", ["bitmaps"]),
 ]
 
 

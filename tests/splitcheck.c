@@ -10,7 +10,7 @@
  *       MODE: a mode's letter from the table of modes (tests/modes.tsv):
  *       -r restore, -j restore --jvm, -a restore --app-only, -A strip
  *       --app-only, -k strip keeping strings, streamed (fixed tables,
- *       hold-back), -R strip redacting values (fresh layout tables), -N
+ *       hold-back), -b ... keeping bitmaps (streamed), -R strip redacting values (fresh layout tables), -N
  *       ... and names (a fixed key: the originals given are compared
  *       too), -S streamed output (segments, never a patch), -V --salvage;
  *       several together
@@ -168,7 +168,7 @@ static void run(const unsigned char *in, size_t len, const size_t *cuts,
 	                     flags & HS_OPEN_LEN ? &open : NULL };
 
 	memset(r, 0, sizeof *r);
-	if (flags & HS_KEEP_STRINGS) {  /* fresh tables for every run */
+	if (flags & (HS_KEEP_STRINGS | HS_KEEP_BITMAPS)) {  /* fresh tables */
 		memset(&keep, 0, sizeof keep);
 		keep.pending = calloc(HS_KEEP_PENDING, sizeof *keep.pending);
 		keep.classes = calloc(HS_KEEP_CLASSES, sizeof *keep.classes);

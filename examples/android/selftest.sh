@@ -12,6 +12,7 @@ here=$(cd "$(dirname "$0")" && pwd)
 # a clean environment; root, b, corpus; check()
 . "$here/../../tests/lib.sh"
 in=$corpus/art/art-host-2025.hprof
+bm=$corpus/art/dalvik-api19-leak-service-binder.hprof
 cmp_dump() { "$root/tests/cmp-dump" "$@"; }
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
@@ -55,7 +56,12 @@ cat >"$tmp/bin/adb" <<EOS
 dev=$tmp/device
 case "\$1 \$2 \$3" in
 "shell am dumpheap")
-	# the app, with wrap.sh's shim, writes to the fd am hands it
+	# the app, with wrap.sh's shim, writes to the fd am hands it (its
+	# last argument); with -b, a dump with bitmaps, the app keeping them
+	if [ "\$4" = -b ]; then
+		HPROFSTRIP_KEEP=bitmaps exec sh "$tmp/lib/wrap.sh" "$b/replay" \\
+			artcloexec "$bm" - >"\$dev\$7"
+	fi
 	exec sh "$tmp/lib/wrap.sh" "$b/replay" artcloexec "$in" - >"\$dev\$5" ;;
 esac
 case \$1 in
@@ -80,6 +86,20 @@ pipeline_jvm() {
 		cmp_dump "$tmp/exp.jvm" "$tmp/com.example.app.stripped.hprof"
 }
 check "dumpheap.sh -r: restored to a standard 1.0.2 dump" pipeline_jvm
+
+# dumpheap.sh -b png: Dalvik's bitmaps (26 Bitmap.mBuffer arrays), the
+# app's shim keeping what it can in one pass (HPROFSTRIP_KEEP=bitmaps):
+# what a pipe through hprofstrip --keep-bitmaps keeps, and the host's exact
+# pass changes nothing of it; without -b, none is kept
+pipeline_bitmaps() {
+	cat "$bm" | "$b/hprofstrip" --keep-bitmaps >"$tmp/exp.bm" &&
+		(cd "$tmp" && ADB="$tmp/bin/adb" "$here/dumpheap.sh" -b png 1234 bm.hprof) >"$tmp/log" 2>&1 &&
+		cmp_dump "$tmp/exp.bm" "$tmp/bm.hprof" &&
+		[ -z "$(ls "$tmp/device/data/local/tmp")" ] && [ ! -e "$tmp/bm.hprof.full.tmp" ] &&
+		"$b/hprofstrip" --info "$tmp/bm.hprof" | grep -Eq "^  byte +19 +236744$" &&
+		! (cd "$tmp" && ADB="$tmp/bin/adb" "$here/dumpheap.sh" -b gif 1234 x.hprof 2>/dev/null)
+}
+check "dumpheap.sh -b png: the bitmaps' arrays the app's shim kept" pipeline_bitmaps
 
 echo "$pass passed, $fail failed"
 [ "$fail" -eq 0 ]

@@ -18,5 +18,8 @@
 # cache directory.
 HERE=$(cd "$(dirname "$0")" && pwd)
 export HPROFSTRIP_PATTERN="${HPROFSTRIP_PATTERN:-/data/*.hprof:/storage/*.hprof:/sdcard/*.hprof}"
+# Bitmaps' pictures (am dumpheap -b, dumpheap.sh -b) are stripped too
+# unless the next line is uncommented: they are user data.
+# export HPROFSTRIP_KEEP=bitmaps
 export LD_PRELOAD="${LD_PRELOAD:+$LD_PRELOAD }$HERE/libhprofstrip.so"
 exec "$@"

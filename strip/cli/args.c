@@ -182,6 +182,10 @@ int args_parse(struct args *a, int argc, char **argv)
 		return usage_error(a, "--redact and --keep-strings cannot be "
 		                   "combined: redaction removes what Strings "
 		                   "hold%s", "");
+	if ((a->flags & HS_REDACT) && (a->flags & HS_KEEP_BITMAPS))
+		return usage_error(a, "--redact and --keep-bitmaps cannot be "
+		                   "combined: redaction removes what bitmaps "
+		                   "hold (pictures are user data)%s", "");
 	if (a->map_path && !(a->flags & HS_REDACT_NAMES))
 		return usage_error(a, "--names-map goes with --redact=names%s",
 		                   "");

@@ -358,6 +358,28 @@ static void redact_note(const struct run *r, const struct hs_state *st,
 		        l->passes, l->passes == 1 ? "" : "es");
 }
 
+/* --keep-bitmaps: the arrays bitmaps pointed at, and how they were
+ * found (with --keep-strings, the next line counts every array kept). */
+static void bitmaps_summary(const struct run *r, const struct hs_state *st,
+                            const struct keepset *ks)
+{
+	cli_say("%s: %s: bitmaps: %llu array ids from %llu Bitmap and "
+	        "DumpData instances", r->tool->name, r->in_name,
+	        (unsigned long long)(ks->exact ? ks->bitmap_refs
+	                                       : st->bitmap_refs),
+	        (unsigned long long)(ks->exact ? ks->bitmaps : st->bitmaps));
+	if (!(st->flags & HS_KEEP_STRINGS))
+		cli_say("; %llu arrays kept (%llu element bytes)",
+		        (unsigned long long)st->kept,
+		        (unsigned long long)st->kept_bytes);
+	if (ks->exact)
+		cli_say("; exact: %u reading pass%s before\n", ks->passes,
+		        ks->passes == 1 ? "" : "es");
+	else
+		cli_say("; streamed: %llu kept by their image signature "
+		        "alone\n", (unsigned long long)st->images);
+}
+
 static void summary(const struct run *r, const struct hs_state *st,
                     const struct keepset *ks)
 {
@@ -369,6 +391,8 @@ static void summary(const struct run *r, const struct hs_state *st,
 	        (unsigned long long)st->out_off, pct,
 	        (unsigned long long)st->arrays, r->tool->verb,
 	        (unsigned long long)st->elem_bytes);
+	if (st->flags & HS_KEEP_BITMAPS)
+		bitmaps_summary(r, st, ks);
 	if (!(st->flags & HS_KEEP_STRINGS))
 		return;
 	cli_say("%s: %s: %llu arrays kept (%llu element bytes) for "
@@ -706,15 +730,17 @@ static int transform(struct run *r, const struct args *a)
 		return EXIT_BAD_INPUT;
 	}
 	cfg.redact = &lay.red;
-	if (a->flags & HS_KEEP_STRINGS) {
+	if (a->flags & (HS_KEEP_STRINGS | HS_KEEP_BITMAPS)) {
 		/* a file is read twice (exact), a compressed one decompressed
 		 * twice; anything else streams */
 		if (S_ISREG(sb.st_mode)
 		            ? keepset_exact(&ks, in_fd, a->flags, keep_pass, r)
 		            : keepset_stream(&ks)) {
 			if (r->verbosity && !r->said)
-				cli_say("%s: %s: --keep-strings: %s\n",
-				        tool->name, r->in_name, strerror(errno));
+				cli_say("%s: %s: %s: %s\n", tool->name,
+				        r->in_name, a->flags & HS_KEEP_STRINGS
+				        ? "--keep-strings" : "--keep-bitmaps",
+				        strerror(errno));
 			layouts_free(&lay);
 			return EXIT_BAD_INPUT;
 		}

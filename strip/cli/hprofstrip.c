@@ -37,6 +37,15 @@ CLI_HELP_IN_OUT
 "               file is read twice (a compressed one decompressed twice)\n"
 "               and all are kept, a pipe is streamed and most are (see\n"
 "               README). Strings can hold personal data\n"
+"  --keep-bitmaps\n"
+"               Android: keep the elements of bitmaps' byte arrays (the\n"
+"               images am dumpheap -b puts in Bitmap$DumpData.buffers, the\n"
+"               pixels of API <= 25's Bitmap.mBuffer), so viewers show the\n"
+"               pictures; with --keep-strings, both. A file is read two or\n"
+"               three times and all are kept; a pipe is streamed, and an\n"
+"               array that comes before its bitmap is kept only if it\n"
+"               starts as a PNG, JPEG or WEBP file (see README). Pictures\n"
+"               are user data\n"
 "  --app-only   Android 1.0.3 dumps: also drop the objects of the zygote\n"
 "               and image heaps (instance, object-array and primitive-array\n"
 "               dumps in heaps Z and I; class dumps and roots stay) and\n"
@@ -116,6 +125,7 @@ static const char info_usage[] =
 
 static const struct cli_option options[] = {
 	{ "--keep-strings", HS_KEEP_STRINGS },
+	{ "--keep-bitmaps", HS_KEEP_BITMAPS },
 	{ "--app-only", HS_APP_ONLY },
 	{ NULL, 0 },
 };

@@ -1,7 +1,9 @@
 /*
- * --keep-strings for the tools: the memory the engine is given, and, on a
- * seekable input, the exact mode (pass 1 collects every String's value id,
- * pass 2 keeps exactly those arrays).
+ * --keep-strings and --keep-bitmaps for the tools: the memory the engine
+ * is given, and, on a seekable input, the exact mode (pass 1 collects
+ * every String's value id and bitmap's array ids, pass 2 keeps exactly
+ * those arrays; bitmaps: pass 1 once more, knowing the DumpData.buffers
+ * ids, when such an array came before its DumpData).
  */
 #ifndef HPROFSTRIP_KEEPSET_H
 #define HPROFSTRIP_KEEPSET_H
@@ -12,8 +14,14 @@ struct keepset {
 	struct hs_keep tables; /* the engine's, for hs_config.keep */
 	uint64_t *ids;         /* exact: the value ids, sorted, unique */
 	size_t n, cap;
+	uint64_t *known;       /* exact, bitmaps: the previous pass 1's ids,
+	                          sorted, unique (has, for object arrays) */
+	size_t nknown;
 	int exact, oom;
 	uint64_t strings;      /* exact: String instances pass 1 read */
+	uint64_t bitmaps, bitmap_refs; /* ... Bitmap and DumpData instances,
+	                          and the array ids they gave */
+	unsigned passes;       /* exact: the passes 1 */
 };
 
 /* Streaming: a fixed pending table, class table and hold-back buffer

@@ -107,8 +107,11 @@ static void resolve_mode(struct hs_state *st)
 	m->late_header = m->convert || m->app_only;
 	/* strip mode keeping strings; reading fields (not pass 2 of the exact
 	 * mode, which asks); streaming: the pending table and the hold-back */
-	m->keep = (f & HS_KEEP_STRINGS) && !(f & HS_RESTORE);
-	m->keep_reads = m->keep && !st->ks.cfg.has;
+	m->keep_strings = (f & HS_KEEP_STRINGS) && !(f & HS_RESTORE);
+	m->keep_bitmaps = (f & HS_KEEP_BITMAPS) && !(f & HS_RESTORE);
+	m->keep = m->keep_strings || m->keep_bitmaps;
+	/* (exact pass 1 of bitmaps sets has too: the buffers known) */
+	m->keep_reads = m->keep && (!st->ks.cfg.has || st->ks.cfg.found);
 	m->keep_streams = m->keep_reads && !st->ks.cfg.found;
 	/* redact: every value zero, while stripping */
 	m->redact = (f & HS_REDACT) && !(f & HS_RESTORE);
@@ -557,6 +560,8 @@ static int sub_header_done(struct hs_state *st, struct cur *c,
 		L_CALL(st, object, st, h);
 		len = (uint64_t)hs_be32(h + 1 + id + 4) * id;
 		L_CALL(st, sized, st, h, n, n + len);
+		if (lay_objarray(st, c, h, len))
+			return 1;
 		return eng_set_body(st, c, len, PH_SUB_END, h,
 		                    st->act == ACT_PASS ? 0 : n);
 	case HS_SUB_CLASS_DUMP:
@@ -762,8 +767,8 @@ int eng_step(struct hs_state *st, struct cur *c)
 	case PH_SUB_END: return step_sub_end(st);
 	case PH_STR: return step_str(st, c);
 	case PH_XLOOK: return step_xlook(st, c);
-	case PH_PEEK: case PH_LOOK: case PH_FIELDS: case PH_NAME:
-	case PH_NAME_TEXT:
+	case PH_PEEK: case PH_LOOK: case PH_ELEMS: case PH_SIG:
+	case PH_FIELDS: case PH_NAME: case PH_NAME_TEXT:
 		return lay_step(st, c);
 	default: return step_raw(st, c);
 	}
@@ -797,7 +802,7 @@ void hs_init(struct hs_state *st, const struct hs_config *cfg,
 	memset(st, 0, sizeof *st);
 	/* redact: the values of Strings go too */
 	if (flags & HS_REDACT)
-		flags &= ~(unsigned)HS_KEEP_STRINGS;
+		flags &= ~(unsigned)(HS_KEEP_STRINGS | HS_KEEP_BITMAPS);
 	st->flags = flags;
 	st->sink = *sink;
 	st->census = cfg->census;
@@ -805,10 +810,10 @@ void hs_init(struct hs_state *st, const struct hs_config *cfg,
 		st->hg = cfg->histo;
 	else
 		st->flags &= ~(unsigned)HS_HISTO;
-	if ((flags & HS_KEEP_STRINGS) && cfg->keep)
+	if ((flags & (HS_KEEP_STRINGS | HS_KEEP_BITMAPS)) && cfg->keep)
 		st->ks.cfg = *cfg->keep;
 	else
-		st->flags &= ~(unsigned)HS_KEEP_STRINGS;
+		st->flags &= ~(unsigned)(HS_KEEP_STRINGS | HS_KEEP_BITMAPS);
 	/* open addressing needs a power of 2 and room to spare: a smaller
 	 * or other table would fill up, and a lookup would never end */
 	if (!table_ok(st->ks.cfg.pending_slots))
@@ -845,9 +850,12 @@ void hs_init(struct hs_state *st, const struct hs_config *cfg,
 	else
 		st->flags &= ~(unsigned)HS_STREAM;
 	st->string_ref = st->thread_ref = -1;
+	st->mbuffer_ref = st->buffers_ref = -1;
 	if (st->ks.cfg.layout_known) {
 		st->string_ref = st->ks.cfg.string_ref;
 		st->thread_ref = st->ks.cfg.thread_ref;
+		st->mbuffer_ref = st->ks.cfg.mbuffer_ref;
+		st->buffers_ref = st->ks.cfg.buffers_ref;
 	}
 	st->phase = (flags & HS_NO_HEADER) ? PH_REC : PH_HDR;
 	st->idsize = (flags & HS_NO_HEADER) ? (cfg->idsize ? cfg->idsize : 8) : 0;

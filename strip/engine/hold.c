@@ -58,7 +58,8 @@ int hold_array(struct hs_state *st, const unsigned char *h, uint64_t bytes)
 {
 	unsigned n = st->need, type = h[n - 1];
 
-	if (!st->mode.keep_streams || (type != 5 && type != 8) ||
+	if (!st->mode.keep_streams || !st->mode.keep_strings ||
+	    (type != 5 && type != 8) ||
 	    bytes > st->ks.cfg.hold_size)
 		return 0;
 	memcpy(st->ks.held_hdr, h, n);

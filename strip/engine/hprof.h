@@ -92,9 +92,13 @@ enum {
 	                          (hs_config.names: see below) */
 	HS_UNREDACT = 1u << 11,/* restore: the STRING texts hs_config.names
 	                          has come back */
-	HS_HISTO = 1u << 12    /* the class histogram, counted in
+	HS_HISTO = 1u << 12,   /* the class histogram, counted in
 	                          hs_config.histo (histo.h); the output does
 	                          not change */
+	HS_KEEP_BITMAPS = 1u << 13 /* strip: keep the elements of Android
+	                          bitmaps' byte arrays (Bitmap.mBuffer,
+	                          Bitmap$DumpData.buffers); needs
+	                          hs_config.keep: see below */
 };
 
 /* HS_STREAM: output that is never patched, for a pipe. Heap records go
@@ -133,7 +137,7 @@ enum {
  * sub-record is read as a JDK 8 placeholder (as with HS_OPEN_LEN) that was
  * never patched. */
 
-/* HS_KEEP_STRINGS: which arrays keep their elements.
+/* HS_KEEP_STRINGS, HS_KEEP_BITMAPS: which arrays keep their elements.
  *
  * The engine learns the String and Thread classes from the STRING and
  * LOAD_CLASS records, the offsets of String.value and Thread.name from the
@@ -166,7 +170,26 @@ enum {
  * kept. Other writers (the JDK 6 hprof agent) may put instances before
  * their class dumps too: those are counted in st->late, and the exact mode
  * reads the file once more with the layout known. The memory is the
- * caller's, fixed in advance. */
+ * caller's, fixed in advance.
+ *
+ * HS_KEEP_BITMAPS (bitmap.c), alone or with HS_KEEP_STRINGS, through the
+ * same fields: the arrays of Android's pictures. The engine learns
+ * android.graphics.Bitmap and Bitmap$DumpData from the names, the offsets
+ * of Bitmap.mBuffer (API 25 and earlier: the pixels) and
+ * DumpData.buffers (API 35 and later, am dumpheap -b: the compressed
+ * images, a byte[][]) from the class dumps, and reads those fields from
+ * each instance. A buffers array's id is claimed like a value's; the
+ * object array that has a claimed id has its elements read, each an
+ * array id claimed in turn (found: reported; streaming: pending); a
+ * byte[] whose id is claimed keeps its elements. Exact pass 1 may set
+ * has too: an object array is read iff has(id), so a pass that knows
+ * the buffers ids finds their elements whatever the order
+ * (st->bitmap_lists, bitmap_lists_read tell whether one more is due).
+ * Streaming, an array that comes before what points at it is lost, so
+ * in a dump that loads Bitmap$DumpData (the runtime compressed its
+ * bitmaps into it) a byte[] not claimed yet keeps its elements when they
+ * begin with a PNG, JPEG or WEBP signature (st->images counts them; an
+ * image no bitmap points at is kept too). */
 struct hs_class {              /* a class dump, for instance layouts */
 	uint64_t id, super;
 	uint32_t bytes;            /* its own instance fields' bytes */
@@ -188,6 +211,7 @@ struct hs_keep {
 	 * class dumps come after instances (st->late) */
 	int layout_known;
 	int32_t string_ref, thread_ref;
+	int32_t mbuffer_ref, buffers_ref; /* HS_KEEP_BITMAPS */
 	/* streaming: the elements of the array held back, hold_size bytes
 	 * (need not be zeroed; at most HS_HOLD_LIMIT are used); 0: nothing
 	 * is held back */
@@ -434,7 +458,7 @@ struct hs_config {
  * cannot use is done without, as each field says (a keep table taken as
  * none, HS_KEEP_STRINGS or HS_STREAM dropped without theirs; redaction
  * does with less, withholding or zeroing more, and never drops). */
-#define HS_STATE_MAX 2048u
+#define HS_STATE_MAX 2304u
 
 /* The effective mode, resolved once from the flags and the dump's version
  * (hs_init, then again when the file header is read). */
@@ -446,7 +470,10 @@ struct hs_mode {
 	unsigned char app_only;    /* HS_APP_ONLY in effect (1.0.3 only) */
 	unsigned char app_strip;   /* ... stripping: HEAP_DUMP_INFOs wait */
 	unsigned char late_header; /* heap record headers wait for output */
-	unsigned char keep;        /* HS_KEEP_STRINGS while stripping */
+	unsigned char keep;        /* HS_KEEP_STRINGS or HS_KEEP_BITMAPS
+	                              while stripping */
+	unsigned char keep_strings;/* ... of which strings */
+	unsigned char keep_bitmaps;/* ... and bitmaps */
 	unsigned char keep_reads;  /* ... reading fields (not exact pass 2) */
 	unsigned char keep_streams;/* ... streaming: pending ids, hold-back */
 	unsigned char stream;      /* HS_STREAM: segments */
@@ -499,6 +526,17 @@ struct hs_state {
 		                           instance, -1: not known */
 		int32_t thread_ref;     /* offset of Thread.name, -1: not
 		                           known */
+		uint64_t bitmaps;       /* HS_KEEP_BITMAPS: Bitmap and DumpData
+		                           instances read */
+		uint64_t bitmap_refs;   /* ... array ids they gave (mBuffer,
+		                           buffers' elements) */
+		uint64_t bitmap_lists;  /* ... DumpData.buffers ids read */
+		uint64_t bitmap_lists_read; /* ... and such arrays read */
+		uint64_t images;        /* ... byte[]s kept streaming by their
+		                           image signature alone */
+		int32_t mbuffer_ref;    /* offset of Bitmap.mBuffer in an
+		                           instance, -1: not known */
+		int32_t buffers_ref;    /* ... of DumpData.buffers */
 		uint64_t objects;       /* instance and array dumps written
 		                           whole */
 		uint64_t redacted;      /* HS_REDACT: instances whose primitive
@@ -583,6 +621,7 @@ struct hs_state {
 	};
 	struct hs_mode mode;
 	struct hs_keeping ks;     /* keep.c */
+	struct hs_bitmaps bm;     /* bitmap.c */
 	struct hs_segments sg;    /* segment.c */
 	struct hs_salvaging sv;   /* salvage.c */
 	struct hs_redacting rd;   /* redact.c */

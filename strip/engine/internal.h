@@ -11,9 +11,13 @@
  *   android.c  layer: HS_JVM, HS_APP_ONLY on 1.0.3: what becomes of the
  *              Android roots, the HEAP_DUMP_INFOs and the zygote and image
  *              heaps' objects; heap record headers written late
- *   keep.c     layer: HS_KEEP_STRINGS: the names and class layouts read
- *              on the way (PH_STR, PH_IF), the values read (PH_PEEK,
- *              PH_LOOK), the pending ids, which arrays keep their elements
+ *   keep.c     layer: HS_KEEP_STRINGS, HS_KEEP_BITMAPS: the names and
+ *              class layouts read on the way (PH_STR, PH_IF), the values
+ *              read (PH_PEEK, PH_LOOK), which arrays keep their elements
+ *   bitmap.c   keep's second source, HS_KEEP_BITMAPS: Bitmap's and
+ *              DumpData's names and layouts, a buffers array's ids
+ *              (PH_ELEMS), an image's signature (PH_SIG)
+ *   claims.c   keep's: the ids that claim an array, reported or pending
  *   names.c    layer: HS_REDACT_NAMES, HS_UNREDACT: STRING texts
  *              tokenized or given back (PH_NAME, PH_NAME_TEXT)
  *   redact.c   layer: HS_REDACT: the class layouts recorded (PH_IF),
@@ -125,6 +129,9 @@ enum phase {
 	PH_LOOK,    /* keep: an instance gathered behind a held array */
 	PH_XLOOK,   /* keep: the next record's start, behind a held array
 	               that ended a heap record */
+	PH_ELEMS,   /* keep, bitmaps: a claimed object array's ids */
+	PH_SIG,     /* keep, bitmaps, streaming: a byte[]'s first elements,
+	               for an image's signature */
 	PH_FIELDS,  /* redact: an instance's next run of references or values */
 	PH_NAME,    /* names: a STRING record's id and the start of its text */
 	PH_NAME_TEXT, /* names: the rest of a text tokenized or given back */
@@ -189,6 +196,13 @@ static inline unsigned sub_fixed_len(unsigned tag, unsigned id)
 	}
 }
 
+/* A slot for id in a table of slots (a power of 2): ids are addresses,
+ * so multiply and keep the high bits. */
+static inline unsigned id_slot(uint64_t id, unsigned slots)
+{
+	return (unsigned)((id * 0x9E3779B97F4A7C15u) >> 32) & (slots - 1);
+}
+
 /* Sets the sticky error. */
 static inline void eng_error(struct hs_state *st, enum hs_err err,
                              uint64_t off)
@@ -251,6 +265,9 @@ struct hs_layer {
 	void (*sub_begun)(struct hs_state *st, unsigned tag);
 	/* an instance's header h, len bytes of fields: 1 if taken */
 	int (*instance)(struct hs_state *st, struct cur *c,
+	                const unsigned char *h, uint64_t len);
+	/* an object array's header h, len bytes of ids: 1 if taken */
+	int (*objarray)(struct hs_state *st, struct cur *c,
 	                const unsigned char *h, uint64_t len);
 	/* a sub-record header h (n bytes) whose output is len bytes long */
 	void (*sized)(struct hs_state *st, const unsigned char *h, unsigned n,
@@ -402,6 +419,12 @@ static inline int lay_instance(struct hs_state *st, struct cur *c,
                                const unsigned char *h, uint64_t len)
 {
 	L_TAKES(st, instance, st, c, h, len);
+}
+
+static inline int lay_objarray(struct hs_state *st, struct cur *c,
+                               const unsigned char *h, uint64_t len)
+{
+	L_TAKES(st, objarray, st, c, h, len);
 }
 
 static inline int lay_reserve(struct hs_state *st, uint64_t len)
@@ -575,6 +598,42 @@ void seg_emit_sized(struct hs_state *st, const unsigned char *h, unsigned n,
                     uint64_t len);
 void seg_sized(struct hs_state *st, const unsigned char *h, unsigned n,
                uint64_t len);
+
+/* ---- bitmap.c: keep's second source (HS_KEEP_BITMAPS) ------------------ */
+
+/* a STRING text n bytes long it may want; a STRING or LOAD_CLASS body,
+ * whole in h */
+int bm_wants_text(uint32_t n);
+void bm_names(struct hs_state *st, const unsigned char *h);
+/* a class dump of class cls starts */
+void bm_class(struct hs_state *st, uint64_t cls);
+/* class cls's instance field {name, type} at offset off of its own */
+void bm_field(struct hs_state *st, uint64_t cls, uint64_t name,
+              unsigned type, uint32_t off);
+/* the offset of the field to read in an instance of class cls: -1 if
+ * none */
+int32_t bm_ref_of(struct hs_state *st, uint64_t cls);
+/* sweep.c: does the bitmaps source read this instance, or this object
+ * array? */
+int bm_looks(const struct hs_state *st, uint64_t cls);
+int bm_claimed_list(struct hs_state *st, uint64_t id, int take);
+/* an object array (header h, len bytes) read id by id (PH_ELEMS) */
+int bm_objarray(struct hs_state *st, struct cur *c, const unsigned char *h,
+                uint64_t len);
+int bm_step_elems(struct hs_state *st, struct cur *c);
+/* a byte[] (header h, bytes long) not claimed: its first elements read
+ * for an image's signature (PH_SIG) before its fate; 1 if so */
+int bm_sig_start(struct hs_state *st, const unsigned char *h, uint64_t bytes);
+int bm_step_sig(struct hs_state *st, struct cur *c);
+
+/* ---- claims.c: the ids that claim an array (keep's pending table) ------- */
+
+/* the table: put, take out (1 if it was there), look up */
+void pend_put(struct hs_state *st, uint64_t id);
+int pend_take(struct hs_state *st, uint64_t id);
+int pend_has(const struct hs_state *st, uint64_t id);
+/* a field points at array id: reported (exact pass 1) or pending */
+void keep_found(struct hs_state *st, uint64_t id);
 
 /* ---- hold.c ------------------------------------------------------------- */
 

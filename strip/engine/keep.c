@@ -1,6 +1,7 @@
 /*
- * HS_KEEP_STRINGS (see hprof.h): the arrays that String values (and JDK
- * <= 8's Thread names) point at keep their elements.
+ * HS_KEEP_STRINGS, HS_KEEP_BITMAPS (see hprof.h): the arrays that String
+ * values (and JDK <= 8's Thread names), and Android's bitmaps (bitmap.c,
+ * this layer's second source), point at keep their elements.
  *
  * On the way through, this layer reads the names of String and Thread
  * (STRING and LOAD_CLASS records), their layouts (class dumps' instance
@@ -11,73 +12,7 @@
  */
 #include "internal.h"
 
-/* ---- the pending ids and the classes ----------------------------------- */
-
-/* Ids are addresses: multiply, keep the high bits. */
-static unsigned slot_of(uint64_t id, unsigned slots)
-{
-	return (unsigned)((id * 0x9E3779B97F4A7C15u) >> 32) & (slots - 1);
-}
-
-/* Linear probing; removal shifts the entries after it back, so no
- * tombstones (Knuth 6.4, algorithm R). */
-static void pend_remove(struct hs_state *st, unsigned i)
-{
-	uint64_t *t = st->ks.cfg.pending;
-	unsigned mask = st->ks.cfg.pending_slots - 1, j = i, k;
-
-	for (;;) {
-		j = (j + 1) & mask;
-		if (!t[j])
-			break;
-		k = slot_of(t[j], mask + 1);
-		/* t[j] may move to i unless its home lies cyclically in (i, j] */
-		if (i <= j ? (i < k && k <= j) : (i < k || k <= j))
-			continue;
-		t[i] = t[j];
-		i = j;
-	}
-	t[i] = 0;
-	st->ks.pend_count--;
-}
-
-static void pend_put(struct hs_state *st, uint64_t id)
-{
-	uint64_t *t = st->ks.cfg.pending;
-	unsigned slots = st->ks.cfg.pending_slots, i;
-
-	if (!slots)
-		return;
-	/* full (7/8): evict one, sweeping the table like a clock hand */
-	if (st->ks.pend_count >= slots - slots / 8) {
-		while (!t[st->ks.pend_hand])
-			st->ks.pend_hand = (st->ks.pend_hand + 1) & (slots - 1);
-		pend_remove(st, st->ks.pend_hand);
-		st->ks.pend_hand = (st->ks.pend_hand + 1) & (slots - 1);
-		st->evicted++;
-	}
-	for (i = slot_of(id, slots); t[i]; i = (i + 1) & (slots - 1))
-		if (t[i] == id)
-			return;
-	t[i] = id;
-	st->ks.pend_count++;
-}
-
-/* Is id pending? Then it is taken out. */
-static int pend_take(struct hs_state *st, uint64_t id)
-{
-	uint64_t *t = st->ks.cfg.pending;
-	unsigned slots = st->ks.cfg.pending_slots, i;
-
-	if (!slots)
-		return 0;
-	for (i = slot_of(id, slots); t[i]; i = (i + 1) & (slots - 1))
-		if (t[i] == id) {
-			pend_remove(st, i);
-			return 1;
-		}
-	return 0;
-}
+/* ---- the classes ------------------------------------------------------ */
 
 static struct hs_class *class_find(const struct hs_state *st, uint64_t id)
 {
@@ -86,7 +21,7 @@ static struct hs_class *class_find(const struct hs_state *st, uint64_t id)
 
 	if (!slots || !id)
 		return NULL;
-	for (i = slot_of(id, slots); t[i].id; i = (i + 1) & (slots - 1))
+	for (i = id_slot(id, slots); t[i].id; i = (i + 1) & (slots - 1))
 		if (t[i].id == id)
 			return &t[i];
 	return NULL;
@@ -109,7 +44,7 @@ static void class_done(struct hs_state *st)
 		st->class_full++;
 		return;
 	}
-	for (i = slot_of(id, slots); t[i].id; i = (i + 1) & (slots - 1))
+	for (i = id_slot(id, slots); t[i].id; i = (i + 1) & (slots - 1))
 		;
 	t[i].id = id;
 	t[i].super = st->ks.cls_super;
@@ -153,21 +88,6 @@ static int32_t thread_ref_of(struct hs_state *st, uint64_t id)
 	}
 	e->ref = -1;
 	return -1;
-}
-
-/* A String's value (or a Thread's name) points at id. */
-static void keep_found(struct hs_state *st, uint64_t id)
-{
-	if (!id)
-		return;
-	if (id == st->ks.claimed) {  /* kept already (hold_resolve) */
-		st->ks.claimed = 0;
-		return;
-	}
-	if (st->ks.cfg.found)
-		st->ks.cfg.found(st->ks.cfg.user, id);
-	else
-		pend_put(st, id);
 }
 
 /* Does the array id keep its elements? */
@@ -215,7 +135,9 @@ static int keep_wants_record(const struct hs_state *st, unsigned tag, uint32_t l
 	if (!st->mode.keep_reads)
 		return 0;
 	if (tag == HS_REC_STRING)
-		return len == id + 16 || len == id + 5 || len == id + 4;
+		return (st->mode.keep_strings &&
+		        (len == id + 16 || len == id + 5 || len == id + 4)) ||
+		       (st->mode.keep_bitmaps && bm_wants_text(len - id));
 	return tag == HS_REC_LOAD_CLASS && len == 8 + 2 * id;
 }
 
@@ -226,6 +148,10 @@ static void keep_names(struct hs_state *st, const unsigned char *h)
 	unsigned id = st->idsize;
 
 	if (!st->mode.keep_reads)
+		return;
+	if (st->mode.keep_bitmaps)
+		bm_names(st, h);
+	if (!st->mode.keep_strings)
 		return;
 	if (st->rec_tag == HS_REC_STRING) {
 		const char *s = (const char *)h + id;
@@ -263,6 +189,8 @@ static void keep_class(struct hs_state *st, const unsigned char *h)
 	st->ks.cls_super = rd_id(st, h + 1 + id + 4);
 	st->ks.cls_bytes = 0;
 	st->ks.cls_ref = -1;
+	if (st->mode.keep_bitmaps)
+		bm_class(st, st->ks.cls_id);
 }
 
 /* Its instance fields are next: 1 if they are read here one by one
@@ -284,6 +212,8 @@ static void keep_field(struct hs_state *st, const unsigned char *h)
 	    ((cls == st->ks.class_string && name_is(st, N_VALUE, name)) ||
 	     (cls == st->ks.class_thread && name_is(st, N_NAME, name))))
 		st->ks.cls_ref = (int32_t)st->ks.cls_bytes;
+	if (st->mode.keep_bitmaps)
+		bm_field(st, cls, name, type, st->ks.cls_bytes);
 	st->ks.cls_bytes += hs_type_size(type, id);
 }
 
@@ -330,6 +260,8 @@ static int keep_instance(struct hs_state *st, struct cur *c, const unsigned char
 			st->ks.expect = 2;  /* ART: its value comes next */
 		else
 			st->late++;
+	} else if (st->mode.keep_bitmaps && bm_looks(st, cls)) {
+		ref = bm_ref_of(st, cls);
 	} else if (cls && st->ks.class_thread) {
 		ref = thread_ref_of(st, cls);
 	}
@@ -366,6 +298,8 @@ static int keep_array(struct hs_state *st, struct cur *c, const unsigned char *h
 		st->kept++;
 		st->kept_bytes += bytes;
 		st->act = ACT_PASS;
+	} else if (bm_sig_start(st, h, bytes)) {
+		return 1;
 	} else if (!hold_array(st, h, bytes)) {
 		return 0;
 	}
@@ -382,7 +316,8 @@ static int keep_looks(const struct hs_state *st, uint64_t cls)
 
 	if (!cls)
 		return 0;
-	if (cls == st->ks.class_string)
+	if (cls == st->ks.class_string ||
+	    (st->mode.keep_bitmaps && bm_looks(st, cls)))
 		return 1;
 	if (!st->ks.class_thread)
 		return 0;
@@ -475,6 +410,8 @@ static int step(struct hs_state *st, struct cur *c)
 	switch (st->phase) {
 	case PH_PEEK: return keep_step_peek(st, c);
 	case PH_LOOK: return keep_step_look(st, c);
+	case PH_ELEMS: return bm_step_elems(st, c);
+	case PH_SIG: return bm_step_sig(st, c);
 	default: return -1;
 	}
 }
@@ -503,15 +440,28 @@ static int rewrite(const struct hs_state *st, uint64_t in_off, size_t len)
 	return hold_looked_at(st, in_off, len);
 }
 
+/* An object array's header h, len bytes of ids: bitmaps read a claimed
+ * DumpData.buffers array's (bm_objarray). 1 if taken. */
+static int objarray(struct hs_state *st, struct cur *c, const unsigned char *h,
+                    uint64_t len)
+{
+	if (!st->mode.keep_bitmaps || !st->mode.keep_reads)
+		return 0;
+	return bm_objarray(st, c, h, len);
+}
+
 /* sweep.c: the sub-record u at p passes as keep would pass it: no array
- * held, not a primitive array (kept, held?), not an instance keep looks
- * at. */
+ * held, not a primitive array (kept, held?), not an object array bitmaps
+ * read, not an instance keep looks at. */
 static int sweep_unit(struct hs_state *st, const unsigned char *p,
                       struct unit *u)
 {
 	(void)u;
 	if (st->ks.held_need || *p == HS_SUB_PRIMITIVE_ARRAY_DUMP)
 		return 0;
+	if (*p == HS_SUB_OBJECT_ARRAY_DUMP)
+		return !st->mode.keep_bitmaps || !st->mode.keep_reads ||
+		       !bm_claimed_list(st, rd_id(st, p + 1), 0);
 	return *p != HS_SUB_INSTANCE_DUMP ||
 	       !st->mode.keep_reads ||
 	       !keep_looks(st, rd_id(st, p + 1 + st->idsize + 4));
@@ -522,7 +472,7 @@ const struct hs_layer keep_layer = {
 	.reads_record = reads_record, .record = record,
 	/* sub-records */
 	.sub_start = keep_sub_start, .instance = keep_instance,
-	.array = keep_array,
+	.array = keep_array, .objarray = objarray,
 	/* class dumps */
 	.class_start = keep_class, .fields = keep_fields,
 	.field = keep_field, .class_end = class_done,

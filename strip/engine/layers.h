@@ -40,6 +40,25 @@ struct hs_keeping {
 	unsigned char look[64];
 };
 
+/* HS_KEEP_BITMAPS (bitmap.c): the keep layer's second source */
+struct hs_bitmaps {
+	/* ids of the STRING records naming android/graphics/Bitmap (or
+	 * android.graphics.Bitmap), its $DumpData, "mBuffer" and "buffers"
+	 * (the first 2 of each) */
+	uint64_t names[4][2];
+	uint64_t class_bitmap, class_dumpdata;
+	unsigned char dumped;      /* bit 0: Bitmap's class dump came, bit 1:
+	                              DumpData's */
+	unsigned char list;        /* the field being read is a DumpData's
+	                              buffers (keep_found) */
+	uint64_t elems;            /* PH_ELEMS: the ids left to read of a
+	                              claimed object array */
+	unsigned sig_len, sig_need;/* PH_SIG: a byte[]'s header and first
+	                              elements gathered, of those needed */
+	unsigned char sig_hdr;     /* ... the header's bytes among them */
+	unsigned char sig[20 + 12];
+};
+
 /* HS_REDACT (redact.c) */
 struct hs_redacting {
 	struct hs_redact cfg;      /* the caller's tables */
