@@ -29,7 +29,8 @@ DUMPDATA=150
 MBUFFER=50
 
 # The unstripped JDK 17 dump of BitmapHeap's heap (ORIG), its ART twin
-# (ART), the androidize helper, and the pipe's streamed strips of both.
+# (ART), the androidize helper, and the heap whose DumpData comes after
+# its pictures and arrays (late=1: LATE).
 setup_file() {
 	clear_env
 	# test drivers, not among make all's: built here (a suite run alone has them)
@@ -39,6 +40,7 @@ setup_file() {
 	${CC:-cc} -std=c11 -D_GNU_SOURCE -Wall -Wextra -Werror -O2 \
 		-o "$d/androidize" "$ROOT/tests/androidize.c" "$ROOT/tests/walk.c"
 	timeout "$TMO" java -cp "$B/java" BitmapHeap mxbean "$d/orig.hprof" >&2
+	timeout "$TMO" java -cp "$B/java" BitmapHeap mxbean "$d/late.hprof" late=1 >&2
 	"$d/androidize" "$d/orig.hprof" "$d/art.hprof"
 }
 
@@ -47,12 +49,14 @@ setup() {
 	T=$BATS_TEST_TMPDIR
 	ORIG=$BATS_FILE_TMPDIR/orig.hprof
 	ART=$BATS_FILE_TMPDIR/art.hprof
+	LATE=$BATS_FILE_TMPDIR/late.hprof
 }
 
-# judge [--stream] RESTORED...: HeapJudge bitmaps against ORIG; run's
-# status and output (one summary line a file; errors in $stderr)
+# judge [--stream] RESTORED...: HeapJudge bitmaps against ORIG (or
+# $AGAINST); run's status and output (one summary line a file; errors in
+# $stderr)
 judge() {
-	run --separate-stderr "$JUDGE" bitmaps "$ORIG" "$@"
+	run --separate-stderr "$JUDGE" bitmaps "${AGAINST:-$ORIG}" "$@"
 }
 
 # assert_judged [--stream] RESTORED...: the judge passes every RESTORED
@@ -142,6 +146,22 @@ assert_some_kept() {
 	"$RESTORE" -o "$T/s.r.hprof" "$T/s.hprof"
 	assert_judged "$T/s.r.hprof"
 	assert_output --regexp "^bitmaps .* kept 200 of 200 .* lost 0 decoys 0 zeroed [0-9]+ ids same$"
+}
+
+@test "DumpData after its pictures and arrays (late=1): exact from a file, every picture kept streamed by its signature" {
+	local AGAINST=$LATE
+	"$STRIP" --keep-bitmaps -o "$T/k.hprof" "$LATE"
+	"$RESTORE" -o "$T/k.r.hprof" "$T/k.hprof"
+	assert_judged "$T/k.r.hprof"
+	assert_output --regexp "^bitmaps .* kept 200 of 200 .* lost 0 decoys 0 zeroed [0-9]+ ids same$"
+	cat "$LATE" | "$STRIP" --keep-bitmaps >"$T/s.hprof"
+	"$BATS_FILE_TMPDIR/androidize" "$LATE" "$T/art.hprof"
+	cat "$T/art.hprof" | "$STRIP" --keep-bitmaps >"$T/as.hprof"
+	"$RESTORE" -o "$T/s.r.hprof" "$T/s.hprof"
+	"$RESTORE" --jvm -o "$T/as.r.hprof" "$T/as.hprof"
+	assert_judged --stream "$T/s.r.hprof" "$T/as.r.hprof"
+	assert_dumpdata_kept "${lines[0]}"
+	assert_dumpdata_kept "${lines[1]}"
 }
 
 @test "sizes: the full dump, a plain strip and --keep-bitmaps for 200 bitmaps" {

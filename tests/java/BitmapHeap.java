@@ -4,10 +4,10 @@
  * HPROFSTRIP_KEEP=bitmaps (bats/bitmaps.bats), then gets it dumped.
  * "HeapJudge bitmaps ORIG RESTORED" reads them back.
  *
- *   java -cp DIR BitmapHeap mxbean FILE [bitmaps=N] [seed=S]
+ *   java -cp DIR BitmapHeap mxbean FILE [bitmaps=N] [seed=S] [late=1]
  *                          build, then dump via HotSpotDiagnosticMXBean
  *                          (live=true) to FILE; exit 0
- *   java -cp DIR BitmapHeap wait [FILE] [bitmaps=N] [seed=S]
+ *   java -cp DIR BitmapHeap wait [FILE] [bitmaps=N] [seed=S] [late=1]
  *                          build, print "pid N", then wait for
  *                          jcmd N GC.heap_dump, as HeapBuilder wait does
  *
@@ -24,6 +24,8 @@
  *     just after the ByteArrayOutputStream that made it, as AOSP's does
  *     (the streams and the first copies are garbage: a live dump drops
  *     them). The stand-in mixes formats; DumpData.format says PNG (1).
+ *     With late=1 the order is reversed (Bitmap.dumpAllLate): the
+ *     pictures' byte[], then buffers, natives and the DumpData last.
  *   3 raw: API 25 and earlier: W * H * 4 bytes of ARGB pixels in mBuffer,
  *     allocated before their Bitmap (as Android's native code does), no
  *     DumpData entry.
@@ -54,7 +56,7 @@ import android.graphics.Bitmap;
 
 public final class BitmapHeap {
     static final String USAGE = "BitmapHeap mxbean FILE | BitmapHeap wait [FILE]"
-            + " (then bitmaps=N, seed=S)";
+            + " (then bitmaps=N, seed=S, late=0|1)";
     static final long NATIVE_BASE = 0x7F5A00000000L;
     static final String[] KINDS = {"png", "jpeg", "webp", "raw"};
 
@@ -64,20 +66,23 @@ public final class BitmapHeap {
     public static void main(String[] argv) {
         int[] seed = {1};
         int[] count = {200};
-        List<String> first = HeapBuilder.Cli.args("BitmapHeap", USAGE, argv, "seed", seed);
-        List<String> args = HeapBuilder.Cli.args("BitmapHeap", USAGE,
-                first.toArray(new String[0]), "bitmaps", count);
+        int[] late = {0};
+        List<String> args = HeapBuilder.Cli.args("BitmapHeap", USAGE, argv, "seed", seed);
+        args = HeapBuilder.Cli.args("BitmapHeap", USAGE, args.toArray(new String[0]),
+                "bitmaps", count);
+        args = HeapBuilder.Cli.args("BitmapHeap", USAGE, args.toArray(new String[0]),
+                "late", late);
         System.setProperty("java.awt.headless", "true");
         try {
             switch (args.get(0)) {
             case "mxbean":
                 HeapBuilder.Cli.expectArgs(USAGE, args, 2, 2);
-                build(count[0], seed[0]);
+                build(count[0], seed[0], late[0] != 0);
                 HeapBuilder.dump(args.get(1));
                 break;
             case "wait":
                 HeapBuilder.Cli.expectArgs(USAGE, args, 1, 2);
-                build(count[0], seed[0]);
+                build(count[0], seed[0], late[0] != 0);
                 HeapBuilder.waitFor("BitmapHeap", args.size() > 1 ? args.get(1) : null);
                 break;
             default:
@@ -89,7 +94,8 @@ public final class BitmapHeap {
         System.exit(0);
     }
 
-    static void build(int n, int seed) throws IOException, InterruptedException {
+    static void build(int n, int seed, boolean late)
+            throws IOException, InterruptedException {
         Random rnd = new Random(seed);
         List<Bitmap> compressed = new ArrayList<>();
         List<byte[]> images = new ArrayList<>();
@@ -120,7 +126,11 @@ public final class BitmapHeap {
         } finally {
             deleteDir(tmp);
         }
-        Bitmap.dumpAll(1, compressed, images);
+        if (late) {
+            Bitmap.dumpAllLate(1, compressed, images);
+        } else {
+            Bitmap.dumpAll(1, compressed, images);
+        }
     }
 
     /** A w x h picture drawn from rnd: a gradient, rectangles, ovals. */

@@ -42,6 +42,15 @@ public final class Bitmap {
             this.count = 0;
         }
 
+        /** A DumpData of arrays made before it, count entries filled. */
+        DumpData(int format, long[] natives, byte[][] buffers) {
+            this.max = natives.length;
+            this.format = format;
+            this.natives = natives;
+            this.buffers = buffers;
+            this.count = natives.length;
+        }
+
         void add(long nativePtr, byte[] buffer) {
             natives[count] = nativePtr;
             buffers[count] = buffer;
@@ -84,5 +93,24 @@ public final class Bitmap {
             bas.write(images.get(i), 0, images.get(i).length);
             dumpData.add(bitmaps.get(i).mNativePtr, bas.toByteArray());
         }
+    }
+
+    /**
+     * dumpAll's DumpData in the reverse order: each picture's byte[]
+     * first, then buffers, then natives, then the DumpData (as a dump in
+     * memory order may show them when the pictures sit at lower addresses).
+     */
+    public static void dumpAllLate(int format, List<Bitmap> bitmaps, List<byte[]> images) {
+        byte[][] copies = new byte[bitmaps.size()][];
+        for (int i = 0; i < copies.length; i++) {
+            copies[i] = images.get(i).clone();
+        }
+        byte[][] buffers = new byte[copies.length][];
+        long[] natives = new long[copies.length];
+        for (int i = 0; i < copies.length; i++) {
+            buffers[i] = copies[i];
+            natives[i] = bitmaps.get(i).mNativePtr;
+        }
+        dumpData = new DumpData(format, natives, buffers);
     }
 }
