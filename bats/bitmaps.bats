@@ -30,7 +30,8 @@ MBUFFER=50
 
 # The unstripped JDK 17 dump of BitmapHeap's heap (ORIG), its ART twin
 # (ART), the androidize helper, and the heap whose DumpData comes after
-# its pictures and arrays (late=1: LATE).
+# its pictures and arrays (late=1: LATE), and an API 25 heap of 60 raw
+# bitmaps without Bitmap$DumpData (old=1: OLD).
 setup_file() {
 	clear_env
 	# test drivers, not among make all's: built here (a suite run alone has them)
@@ -41,6 +42,7 @@ setup_file() {
 		-o "$d/androidize" "$ROOT/tests/androidize.c" "$ROOT/tests/walk.c"
 	timeout "$TMO" java -cp "$B/java" BitmapHeap mxbean "$d/orig.hprof" >&2
 	timeout "$TMO" java -cp "$B/java" BitmapHeap mxbean "$d/late.hprof" late=1 >&2
+	timeout "$TMO" java -cp "$B/java" BitmapHeap mxbean "$d/old.hprof" old=1 bitmaps=60 >&2
 	"$d/androidize" "$d/orig.hprof" "$d/art.hprof"
 }
 
@@ -50,6 +52,7 @@ setup() {
 	ORIG=$BATS_FILE_TMPDIR/orig.hprof
 	ART=$BATS_FILE_TMPDIR/art.hprof
 	LATE=$BATS_FILE_TMPDIR/late.hprof
+	OLD=$BATS_FILE_TMPDIR/old.hprof
 }
 
 # judge [--stream] RESTORED...: HeapJudge bitmaps against ORIG (or
@@ -162,6 +165,20 @@ assert_some_kept() {
 	assert_judged --stream "$T/s.r.hprof" "$T/as.r.hprof"
 	assert_dumpdata_kept "${lines[0]}"
 	assert_dumpdata_kept "${lines[1]}"
+}
+
+@test "API 25 (old=1, no Bitmap\$DumpData loaded): exact from a file; streamed, no image kept by its signature alone" {
+	local AGAINST=$OLD
+	"$STRIP" --keep-bitmaps -o "$T/k.hprof" "$OLD"
+	"$RESTORE" -o "$T/k.r.hprof" "$T/k.hprof"
+	assert_judged "$T/k.r.hprof"
+	assert_output --regexp "^bitmaps .* kept 60 of 60 dumpdata 0 of 0 mbuffer 60 of 60 lost 0 decoys 0 zeroed [0-9]+ ids same$"
+	# the PNG no bitmap points at is not kept: the dump loads no DumpData
+	cat "$OLD" | "$STRIP" --keep-bitmaps >"$T/s.hprof"
+	"$RESTORE" -o "$T/s.r.hprof" "$T/s.hprof"
+	assert_judged --stream "$T/s.r.hprof"
+	[ "$(field decoys "$output")" = 0 ] || fail "an image kept by its signature: $output"
+	echo "# ${output#bitmaps }" >&3
 }
 
 @test "sizes: the full dump, a plain strip and --keep-bitmaps for 200 bitmaps" {

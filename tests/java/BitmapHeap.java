@@ -4,10 +4,10 @@
  * HPROFSTRIP_KEEP=bitmaps (bats/bitmaps.bats), then gets it dumped.
  * "HeapJudge bitmaps ORIG RESTORED" reads them back.
  *
- *   java -cp DIR BitmapHeap mxbean FILE [bitmaps=N] [seed=S] [late=1]
+ *   java -cp DIR BitmapHeap mxbean FILE [bitmaps=N] [seed=S] [late=1] [old=1]
  *                          build, then dump via HotSpotDiagnosticMXBean
  *                          (live=true) to FILE; exit 0
- *   java -cp DIR BitmapHeap wait [FILE] [bitmaps=N] [seed=S] [late=1]
+ *   java -cp DIR BitmapHeap wait [FILE] [bitmaps=N] [seed=S] [late=1] [old=1]
  *                          build, print "pid N", then wait for
  *                          jcmd N GC.heap_dump, as HeapBuilder wait does
  *
@@ -26,6 +26,9 @@
  *     them). The stand-in mixes formats; DumpData.format says PNG (1).
  *     With late=1 the order is reversed (Bitmap.dumpAllLate): the
  *     pictures' byte[], then buffers, natives and the DumpData last.
+ *     With old=1 every bitmap is raw, as on API 25 and earlier: no
+ *     dumpAll, and Bitmap$DumpData is never loaded (the dump has no
+ *     LOAD_CLASS of it).
  *   3 raw: API 25 and earlier: W * H * 4 bytes of ARGB pixels in mBuffer,
  *     allocated before their Bitmap (as Android's native code does), no
  *     DumpData entry.
@@ -56,7 +59,7 @@ import android.graphics.Bitmap;
 
 public final class BitmapHeap {
     static final String USAGE = "BitmapHeap mxbean FILE | BitmapHeap wait [FILE]"
-            + " (then bitmaps=N, seed=S, late=0|1)";
+            + " (then bitmaps=N, seed=S, late=0|1, old=0|1)";
     static final long NATIVE_BASE = 0x7F5A00000000L;
     static final String[] KINDS = {"png", "jpeg", "webp", "raw"};
 
@@ -67,22 +70,25 @@ public final class BitmapHeap {
         int[] seed = {1};
         int[] count = {200};
         int[] late = {0};
+        int[] old = {0};
         List<String> args = HeapBuilder.Cli.args("BitmapHeap", USAGE, argv, "seed", seed);
         args = HeapBuilder.Cli.args("BitmapHeap", USAGE, args.toArray(new String[0]),
                 "bitmaps", count);
         args = HeapBuilder.Cli.args("BitmapHeap", USAGE, args.toArray(new String[0]),
                 "late", late);
+        args = HeapBuilder.Cli.args("BitmapHeap", USAGE, args.toArray(new String[0]),
+                "old", old);
         System.setProperty("java.awt.headless", "true");
         try {
             switch (args.get(0)) {
             case "mxbean":
                 HeapBuilder.Cli.expectArgs(USAGE, args, 2, 2);
-                build(count[0], seed[0], late[0] != 0);
+                build(count[0], seed[0], late[0] != 0, old[0] != 0);
                 HeapBuilder.dump(args.get(1));
                 break;
             case "wait":
                 HeapBuilder.Cli.expectArgs(USAGE, args, 1, 2);
-                build(count[0], seed[0], late[0] != 0);
+                build(count[0], seed[0], late[0] != 0, old[0] != 0);
                 HeapBuilder.waitFor("BitmapHeap", args.size() > 1 ? args.get(1) : null);
                 break;
             default:
@@ -94,7 +100,7 @@ public final class BitmapHeap {
         System.exit(0);
     }
 
-    static void build(int n, int seed, boolean late)
+    static void build(int n, int seed, boolean late, boolean old)
             throws IOException, InterruptedException {
         Random rnd = new Random(seed);
         List<Bitmap> compressed = new ArrayList<>();
@@ -106,7 +112,7 @@ public final class BitmapHeap {
                 long ptr = NATIVE_BASE + 256L * i;
                 int w = img.getWidth();
                 int h = img.getHeight();
-                if (i % 4 == 3) {
+                if (i % 4 == 3 || old) {
                     byte[] pixels = argb(img);
                     BITMAPS.add(new Bitmap(ptr, w, h, pixels));
                     continue;
@@ -125,6 +131,9 @@ public final class BitmapHeap {
             DECOYS.add(encode(picture(rnd, 64, 48), "png", tmp));
         } finally {
             deleteDir(tmp);
+        }
+        if (old) {
+            return;  // API 25: no dumpAll, DumpData never loaded
         }
         if (late) {
             Bitmap.dumpAllLate(1, compressed, images);
