@@ -848,7 +848,7 @@ public final class HeapJudge {
                         + orig.size() + " (not the same bitmaps= and seed=?)");
                 return report(null);
             }
-            long[] c = new long[8];  // kept, dumpdata kept, mbuffer kept, lost, decoys, zeroed
+            long[] c = new long[6];  // kept, dumpdata kept, mbuffer kept, lost, decoys, zeroed
             boolean sameIds = true;
             java.util.Set<Long> mine = new java.util.HashSet<>();
             for (Map.Entry<String, PrimitiveArrayInstance> e : arrays.entrySet()) {
