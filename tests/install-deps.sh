@@ -15,6 +15,9 @@ command -v zstd >/dev/null 2>&1 || need="$need zstd"
 command -v xz >/dev/null 2>&1 || need="$need xz-utils"
 # ... and lz4, which the shim can compress with too (bats/shim-compress.bats)
 command -v lz4 >/dev/null 2>&1 || need="$need lz4"
+# bats/bitmaps.bats: BitmapHeap encodes WEBP pictures with cwebp, HeapJudge
+# decodes them with dwebp
+command -v cwebp >/dev/null 2>&1 || need="$need webp"
 # bats/own-dumps.bats compares a copy's system calls with and without the
 # shim; bats/handover.bats uploads to a local server that answers 401
 command -v strace >/dev/null 2>&1 || need="$need strace"

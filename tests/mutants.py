@@ -204,6 +204,9 @@ AREAS = {
     # issue 29: the histogram's names, judged by VisualVM and jmap
     # (bats/histo-judge.bats; histo.c's mutants name it too)
     "strip/io/histotext.c": ["histo", "histo-judge", "shim-histo"],
+    # issue 30: the judge of kept bitmaps (HeapJudge bitmaps), whose own
+    # failures bats/bitmaps.bats shows
+    "tests/java/HeapJudge.java": ["bitmaps"],
 }
 
 # a file's run is cut off (and the mutant caught, as hung) after this many
@@ -820,6 +823,19 @@ MUTANTS = [
      "strip/engine/histo.c",
      "\tnames_view(st, h + id, k, whole, shown);",
      "\tmemcpy(shown, h + id, k);"),
+    # ---- issue 30: the judge of kept bitmaps -------------------------------
+    ("judge: bitmaps: the arrays no bitmap points at are not checked",
+     "tests/java/HeapJudge.java",
+     "                if (!mine.contains(a.getInstanceId())) {",
+     "                if (false) {"),
+    ("judge: bitmaps: a bitmap array's length stands for its bytes",
+     "tests/java/HeapJudge.java",
+     "            if (Arrays.equals(got, want)) {",
+     "            if (got.length == want.length) {"),
+    ("judge: bitmaps: --stream takes any nonzero byte[] for a decoy",
+     "tests/java/HeapJudge.java",
+     "                } else if (stream && signature(b) != null && origImages.contains(sha(b))) {",
+     "                } else if (stream) {"),
     # ---- issue 30: keep bitmaps --------------------------------------------
     ("bitmaps: Bitmap.mBuffer is not read", "strip/engine/bitmap.c",
      "\t\telse if (IS_(\"mBuffer\"))\n\t\t\tname_add(st, B_MBUFFER, sid);",

@@ -76,6 +76,41 @@
  *                           sorted). Primitive values are left out: two
  *                           dumps of the same heap whose values differ give
  *                           the same lines.
+ *   bitmaps [--stream] ORIG RESTORED...
+ *                           for a dump of BitmapHeap's heap
+ *                           (tests/java/BitmapHeap.java) stripped with
+ *                           bitmaps kept and restored: each RESTORED (a
+ *                           1.0.2 dump; an Android one after hprofrestore
+ *                           --jvm) against ORIG, the unstripped dump of a
+ *                           heap built with the same bitmaps= and seed=.
+ *                           A dump's bitmap arrays are the byte[] elements
+ *                           of android.graphics.Bitmap.dumpData's buffers,
+ *                           named "dumpdata[I]" (I the index), and each
+ *                           Bitmap's mBuffer, named "mbuffer 0xPTR" (PTR
+ *                           its mNativePtr): the names, not the ids, pair
+ *                           RESTORED's arrays with ORIG's, so ORIG may come
+ *                           from another run of the same heap. Checks: both
+ *                           have the same names; each array of RESTORED has
+ *                           ORIG's length and bytes; each dumpdata picture
+ *                           decodes (PNG and JPEG with ImageIO, WEBP with
+ *                           dwebp to a PNG, then ImageIO; the same bytes
+ *                           decode once) to the pixels ORIG's decodes to,
+ *                           and an mbuffer holds mWidth * mHeight * 4
+ *                           bytes; every other primitive array of RESTORED
+ *                           (any type) is all zeros. With --stream (a
+ *                           one-pass strip, which may lose and over-keep):
+ *                           a bitmap array all zeros in RESTORED is lost,
+ *                           not a failure, and a byte[] that no bitmap
+ *                           points at but that starts with a PNG, JPEG or
+ *                           WEBP signature and holds the bytes of an array
+ *                           of ORIG is a decoy kept, not a failure. Prints
+ *                           one line per RESTORED: "bitmaps FILE kept K of
+ *                           M dumpdata X of Y mbuffer U of V lost L decoys
+ *                           D zeroed Z ids same|other" (Z: the other
+ *                           primitive arrays, all zeros; ids same when each
+ *                           array has ORIG's id). Any mismatch: a line on
+ *                           stderr naming the file, the array's name and
+ *                           id (at most 10 a file), exit status 1.
  *   fields FILE CLASSNAME   the primitive values of CLASSNAME: a line
  *                           "static NAME=VALUE" for each static field, by
  *                           name; then for each distinct set of instance
@@ -111,6 +146,7 @@ import java.nio.file.attribute.BasicFileAttributes;
 import java.security.MessageDigest;
 import java.security.NoSuchAlgorithmException;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.Comparator;
 import java.util.Iterator;
 import java.util.List;
@@ -135,6 +171,9 @@ public final class HeapJudge {
             usage();
         }
         String cmd = args[0];
+        if (cmd.equals("bitmaps")) {
+            System.exit(Bitmaps.main(args));
+        }
         int want;
         switch (cmd) {
         case "histo":
@@ -708,10 +747,352 @@ public final class HeapJudge {
         }
     }
 
+    /** The bitmaps command (see the top comment). */
+    static final class Bitmaps {
+        static final String BITMAP = "android.graphics.Bitmap";
+        static final int MAX_ERRORS = 10;
+
+        final boolean stream;
+        final Path tmp;
+        /** ORIG's arrays by name, their bytes, and ORIG's pictures. */
+        final TreeMap<String, byte[]> orig = new TreeMap<>();
+        final TreeMap<String, Long> origIds = new TreeMap<>();
+        /** SHA-256 (hex) of every byte[] of ORIG with an image signature. */
+        final java.util.Set<String> origImages = new java.util.HashSet<>();
+        /** A picture's pixels ("W H SHA") by its bytes' SHA-256. */
+        final TreeMap<String, String> decoded = new TreeMap<>();
+        final List<String> errors = new ArrayList<>();
+        String file;
+
+        Bitmaps(boolean stream, Path tmp) {
+            this.stream = stream;
+            this.tmp = tmp;
+        }
+
+        static int main(String[] args) {
+            List<String> files = new ArrayList<>();
+            boolean stream = false;
+            for (int i = 1; i < args.length; i++) {
+                if (args[i].equals("--stream")) {
+                    stream = true;
+                } else {
+                    files.add(args[i]);
+                }
+            }
+            if (files.size() < 2) {
+                usage();
+            }
+            Path tmp = null;
+            try {
+                tmp = makeTempDir();
+                Bitmaps b = new Bitmaps(stream, tmp);
+                b.readOrig(new File(files.get(0)));
+                int status = 0;
+                for (String f : files.subList(1, files.size())) {
+                    status |= b.judge(new File(f));
+                }
+                return status;
+            } catch (Throwable t) {
+                System.err.println("HeapJudge: bitmaps: " + t);
+                return 1;
+            } finally {
+                if (tmp != null) {
+                    deleteTree(tmp);
+                }
+            }
+        }
+
+        /** The dump in f, parsed from a fresh directory of its own. */
+        Heap open(File f, String name) throws IOException {
+            if (!f.isFile() || !f.canRead()) {
+                throw new IOException(f + ": not a readable file");
+            }
+            Path dir = Files.createDirectory(tmp.resolve(name));
+            return HeapFactory.createHeap(stage(f, dir).toFile());
+        }
+
+        void readOrig(File f) throws IOException, InterruptedException {
+            file = f.getPath();
+            Heap heap = open(f, "orig");
+            TreeMap<String, PrimitiveArrayInstance> arrays = bitmapArrays(heap);
+            for (Map.Entry<String, PrimitiveArrayInstance> e : arrays.entrySet()) {
+                byte[] b = bytes(e.getValue());
+                orig.put(e.getKey(), b);
+                origIds.put(e.getKey(), e.getValue().getInstanceId());
+                if (e.getKey().startsWith("dumpdata")) {
+                    picture(b, e.getKey(), e.getValue().getInstanceId());
+                }
+            }
+            if (!errors.isEmpty() || orig.isEmpty()) {
+                throw new IllegalStateException(file + ": " + (orig.isEmpty()
+                        ? "no bitmap arrays (not a dump of BitmapHeap's heap)" : errors.get(0)));
+            }
+            for (PrimitiveArrayInstance a : primitiveArrays(heap)) {
+                if (a.getJavaClass().getName().equals("byte[]")) {
+                    byte[] b = bytes(a);
+                    if (signature(b) != null) {
+                        origImages.add(sha(b));
+                    }
+                }
+            }
+        }
+
+        /** Judges one RESTORED: 0, or 1 with its errors on stderr. */
+        int judge(File f) throws IOException, InterruptedException {
+            file = f.getPath();
+            errors.clear();
+            Heap heap = open(f, "r" + System.nanoTime());
+            TreeMap<String, PrimitiveArrayInstance> arrays = bitmapArrays(heap);
+            if (!arrays.keySet().equals(orig.keySet())) {
+                error("other bitmaps than ORIG's: " + arrays.size() + " arrays, ORIG "
+                        + orig.size() + " (not the same bitmaps= and seed=?)");
+                return report(null);
+            }
+            long[] c = new long[6];  // kept, dumpdata kept, mbuffer kept, lost, decoys, zeroed
+            boolean sameIds = true;
+            java.util.Set<Long> mine = new java.util.HashSet<>();
+            for (Map.Entry<String, PrimitiveArrayInstance> e : arrays.entrySet()) {
+                long id = e.getValue().getInstanceId();
+                mine.add(id);
+                sameIds &= id == origIds.get(e.getKey());
+                judgeArray(e.getKey(), id, bytes(e.getValue()), c);
+            }
+            for (PrimitiveArrayInstance a : primitiveArrays(heap)) {
+                if (!mine.contains(a.getInstanceId())) {
+                    judgeOther(a, c);
+                }
+            }
+            long dd = orig.keySet().stream().filter(k -> k.startsWith("dumpdata")).count();
+            return report(String.format("bitmaps %s kept %d of %d dumpdata %d of %d mbuffer %d of %d"
+                    + " lost %d decoys %d zeroed %d ids %s", file, c[0], orig.size(), c[1], dd,
+                    c[2], orig.size() - dd, c[3], c[4], c[5], sameIds ? "same" : "other"));
+        }
+
+        /** A bitmap array of RESTORED against ORIG's of the same name. */
+        void judgeArray(String name, long id, byte[] got, long[] c)
+                throws IOException, InterruptedException {
+            byte[] want = orig.get(name);
+            if (Arrays.equals(got, want)) {
+                c[0]++;
+                c[name.startsWith("dumpdata") ? 1 : 2]++;
+                if (name.startsWith("dumpdata")
+                        && !picture(got, name, id).equals(picture(want, name, id))) {
+                    error("array " + id + " (" + name + "): other pixels than ORIG's");
+                }
+            } else if (stream && got.length == want.length && zero(got)) {
+                c[3]++;
+            } else {
+                error("array " + id + " (" + name + "): " + got.length + " bytes, ORIG "
+                        + want.length + (got.length == want.length
+                        ? ", differing first at byte " + Arrays.mismatch(got, want) : ""));
+            }
+        }
+
+        /** A primitive array no bitmap points at: zero, or (--stream) a decoy. */
+        void judgeOther(PrimitiveArrayInstance a, long[] c) {
+            String type = a.getJavaClass().getName();
+            if (type.equals("byte[]")) {
+                byte[] b = bytes(a);
+                if (zero(b)) {
+                    c[5]++;
+                } else if (stream && signature(b) != null && origImages.contains(sha(b))) {
+                    c[4]++;
+                } else {
+                    error("array " + a.getInstanceId() + " (byte[" + b.length
+                            + "], no bitmap's) is not zero"
+                            + (signature(b) == null ? "" : ": a " + signature(b)));
+                }
+                return;
+            }
+            for (String v : a.getValues()) {
+                if (!(v.equals("0") || v.equals("0.0") || v.equals("false") || v.equals("\0"))) {
+                    error("array " + a.getInstanceId() + " (" + type + ") is not zero: " + v);
+                    return;
+                }
+            }
+            c[5]++;
+        }
+
+        int report(String summary) {
+            for (String e : errors.subList(0, Math.min(errors.size(), MAX_ERRORS))) {
+                System.err.println("HeapJudge: bitmaps: " + file + ": " + e);
+            }
+            if (errors.size() > MAX_ERRORS) {
+                System.err.println("HeapJudge: bitmaps: " + file + ": and "
+                        + (errors.size() - MAX_ERRORS) + " more");
+            }
+            if (summary != null) {
+                System.out.println(summary);
+                System.out.flush();
+            }
+            return errors.isEmpty() ? 0 : 1;
+        }
+
+        void error(String msg) {
+            errors.add(msg);
+        }
+
+        /** The dump's bitmap arrays by name (dumpdata[I], mbuffer 0xPTR). */
+        TreeMap<String, PrimitiveArrayInstance> bitmapArrays(Heap heap) {
+            TreeMap<String, PrimitiveArrayInstance> out = new TreeMap<>();
+            JavaClass bm = onlyClass(heap, BITMAP);
+            Object dd = bm.getValueOfStaticField("dumpData");
+            if (dd instanceof Instance) {
+                Object buffers = ((Instance) dd).getValueOfField("buffers");
+                if (buffers instanceof ObjectArrayInstance) {
+                    List<Instance> v = ((ObjectArrayInstance) buffers).getValues();
+                    for (int i = 0; i < v.size(); i++) {
+                        addByteArray(out, String.format("dumpdata[%03d]", i), v.get(i));
+                    }
+                }
+            }
+            for (Iterator<Instance> it = bm.getInstancesIterator(); it.hasNext();) {
+                Instance b = it.next();
+                Object buf = b.getValueOfField("mBuffer");
+                String name = "mbuffer 0x" + Long.toHexString((Long) b.getValueOfField("mNativePtr"));
+                if (addByteArray(out, name, buf)) {
+                    int w = (Integer) b.getValueOfField("mWidth");
+                    int h = (Integer) b.getValueOfField("mHeight");
+                    if (out.get(name).getLength() != w * h * 4) {
+                        error(name + ": " + out.get(name).getLength() + " bytes for "
+                                + w + " x " + h + " pixels");
+                    }
+                }
+            }
+            return out;
+        }
+
+        boolean addByteArray(TreeMap<String, PrimitiveArrayInstance> out, String name, Object v) {
+            if (v instanceof PrimitiveArrayInstance
+                    && ((Instance) v).getJavaClass().getName().equals("byte[]")) {
+                out.put(name, (PrimitiveArrayInstance) v);
+                return true;
+            }
+            return false;
+        }
+
+        /** The dump's primitive arrays, the byte[] first (their errors
+         *  are listed first). */
+        static List<PrimitiveArrayInstance> primitiveArrays(Heap heap) {
+            List<PrimitiveArrayInstance> out = new ArrayList<>();
+            List<JavaClass> classes = new ArrayList<>(heap.getAllClasses());
+            classes.sort(Comparator.comparing(jc -> !jc.getName().equals("byte[]")));
+            for (JavaClass jc : classes) {
+                if (!jc.isArray() || !isRuntimeClass(jc.getName())
+                        || jc.getName().indexOf('.') >= 0 || jc.getName().endsWith("[][]")) {
+                    continue;
+                }
+                for (Iterator<Instance> it = jc.getInstancesIterator(); it.hasNext();) {
+                    Instance i = it.next();
+                    if (i instanceof PrimitiveArrayInstance) {
+                        out.add((PrimitiveArrayInstance) i);
+                    }
+                }
+            }
+            return out;
+        }
+
+        static byte[] bytes(PrimitiveArrayInstance a) {
+            List<String> v = a.getValues();
+            byte[] b = new byte[v.size()];
+            for (int i = 0; i < b.length; i++) {
+                b[i] = Byte.parseByte(v.get(i));
+            }
+            return b;
+        }
+
+        static boolean zero(byte[] b) {
+            for (byte x : b) {
+                if (x != 0) {
+                    return false;
+                }
+            }
+            return true;
+        }
+
+        /** "png", "jpeg" or "webp" by the first bytes, else null. */
+        static String signature(byte[] b) {
+            byte[] png = {(byte) 0x89, 'P', 'N', 'G', 0x0D, 0x0A, 0x1A, 0x0A};
+            if (b.length >= 8 && Arrays.equals(Arrays.copyOf(b, 8), png)) {
+                return "png";
+            }
+            if (b.length >= 3 && (b[0] & 0xff) == 0xFF && (b[1] & 0xff) == 0xD8
+                    && (b[2] & 0xff) == 0xFF) {
+                return "jpeg";
+            }
+            if (b.length >= 12
+                    && new String(b, 0, 4, StandardCharsets.ISO_8859_1).equals("RIFF")
+                    && new String(b, 8, 4, StandardCharsets.ISO_8859_1).equals("WEBP")) {
+                return "webp";
+            }
+            return null;
+        }
+
+        /** The picture in b decoded: "W H SHA-256 of its ARGB pixels". */
+        String picture(byte[] b, String name, long id) throws IOException, InterruptedException {
+            String key = sha(b);
+            String p = decoded.get(key);
+            if (p == null) {
+                p = decode(b);
+                if (p == null) {
+                    error("array " + id + " (" + name + "): no PNG, JPEG or WEBP that decodes");
+                    p = "undecodable";
+                }
+                decoded.put(key, p);
+            }
+            return p;
+        }
+
+        String decode(byte[] b) throws IOException, InterruptedException {
+            String kind = signature(b);
+            if (kind == null) {
+                return null;
+            }
+            java.awt.image.BufferedImage img;
+            if (kind.equals("webp")) {
+                Path in = tmp.resolve("p.webp");
+                Path out = tmp.resolve("p.png");
+                Files.write(in, b);
+                Files.deleteIfExists(out);
+                Process p = new ProcessBuilder("dwebp", "-quiet", in.toString(), "-o",
+                        out.toString()).inheritIO().start();
+                if (p.waitFor() != 0 || !Files.exists(out)) {
+                    return null;
+                }
+                img = javax.imageio.ImageIO.read(out.toFile());
+            } else {
+                img = javax.imageio.ImageIO.read(new java.io.ByteArrayInputStream(b));
+            }
+            if (img == null) {
+                return null;
+            }
+            int w = img.getWidth();
+            int h = img.getHeight();
+            int[] px = img.getRGB(0, 0, w, h, null, 0, w);
+            ByteBuffer bb = ByteBuffer.allocate(px.length * 4);
+            bb.asIntBuffer().put(px);
+            return kind + " " + w + " " + h + " " + sha(bb.array());
+        }
+
+        static String sha(byte[] b) {
+            try {
+                byte[] h = MessageDigest.getInstance("SHA-256").digest(b);
+                StringBuilder s = new StringBuilder();
+                for (byte x : h) {
+                    s.append(String.format("%02x", x));
+                }
+                return s.toString();
+            } catch (NoSuchAlgorithmException e) {
+                throw new IllegalStateException(e);
+            }
+        }
+    }
+
     static void usage() {
         System.err.println("usage: HeapJudge histo FILE | jmap-histo FILE | count FILE CLASSNAME"
                 + " | arrays FILE CLASSNAME | markers FILE | strings FILE | long-strings FILE"
-                + " | refs FILE | fields FILE CLASSNAME");
+                + " | refs FILE | fields FILE CLASSNAME"
+                + " | bitmaps [--stream] ORIG RESTORED...");
         System.exit(2);
     }
 

@@ -1,8 +1,9 @@
 #!/bin/bash
 # judge.sh: compile and run the Java side of the test suite.
 #
-#   tests/java/judge.sh build              compile HeapBuilder, StringHeap,
-#                                          LongStrings, Secrets (with
+#   tests/java/judge.sh build              compile HeapBuilder, BitmapHeap
+#                                          (with android.graphics.Bitmap),
+#                                          StringHeap, LongStrings, Secrets (with
 #                                          com.acme.secret.Customer) and
 #                                          HeapJudge into
 #                                          "${BUILD:-build}/java"
@@ -10,13 +11,15 @@
 #                                          HeapJudge CMD FILE [ARG]
 #                                          (histo, jmap-histo, count, arrays, markers,
 #                                          strings, long-strings, refs,
-#                                          fields)
+#                                          fields; bitmaps [--stream] ORIG
+#                                          RESTORED... takes 2 or more)
 #
 # The heap builders run from the same directory once built:
 #   java -cp "${BUILD:-build}/java" HeapBuilder ...   (tests/java/HeapBuilder.java)
 #   java -cp "${BUILD:-build}/java" StringHeap ...    (tests/java/StringHeap.java)
 #   java -cp "${BUILD:-build}/java" LongStrings ...   (tests/java/LongStrings.java)
 #   java -cp "${BUILD:-build}/java" Secrets ...       (tests/java/Secrets.java)
+#   java -cp "${BUILD:-build}/java" BitmapHeap ...    (tests/java/BitmapHeap.java)
 #
 # BUILD is taken relative to the repository root unless absolute. The
 # VisualVM heap library comes from the Debian package visualvm; override its
@@ -43,7 +46,7 @@ command -v java >/dev/null || missing "java not found (apt-get install openjdk-1
 
 # Paths from tests/java, less .java: a class in a package is in its
 # directories there and in the output
-classes="HeapBuilder StringHeap LongStrings Secrets com/acme/secret/Customer ManyClasses Sizes libcore/util/NativeAllocationRegistry android/graphics/Bitmap HeapJudge"
+classes="HeapBuilder BitmapHeap StringHeap LongStrings Secrets com/acme/secret/Customer ManyClasses Sizes libcore/util/NativeAllocationRegistry android/graphics/Bitmap HeapJudge"
 
 stale() {
 	local c s
@@ -87,7 +90,7 @@ compile() {
 }
 
 if [ $# -lt 1 ]; then
-	echo "usage: $0 build | histo FILE | jmap-histo FILE | count FILE CLASS | arrays FILE CLASS | markers FILE | strings FILE | long-strings FILE | refs FILE | fields FILE CLASS" >&2
+	echo "usage: $0 build | histo FILE | jmap-histo FILE | count FILE CLASS | arrays FILE CLASS | markers FILE | strings FILE | long-strings FILE | refs FILE | fields FILE CLASS | bitmaps [--stream] ORIG RESTORED..." >&2
 	exit 2
 fi
 
