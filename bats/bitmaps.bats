@@ -251,3 +251,60 @@ assert_some_kept() {
 		esac
 	done
 }
+
+@test "exact from a file: one reading pass when DumpData comes first, two when its buffers array comes before it (-v)" {
+	run --separate-stderr "$STRIP" -v --keep-bitmaps -o "$T/k.hprof" "$ORIG"
+	assert_success
+	[[ $stderr == *"bitmaps: 200 array ids from 201 Bitmap and DumpData instances; 200 arrays kept ("*"); exact: 1 reading pass before"* ]] ||
+		fail "$stderr"
+	run --separate-stderr "$STRIP" -v --keep-bitmaps -o "$T/l.hprof" "$LATE"
+	assert_success
+	[[ $stderr == *"200 arrays kept ("*"); exact: 2 reading passes before"* ]] || fail "$stderr"
+	# streamed, the late heap's pictures are kept by their signature
+	# alone, the one PNG no bitmap points at too
+	run --separate-stderr bash -c 'cat "$1" | "$2" -v --keep-bitmaps >/dev/null' _ "$LATE" "$STRIP"
+	assert_success
+	[[ $stderr == *"; streamed: 151 kept by their image signature alone"* ]] || fail "$stderr"
+}
+
+@test "the engine's split invariance keeping bitmaps: every cut gives the same output (HotSpot order, late, ART form)" {
+	local f
+	build_tests splitcheck
+	for f in "$ORIG" "$LATE" "$ART"; do
+		run "$B/splitcheck" -b -p 16 -n 2 -s 3 "$f"
+		assert_success
+		run "$B/splitcheck" -b -k -S -p 16 -n 1 -s 3 "$f"
+		assert_success
+	done
+}
+
+@test "redaction refuses bitmaps: --redact --keep-bitmaps is a usage error; under the shim HPROFSTRIP_REDACT wins, said once" {
+	run --separate-stderr "$STRIP" --redact --keep-bitmaps -o "$T/x.hprof" "$ORIG"
+	assert_failure 2
+	[[ $stderr == "hprofstrip: --redact and --keep-bitmaps cannot be combined: redaction removes what bitmaps hold (pictures are user data)"* ]] ||
+		fail "$stderr"
+	[ ! -e "$T/x.hprof" ] || fail "an output was written"
+	run --separate-stderr "$B/hprofstrip-run" --redact --keep bitmaps true
+	assert_failure 2
+	# the shim: the dump is redacted, nothing kept, and one line says why
+	HPROFSTRIP_KEEP=strings,bitmaps HPROFSTRIP_REDACT=values LD_PRELOAD=$SHIM \
+		"$REPLAY" art "$ART" "$T/r.hprof" 7 2>"$T/err"
+	[ "$(grep -c "HPROFSTRIP_KEEP=strings,bitmaps is ignored: HPROFSTRIP_REDACT removes what Strings and bitmaps (pictures are user data) hold" "$T/err")" = 1 ] ||
+		fail "$(cat "$T/err")"
+	run "$ORACLE" count "$T/r.hprof"
+	assert_success
+	assert_output --regexp '^p23 0 c3 [1-9][0-9]*$'
+	grep -q "redacted the fields of" "$T/err" || fail "$(cat "$T/err")"
+}
+
+@test "hprofstrip-run --keep bitmaps and --keep strings,bitmaps set HPROFSTRIP_KEEP; another word is a usage error" {
+	local w
+	for w in bitmaps strings,bitmaps; do
+		run --separate-stderr "$B/hprofstrip-run" --keep "$w" env
+		assert_success
+		assert_line "HPROFSTRIP_KEEP=$w"
+	done
+	run --separate-stderr "$B/hprofstrip-run" --keep pictures env
+	assert_failure 2
+	[[ $stderr == *"--keep: 'pictures' is not 'strings', 'bitmaps' or 'strings,bitmaps'"* ]] || fail "$stderr"
+}

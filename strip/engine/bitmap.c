@@ -113,11 +113,7 @@ int32_t bm_ref_of(struct hs_state *st, uint64_t cls)
 		return -1;
 	}
 	st->bitmaps++;
-	st->bm.list = (unsigned char)dd;
-	if (dd)
-		st->bitmap_lists++;
-	else
-		st->bitmap_refs++;
+	st->bm.field = dd ? 2 : 1;  /* counted by keep_found unless null */
 	return ref;
 }
 

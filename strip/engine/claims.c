@@ -85,9 +85,11 @@ int pend_has(const struct hs_state *st, uint64_t id)
 /* A String's value (or a Thread's name) points at id. */
 void keep_found(struct hs_state *st, uint64_t id)
 {
-	int list = st->bm.list;
+	int list = st->bm.field == 2;
 
-	st->bm.list = 0;
+	if (id && st->bm.field)  /* a bitmap's field: counted */
+		*(list ? &st->bitmap_lists : &st->bitmap_refs) += 1;
+	st->bm.field = 0;
 	if (!id)
 		return;
 	if (id == st->ks.claimed) {  /* kept already (hold_resolve) */

@@ -49,8 +49,9 @@ struct hs_bitmaps {
 	uint64_t class_bitmap, class_dumpdata;
 	unsigned char dumped;      /* bit 0: Bitmap's class dump came, bit 1:
 	                              DumpData's */
-	unsigned char list;        /* the field being read is a DumpData's
-	                              buffers (keep_found) */
+	unsigned char field;       /* the field being read (keep_found): 1 a
+	                              Bitmap's mBuffer, 2 a DumpData's
+	                              buffers; 0 neither */
 	uint64_t elems;            /* PH_ELEMS: the ids left to read of a
 	                              claimed object array */
 	unsigned sig_len, sig_need;/* PH_SIG: a byte[]'s header and first
