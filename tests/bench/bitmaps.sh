@@ -31,7 +31,7 @@ mkdir -p "$W"
 trap 'rm -rf "$W"' EXIT
 
 "$root/tests/java/judge.sh" build >/dev/null
-cc -std=c11 -O2 -o "$W/androidize" "$root/tests/androidize.c" \
+cc -std=c11 -D_GNU_SOURCE -O2 -o "$W/androidize" "$root/tests/androidize.c" \
 	"$root/tests/walk.c"
 
 # the byte[] arrays a stripped dump still holds whole
