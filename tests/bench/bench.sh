@@ -41,7 +41,8 @@
 #      and from a pipe
 # Parts 4 and 5 are skipped when $BUILD/libhprofstrip.so does not exist as
 # the bench starts.
-# Installs GNU time if missing (as root, through apt-get).
+# Installs GNU time and webp (cwebp, for section 10) if missing (as root,
+# through apt-get).
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 . "$here/lib.sh"
@@ -94,6 +95,8 @@ apt_install() {
 	die "apt stayed locked; install $* yourself"
 }
 [ -x /usr/bin/time ] || apt_install time
+# section 10's WEBP pictures (tests/java/BitmapHeap.java runs cwebp)
+command -v cwebp >/dev/null || apt_install webp
 /usr/bin/time -f %M true >/dev/null 2>&1 || die "/usr/bin/time is not GNU time"
 
 # ---- helpers -----------------------------------------------------------
