@@ -47,21 +47,13 @@ void bm_names(struct hs_state *st, const unsigned char *h)
 	unsigned id = st->idsize;
 
 	if (st->rec_tag == HS_REC_STRING) {
-		const char *s = (const char *)h + id;
-		size_t n = st->rec_len - id;
-		uint64_t sid = rd_id(st, h);
-#define IS_(lit) (n == sizeof lit - 1 && !memcmp(s, lit, n))
-		if (IS_("android/graphics/Bitmap") ||
-		    IS_("android.graphics.Bitmap"))
-			name_add(st, B_BITMAP, sid);
-		else if (IS_("android/graphics/Bitmap$DumpData") ||
-		         IS_("android.graphics.Bitmap$DumpData"))
-			name_add(st, B_DUMPDATA, sid);
-		else if (IS_("mBuffer"))
-			name_add(st, B_MBUFFER, sid);
-		else if (IS_("buffers"))
-			name_add(st, B_BUFFERS, sid);
-#undef IS_
+		static const char *const texts[] = {  /* as B_* */
+			"android/graphics/Bitmap",
+			"android/graphics/Bitmap$DumpData", "mBuffer", "buffers"
+		};
+		int w = keep_text(st, h, texts, 4);
+		if (w >= 0)
+			name_add(st, (unsigned)w, rd_id(st, h));
 	} else {  /* LOAD_CLASS: u4 serial, class id, u4 trace, name id */
 		uint64_t cls = rd_id(st, h + 4), name = rd_id(st, h + 8 + id);
 		if (name_is(st, B_BITMAP, name))

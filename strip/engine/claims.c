@@ -8,6 +8,26 @@
  */
 #include "internal.h"
 
+/* A STRING record's body h: which of the n texts its text is (a class
+ * name given with '/' matches its '.' form too, ART's), or -1. */
+int keep_text(const struct hs_state *st, const unsigned char *h,
+              const char *const *texts, unsigned n)
+{
+	const char *s = (const char *)h + st->idsize;
+	size_t len = st->rec_len - st->idsize, i;
+	unsigned w;
+
+	for (w = 0; w < n; w++) {
+		for (i = 0; i < len && texts[w][i]; i++)
+			if (s[i] != texts[w][i] &&
+			    !(texts[w][i] == '/' && s[i] == '.'))
+				break;
+		if (i == len && !texts[w][i])
+			return (int)w;
+	}
+	return -1;
+}
+
 /* Linear probing; removal shifts the entries after it back, so no
  * tombstones (Knuth 6.4, algorithm R). */
 static void pend_remove(struct hs_state *st, unsigned i)

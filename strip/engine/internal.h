@@ -628,6 +628,9 @@ int bm_step_sig(struct hs_state *st, struct cur *c);
 
 /* ---- claims.c: the ids that claim an array (keep's pending table) ------- */
 
+/* which of n texts a STRING body h is ('/' matching '.'), or -1 */
+int keep_text(const struct hs_state *st, const unsigned char *h,
+              const char *const *texts, unsigned n);
 /* the table: put, take out (1 if it was there), look up */
 void pend_put(struct hs_state *st, uint64_t id);
 int pend_take(struct hs_state *st, uint64_t id);

@@ -154,19 +154,12 @@ static void keep_names(struct hs_state *st, const unsigned char *h)
 	if (!st->mode.keep_strings)
 		return;
 	if (st->rec_tag == HS_REC_STRING) {
-		const char *s = (const char *)h + id;
-		size_t n = st->rec_len - id;
-		uint64_t sid = rd_id(st, h);
-#define IS_(lit) (n == sizeof lit - 1 && !memcmp(s, lit, n))
-		if (IS_("java/lang/String") || IS_("java.lang.String"))
-			name_add(st, N_STRING, sid);
-		else if (IS_("java/lang/Thread") || IS_("java.lang.Thread"))
-			name_add(st, N_THREAD, sid);
-		else if (IS_("value"))
-			name_add(st, N_VALUE, sid);
-		else if (IS_("name"))
-			name_add(st, N_NAME, sid);
-#undef IS_
+		static const char *const texts[] = {  /* as N_* */
+			"java/lang/String", "java/lang/Thread", "value", "name"
+		};
+		int w = keep_text(st, h, texts, 4);
+		if (w >= 0)
+			name_add(st, (unsigned)w, rd_id(st, h));
 	} else {  /* LOAD_CLASS: u4 serial, class id, u4 trace, name id */
 		uint64_t cls = rd_id(st, h + 4), name = rd_id(st, h + 8 + id);
 		if (name_is(st, N_STRING, name))
