@@ -838,8 +838,8 @@ MUTANTS = [
      "                } else if (stream) {"),
     # ---- issue 30: keep bitmaps --------------------------------------------
     ("bitmaps: Bitmap.mBuffer is not read", "strip/engine/bitmap.c",
-     "\"$DumpData\", \"mBuffer\", \"buffers\"",
-     "\"$DumpData\", \"mBufferX\", \"buffers\""),
+     "$DumpData\", \"mBuffer\", \"buffers\"",
+     "$DumpData\", \"mBufferX\", \"buffers\""),
     ("bitmaps: a DumpData.buffers array's elements are not claimed",
      "strip/engine/bitmap.c",
      "\t\tst->bitmap_refs++;\n\t\tkeep_found(st, v);",
