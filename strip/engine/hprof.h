@@ -184,7 +184,9 @@ enum {
  * byte[] whose id is claimed keeps its elements. Exact pass 1 may set
  * has too: an object array is read iff has(id), so a pass that knows
  * the buffers ids finds their elements whatever the order
- * (st->bitmap_lists, bitmap_lists_read tell whether one more is due).
+ * (st->bitmap_lists, bitmap_lists_read tell whether one more is due);
+ * given a pending table too, pass 1 pends the buffers ids it reports, so
+ * an array that comes after its DumpData is read in the same pass.
  * Streaming, an array that comes before what points at it is lost, so
  * in a dump that loads Bitmap$DumpData (the runtime compressed its
  * bitmaps into it) a byte[] not claimed yet keeps its elements when they
