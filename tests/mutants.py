@@ -878,7 +878,7 @@ MUTANTS = [
     ("bitmaps: HPROFSTRIP_REDACT's refusal of bitmaps is not said",
      "preload/session.c",
      "\t\tif (!__atomic_exchange_n(&told_redact, 1, __ATOMIC_RELAXED))\n\t\t\tsay(\"hprofstrip: HPROFSTRIP_KEEP=%s is ignored: \"",
-     "\t\tif (0)\n\t\t\tsay(\"hprofstrip: HPROFSTRIP_KEEP=%s is ignored: \"",
+     "\t\tif (!__atomic_exchange_n(&told_redact, 1, __ATOMIC_RELAXED) && 0)\n\t\t\tsay(\"hprofstrip: HPROFSTRIP_KEEP=%s is ignored: \"",
      ["bitmaps"]),
     ("bitmaps: hprofstrip-run --keep bitmaps is refused", "preload/hprofstrip-run.c",
      "\t\t\tif (strcmp(v, \"strings\") && strcmp(v, \"bitmaps\") &&",
