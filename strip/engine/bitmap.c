@@ -228,19 +228,7 @@ static int sig_decide(struct hs_state *st, struct cur *c)
 /* PH_SIG: the first elements gathered, then the decision. */
 int bm_step_sig(struct hs_state *st, struct cur *c)
 {
-	size_t avail = (size_t)(c->end - c->p);
-	size_t k = st->bm.sig_need - st->bm.sig_len;
-
-	if (!k)
+	if (st->bm.sig_len == st->bm.sig_need)
 		return sig_decide(st, c);
-	if (!avail)
-		return 0;
-	if (k > avail)
-		k = avail;
-	memcpy(st->bm.sig + st->bm.sig_len, c->p, k);
-	consume(st, c, k);
-	c->run = c->p;
-	st->bm.sig_len += (unsigned)k;
-	st->left -= k;
-	return 1;
+	return eng_gather(st, c, st->bm.sig, &st->bm.sig_len, st->bm.sig_need);
 }

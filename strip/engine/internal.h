@@ -580,6 +580,26 @@ static inline const unsigned char *eng_take(struct hs_state *st,
 	return h;
 }
 
+/* A layer's phase gathers the unit's next bytes into its own buffer: up
+ * to need - *len of them into buf + *len, taken out of the input (not
+ * passed) and out of st->left. 0 if the feed has none. */
+static inline int eng_gather(struct hs_state *st, struct cur *c,
+                             unsigned char *buf, unsigned *len, unsigned need)
+{
+	size_t avail = (size_t)(c->end - c->p), k = need - *len;
+
+	if (!avail)
+		return 0;
+	if (k > avail)
+		k = avail;
+	memcpy(buf + *len, c->p, k);
+	consume(st, c, k);
+	c->run = c->p;
+	*len += (unsigned)k;
+	st->left -= k;
+	return 1;
+}
+
 /* The next n bytes of the unit being read, taken as st->act says; NULL
  * until they are all in. */
 static inline const unsigned char *eng_unit(struct hs_state *st,

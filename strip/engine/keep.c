@@ -345,22 +345,11 @@ static int keep_step_peek(struct hs_state *st, struct cur *c)
 /* PH_LOOK: a String behind a held array, gathered up to its value. */
 static int keep_step_look(struct hs_state *st, struct cur *c)
 {
-	size_t avail = (size_t)(c->end - c->p);
-	size_t k = st->ks.look_need - st->ks.look_len;
 	uint64_t v;
 
-	if (k) {
-		if (!avail)
-			return 0;
-		if (k > avail)
-			k = avail;
-		memcpy(st->ks.look + st->ks.look_len, c->p, k);
-		consume(st, c, k);
-		c->run = c->p;
-		st->ks.look_len += (unsigned)k;
-		st->left -= k;
-		return 1;
-	}
+	if (st->ks.look_len < st->ks.look_need)
+		return eng_gather(st, c, st->ks.look, &st->ks.look_len,
+		                  st->ks.look_need);
 	v = rd_id(st, st->ks.look + st->ks.look_len - st->idsize);
 	if (v == st->ks.held_id) {
 		hold_release(st, 1);
