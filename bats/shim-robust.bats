@@ -384,3 +384,31 @@ trace() {
 	[ -n "$bss" ] || fail "no .bss in: $output"
 	[ "$bss" -lt 262144 ] || fail ".bss is $bss bytes"
 }
+
+# (issue 31) LD_DEBUG=bindings lists each symbol ld.so binds, dlsym's
+# lookups too: the shim's own lookups of libc's functions show as bindings
+# from libhprofstrip.so to libc.so.6. Before the lookups were lazy, the
+# constructor made all 29 in every process.
+@test "free for bystanders: a process that calls no wrapped function asks dlsym for none of libc's; one that writes asks for what it calls, once" {
+	wrapped='open|open64|openat|openat64|__open_2|__open64_2|__openat_2|__openat64_2|creat|creat64|write|writev|pwrite|pwrite64|pwritev|pwritev64|lseek|lseek64|close|dup|dup2|dup3|fcntl|fcntl64|ftruncate|ftruncate64|sendfile|sendfile64|copy_file_range'
+	lookups() {
+		grep -E "binding file [^ ]*libhprofstrip\.so \[0\] to [^ ]*libc\.so\.6 \[0\]: normal symbol \`($wrapped)'" |
+			sed "s/.*symbol \`\([^']*\)'.*/\1/" | sort | tr '\n' ' '
+	}
+	LD_DEBUG=bindings LD_PRELOAD="$SHIM" /bin/true 2>"$BATS_TEST_TMPDIR/true.log"
+	grep -q "libhprofstrip.so" "$BATS_TEST_TMPDIR/true.log" ||
+		fail "LD_DEBUG shows no binding of the shim at all (not glibc?)"
+	[ -z "$(lookups <"$BATS_TEST_TMPDIR/true.log")" ] ||
+		fail "/bin/true looked up: $(lookups <"$BATS_TEST_TMPDIR/true.log")"
+	# a writer: its writes and its close, each looked up once, nothing else
+	LD_DEBUG=bindings LD_PRELOAD="$SHIM" sh -c \
+		'for i in 1 2 3; do echo $i >"$1"; done' sh "$BATS_TEST_TMPDIR/f" \
+		2>"$BATS_TEST_TMPDIR/sh.log"
+	got=$(lookups <"$BATS_TEST_TMPDIR/sh.log")
+	[[ " $got" == *" write "* ]] || fail "sh's write not looked up: $got"
+	[[ "$got" != *sendfile* && "$got" != *copy_file_range* && "$got" != *pwritev* ]] ||
+		fail "looked up what sh never calls: $got"
+	[ "$(grep -o ' write ' <<<" $got " | wc -l)" = 1 ] ||
+		fail "write looked up more than once: $got"
+	[ "$(cat "$BATS_TEST_TMPDIR/f")" = 3 ] || fail "sh's file is wrong"
+}

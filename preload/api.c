@@ -89,22 +89,14 @@ static int session_call(int fd, struct session *s, session_call_fn call,
 	return r;
 }
 
-/* A write of iov at at (-1: at fd's position, which moves) to fd: 1 and
- * *ret if fd is a dump (or becomes one with it) or refused, else 0. */
-static int write_iov(int fd, const struct iovec *iov, int cnt, int64_t at,
-                     ssize_t *ret)
+/* A write of iov at at to fd's session s: 1 and *ret if s took it (or
+ * refused it), else 0. */
+static int write_session(int fd, struct session *s, const struct iovec *iov,
+                         int cnt, int64_t at, ssize_t *ret)
 {
 	struct call c = { .iov = iov, .cnt = cnt, .at = at };
-	struct session *s;
-	int i, saved = errno;
+	int saved = errno;
 
-	if (refused(fd))
-		return refuse_call(ret);
-	for (i = 0; i < cnt && !iov[i].iov_len; i++)
-		;
-	s = table_session(fd);
-	if (!s && i < cnt)
-		s = table_sniff(fd, iov[i].iov_base, iov[i].iov_len, at);
 	switch (session_call(fd, s, session_write, &c)) {
 	case CALL_DONE:
 		*ret = (ssize_t)c.ret;
@@ -121,6 +113,32 @@ static int write_iov(int fd, const struct iovec *iov, int cnt, int64_t at,
 	}
 	errno = saved;
 	return 0;
+}
+
+/* A write of iov at at (-1: at fd's position, which moves) to fd: 1 and
+ * *ret if fd is a dump (or becomes one with it) or refused, else 0. The
+ * write to a file that is no dump costs a look at two tables, and at its
+ * first bytes when the shim has not seen the file opened. */
+static int write_iov(int fd, const struct iovec *iov, int cnt, int64_t at,
+                     ssize_t *ret)
+{
+	struct session *s;
+	int i;
+
+	if (refused(fd))
+		return refuse_call(ret);
+	s = table_session(fd);
+	if (!s) {
+		for (i = 0; i < cnt && !iov[i].iov_len; i++)
+			;
+		if (i == cnt)
+			return 0;
+		/* (errno kept; it may refuse fd: a dump it cannot track) */
+		s = table_sniff(fd, iov[i].iov_base, iov[i].iov_len, at);
+		if (!s)
+			return refused(fd) ? refuse_call(ret) : 0;
+	}
+	return write_session(fd, s, iov, cnt, at, ret);
 }
 
 int hst_write(int fd, const void *buf, size_t len, int64_t at, ssize_t *ret)

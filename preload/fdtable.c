@@ -173,7 +173,7 @@ static int kind_of(int dirfd, const char *path, char *base, size_t size)
 	static int told;
 	const struct policy *p = policy();
 	char full[PATH_MAX];
-	int kind = policy_kind(p, path, base, size);
+	int kind;
 
 	if (p->pattern_bad[0] && !__atomic_load_n(&told, __ATOMIC_RELAXED) &&
 	    scope() >= 0 && !__atomic_exchange_n(&told, 1, __ATOMIC_RELAXED))
@@ -183,6 +183,11 @@ static int kind_of(int dirfd, const char *path, char *base, size_t size)
 		    "by their first bytes alone" : ", and with HPROFSTRIP_SNIFF "
 		    "off no dump is stripped");
 
+	/* (the name of almost every file a process writes: a few bytes
+	 * compared, no glob matched, no getcwd) */
+	if (!policy_may_match(p, path))
+		return DUMP_NONE;
+	kind = policy_kind(p, path, base, size);
 	if (kind == DUMP_NONE && path[0] != '/' && p->dirs &&
 	    policy_absolute(dirfd, path, full, sizeof full))
 		kind = policy_kind(p, full, base, size);
@@ -323,15 +328,20 @@ static void fresh_fd(int fd)
 
 void hst_opened(int fd, int dirfd, const char *path, int flags)
 {
-	int fresh = (flags & O_ACCMODE) != O_RDONLY && !(flags & O_APPEND) &&
-	            (flags & (O_CREAT | O_TRUNC));
+	int writes = (flags & O_ACCMODE) != O_RDONLY && !(flags & O_APPEND);
+	const struct policy *p;
 
 	if (fd < 0)
 		return;
 	fresh_fd(fd);
-	track(fd, dirfd, path, flags, 0);
+	/* (a name no glob can match is let go here, in a few loads; a bad
+	 * glob is said in track's kind_of) */
+	if (writes && path &&
+	    ((p = policy())->pattern_bad[0] || policy_may_match(p, path)))
+		track(fd, dirfd, path, flags, 0);
 	if (!table_session(fd))
-		set_fd_state(fd, fresh ? FD_FRESH : FD_SEEN);
+		set_fd_state(fd, writes && (flags & (O_CREAT | O_TRUNC))
+		                     ? FD_FRESH : FD_SEEN);
 }
 
 int hst_begin(int fd, const char *path)
@@ -357,6 +367,26 @@ static int fresh_written(int fd)
 	return fd >= 0 && fd < MAX_FD &&
 	       __atomic_compare_exchange_n(&fdmap[fd], &fresh, FD_SEEN, 0,
 	                                   __ATOMIC_ACQ_REL, __ATOMIC_ACQUIRE);
+}
+
+/* (what table_sniff would do, without a call, a lock or errno: fd is
+ * seen, or buf is too short for a header or starts otherwise; a file
+ * opened fresh is then seen: its first write decided) */
+int hst_idle(int fd, const void *buf, size_t len)
+{
+	unsigned char st;
+
+	if (fd < 0 || fd >= MAX_FD || refused(fd))
+		return 0;
+	st = __atomic_load_n(&fdmap[fd], __ATOMIC_ACQUIRE);
+	if (st == FD_SEEN || (st == 0 && !len))
+		return 1;
+	if ((st != 0 && st != FD_FRESH) || !buf || !len ||
+	    (len >= HS_MAGIC_LEN && *(const char *)buf == HS_MAGIC[0]))
+		return 0;
+	if (st == FD_FRESH)
+		fresh_written(fd);
+	return 1;
 }
 
 void table_untracked_write(int fd)
@@ -454,6 +484,20 @@ static int release_fd(int fd)
 	}
 	pthread_mutex_unlock(&table_lock);
 	return e;
+}
+
+int hst_idle_close(int fd)
+{
+	unsigned char st;
+
+	if (fd < 0 || fd >= MAX_FD || refused(fd))
+		return 0;
+	st = fd_state(fd);
+	if (st && st <= MAX_SESSIONS)
+		return 0;
+	if (st)
+		set_fd_state(fd, 0);
+	return 1;
 }
 
 int hst_close(int fd)
@@ -596,7 +640,8 @@ void hst_fork_child(void)
 	unsigned i;
 	int fd;
 
-	for (fd = 0; fd < MAX_FD; fd++)
+	/* (a process that never had a dump pays nothing per fork) */
+	for (fd = 0; slot(0) && fd < MAX_FD; fd++)
 		if (table_session(fd))
 			map_fd(fd, NULL);
 	for (i = 0; i < MAX_SESSIONS && slot(i); i++)

@@ -112,6 +112,17 @@ HPROFSTRIP_API void hst_opened(int fd, int dirfd, const char *path,
  * EPERM. */
 HPROFSTRIP_API int hst_begin(int fd, const char *path);
 
+/* Before a write of buf (len bytes) to fd: 1 when it is none of dump
+ * tracking's (fd is no dump, is not refused, and buf cannot start one):
+ * make the real call, and no other hst_ call for it. A few loads; for
+ * the hooks' fast path. 0: call hst_write (or hst_writev). */
+HPROFSTRIP_API int hst_idle(int fd, const void *buf, size_t len);
+
+/* Before close: 1 when fd is none of dump tracking's (no dump, not
+ * refused): what the table knew of it is forgotten; make the real call,
+ * and no hst_close. 0: call hst_close. */
+HPROFSTRIP_API int hst_idle_close(int fd);
+
 /* Before a write (at < 0: at fd's position, which moves) or a pwrite
  * (at >= 0) of buf to fd. 1: handled, *ret is the call's result; 0: make
  * the real call. */

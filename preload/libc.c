@@ -128,9 +128,10 @@ static ssize_t raw_copy_file_range(int in, off_t *in_off, int out,
 #endif
 }
 
-/* The raw table, then the resolved one: readers load the pointer (real,
- * libc.h) and never see a table half set. */
-static const struct libc raw = {
+/* The raw system calls, the fallback of each base name; the *64 and
+ * fortified names have none (NULL): their callers fall back to the base
+ * name. */
+const struct libc libc_raw = {
 	.open = raw_open, .openat = raw_openat, .creat = raw_creat,
 	.write = raw_write, .writev = raw_writev, .pwrite = raw_pwrite,
 	.pwritev = raw_pwritev, .lseek = raw_lseek, .close = raw_close,
@@ -139,141 +140,102 @@ static const struct libc raw = {
 	.copy_file_range = raw_copy_file_range,
 };
 
-static struct libc resolved_table;
-const struct libc *libc_table = &raw;
+/* Each field: NULL until looked up, then the function, or LIBC_MISSING
+ * (this libc has no such name). Each is looked up alone, the first time
+ * a call needs it: a process that never calls a wrapped function (or
+ * never passes one through) asks dlsym nothing. */
+struct libc libc_found;
+const char libc_missing[1];
 
 struct hst_io hst;
 
+/* this thread is inside dlsym: a wrapped call it makes (an allocator
+ * below the shim that writes) gets the raw system call. (volatile: the C
+ * library declares dlsym a leaf, one that never calls back in here, and
+ * the compiler would drop the store before it) */
+static __thread volatile int looking
+	__attribute__((tls_model("initial-exec")));
 
-static int resolving;
-
-/* Replaces a pointer only with a symbol that exists. */
-#define RESOLVE(field, name)                                        \
-	do {                                                        \
-		void *p_ = dlsym(RTLD_NEXT, name);                  \
-		if (p_)                                             \
-			t->field = (__typeof__(t->field))p_;        \
-	} while (0)
-
-/* One thread fills resolved_table, then publishes it: re-entry from
- * dlsym, and other threads meanwhile, use the raw table, whole, and
- * never wait (a waiter could hold a lock dlsym needs). */
-void libc_resolve(void)
+void *libc_lookup(void **slot, const char *name, void *raw)
 {
-	struct libc *t = &resolved_table;
+	void *p;
 
-	if (__atomic_load_n(&libc_table, __ATOMIC_ACQUIRE) == t ||
-	    __atomic_exchange_n(&resolving, 1, __ATOMIC_ACQ_REL))
-		return;
-	*t = raw;
-	RESOLVE(open, "open");
-	RESOLVE(openat, "openat");
-	RESOLVE(creat, "creat");
-	RESOLVE(write, "write");
-	RESOLVE(writev, "writev");
-	RESOLVE(pwrite, "pwrite");
-	RESOLVE(pwritev, "pwritev");
-	RESOLVE(lseek, "lseek");
-	RESOLVE(close, "close");
-	RESOLVE(dup, "dup");
-	RESOLVE(dup2, "dup2");
-	RESOLVE(dup3, "dup3");
-	RESOLVE(fcntl, "fcntl");
-	RESOLVE(ftruncate, "ftruncate");
-	RESOLVE(sendfile, "sendfile");
-	RESOLVE(copy_file_range, "copy_file_range");
-	/* the *64 and fortified names, where this libc has them (musl >=
-	 * 1.2.4 has no *64 symbols: its off_t is 64 bits, and its open
-	 * always sets O_LARGEFILE) */
-	RESOLVE(open64, "open64");
-	RESOLVE(openat64, "openat64");
-	RESOLVE(open_2, "__open_2");
-	RESOLVE(open64_2, "__open64_2");
-	RESOLVE(openat_2, "__openat_2");
-	RESOLVE(openat64_2, "__openat64_2");
-	RESOLVE(creat64, "creat64");
-	RESOLVE(pwrite64, "pwrite64");
-	RESOLVE(pwritev64, "pwritev64");
-	RESOLVE(lseek64, "lseek64");
-	RESOLVE(fcntl64, "fcntl64");
-	RESOLVE(ftruncate64, "ftruncate64");
-	RESOLVE(sendfile64, "sendfile64");
-	__atomic_store_n(&libc_table, t, __ATOMIC_RELEASE);
+	if (looking)
+		return raw;
+	looking = 1;
+	p = dlsym(RTLD_NEXT, name);
+	looking = 0;
+	/* (a base name dlsym cannot find: the raw call, every time) */
+	if (!p)
+		p = raw ? raw : (void *)libc_missing;
+	/* threads that look up the same name at once store the same value */
+	__atomic_store_n(slot, p, __ATOMIC_RELEASE);
+	return p == libc_missing ? NULL : p;
 }
 
 int libc_open64(const char *path, int flags, int mode)
 {
-	libc_resolve();
-	return real.open64 ? real.open64(path, flags, mode)
-	                   : real.open(path, flags | O_LARGEFILE, mode);
+	return REAL(open64) ? REAL(open64)(path, flags, mode)
+	                   : REAL(open)(path, flags | O_LARGEFILE, mode);
 }
 
 int libc_openat64(int dirfd, const char *path, int flags, int mode)
 {
-	libc_resolve();
-	return real.openat64 ? real.openat64(dirfd, path, flags, mode)
-	                     : real.openat(dirfd, path, flags | O_LARGEFILE, mode);
+	return REAL(openat64) ? REAL(openat64)(dirfd, path, flags, mode)
+	                     : REAL(openat)(dirfd, path, flags | O_LARGEFILE, mode);
 }
 
 int libc_open_2(const char *path, int flags, int large)
 {
-	libc_resolve();
-	if (large && real.open64_2)
-		return real.open64_2(path, flags);
-	if (!large && real.open_2)
-		return real.open_2(path, flags);
-	return real.open(path, flags | (large ? O_LARGEFILE : 0));
+	if (large && REAL_AS(open64_2, "__open64_2"))
+		return REAL_AS(open64_2, "__open64_2")(path, flags);
+	if (!large && REAL_AS(open_2, "__open_2"))
+		return REAL_AS(open_2, "__open_2")(path, flags);
+	return REAL(open)(path, flags | (large ? O_LARGEFILE : 0));
 }
 
 int libc_openat_2(int dirfd, const char *path, int flags, int large)
 {
-	libc_resolve();
-	if (large && real.openat64_2)
-		return real.openat64_2(dirfd, path, flags);
-	if (!large && real.openat_2)
-		return real.openat_2(dirfd, path, flags);
-	return real.openat(dirfd, path, flags | (large ? O_LARGEFILE : 0));
+	if (large && REAL_AS(openat64_2, "__openat64_2"))
+		return REAL_AS(openat64_2, "__openat64_2")(dirfd, path, flags);
+	if (!large && REAL_AS(openat_2, "__openat_2"))
+		return REAL_AS(openat_2, "__openat_2")(dirfd, path, flags);
+	return REAL(openat)(dirfd, path, flags | (large ? O_LARGEFILE : 0));
 }
 
 int libc_creat64(const char *path, mode_t mode)
 {
-	libc_resolve();
-	return real.creat64 ? real.creat64(path, mode) : real.creat(path, mode);
+	return REAL(creat64) ? REAL(creat64)(path, mode) : REAL(creat)(path, mode);
 }
 
 ssize_t libc_pwritev(int fd, const struct iovec *iov, int cnt, int64_t off)
 {
-	libc_resolve();
-	return real.pwritev64 ? real.pwritev64(fd, iov, cnt, off)
-	                      : real.pwritev(fd, iov, cnt, (off_t)off);
+	return REAL(pwritev64) ? REAL(pwritev64)(fd, iov, cnt, off)
+	                      : REAL(pwritev)(fd, iov, cnt, (off_t)off);
 }
 
 int64_t libc_lseek(int fd, int64_t off, int whence)
 {
-	libc_resolve();
-	return real.lseek64 ? real.lseek64(fd, off, whence)
-	                    : (int64_t)real.lseek(fd, (off_t)off, whence);
+	return REAL(lseek64) ? REAL(lseek64)(fd, off, whence)
+	                    : (int64_t)REAL(lseek)(fd, (off_t)off, whence);
 }
 
 ssize_t libc_sendfile(int out, int in, int64_t *off, size_t n)
 {
-	libc_resolve();
-	return real.sendfile64 ? real.sendfile64(out, in, off, n)
-	                       : real.sendfile(out, in, (off_t *)off, n);
+	return REAL(sendfile64) ? REAL(sendfile64)(out, in, off, n)
+	                       : REAL(sendfile)(out, in, (off_t *)off, n);
 }
 
 ssize_t libc_write(int fd, const void *buf, size_t len)
 {
-	libc_resolve();
-	return real.write(fd, buf, len);
+	return REAL(write)(fd, buf, len);
 }
 
 ssize_t libc_pwrite(int fd, const void *buf, size_t len, int64_t off)
 {
-	libc_resolve();
-	if (real.pwrite64)
-		return real.pwrite64(fd, buf, len, off);
-	return real.pwrite(fd, buf, len, (off_t)off);
+	if (REAL(pwrite64))
+		return REAL(pwrite64)(fd, buf, len, off);
+	return REAL(pwrite)(fd, buf, len, (off_t)off);
 }
 
 /* (pread is not wrapped: libc's own, found as any other program finds
@@ -285,35 +247,30 @@ ssize_t libc_pread(int fd, void *buf, size_t len, int64_t off)
 
 int libc_ftruncate(int fd, int64_t len)
 {
-	libc_resolve();
-	if (real.ftruncate64)
-		return real.ftruncate64(fd, len);
-	return real.ftruncate(fd, (off_t)len);
+	if (REAL(ftruncate64))
+		return REAL(ftruncate64)(fd, len);
+	return REAL(ftruncate)(fd, (off_t)len);
 }
 
 int libc_fcntl(int fd, int cmd, unsigned long arg)
 {
-	libc_resolve();
-	return real.fcntl(fd, cmd, arg);
+	return REAL(fcntl)(fd, cmd, arg);
 }
 
 int libc_fcntl64(int fd, int cmd, unsigned long arg)
 {
-	libc_resolve();
-	return real.fcntl64 ? real.fcntl64(fd, cmd, arg)
-	                    : real.fcntl(fd, cmd, arg);
+	return REAL(fcntl64) ? REAL(fcntl64)(fd, cmd, arg)
+	                    : REAL(fcntl)(fd, cmd, arg);
 }
 
 int libc_open_log(const char *path)
 {
-	libc_resolve();
-	return real.open(path, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0644);
+	return REAL(open)(path, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0644);
 }
 
 int libc_close(int fd)
 {
-	libc_resolve();
-	return real.close(fd);
+	return REAL(close)(fd);
 }
 
 int io_create(const char *path, int mode)

@@ -1,8 +1,9 @@
 /*
  * The libc layer of libhprofstrip.so: the real functions behind the
- * wrappers, resolved once with dlsym(RTLD_NEXT), raw system calls until
- * then. Every other layer reaches the C library through here, and the
- * libc_* helpers give each call one path: a *64 or fortified name falls
+ * wrappers, each looked up with dlsym(RTLD_NEXT) when a call first needs
+ * it, the raw system call while dlsym has not answered. Every other
+ * layer reaches the C library through here, and the libc_* helpers give
+ * each call one path: a *64 or fortified name falls
  * back to the base name where this libc lacks it (musl >= 1.2.4 has no
  * *64 symbols: its off_t is 64 bits and its open sets O_LARGEFILE).
  */
@@ -94,14 +95,30 @@ int io_create(const char *path, int mode);
  * name taken is left in path (size bytes), or path as it was (-1). */
 int io_create_free(char *path, size_t size, int mode);
 
-/* The real functions; base names are never NULL. Call libc_resolve()
- * first (the libc_* helpers do). Raw system calls until one thread has
- * resolved them all, then the resolved table: `real` reads the table's
- * pointer once per use, so a reader sees one table whole. */
-extern const struct libc *libc_table;
-#define real (*__atomic_load_n(&libc_table, __ATOMIC_ACQUIRE))
+/* The real functions, each looked up with dlsym(RTLD_NEXT) the first
+ * time a call needs it (libc_lookup, the cold path), then one atomic load.
+ * REAL(write) is the function, never NULL for a base name: the raw system
+ * call while dlsym has not answered (a call from inside dlsym itself) or
+ * if it finds nothing. A *64 or fortified name is NULL where this libc
+ * lacks it. */
+extern const struct libc libc_raw;     /* the raw system calls */
+extern struct libc libc_found;         /* what dlsym found, field by field */
+extern const char libc_missing[1];     /* a field's mark: looked up, absent */
+void *libc_lookup(void **slot, const char *name, void *raw);
 
-void libc_resolve(void);
+#define REAL_AS(field, name)                                                 \
+	((__typeof__(libc_raw.field))libc_fn((void **)&libc_found.field, name, \
+	                                     (void *)libc_raw.field))
+#define REAL(field) REAL_AS(field, #field)
+
+static inline void *libc_fn(void **slot, const char *name, void *raw)
+{
+	void *p = __atomic_load_n(slot, __ATOMIC_ACQUIRE);
+
+	if (__builtin_expect(p != NULL, 1))
+		return p == (void *)libc_missing ? NULL : p;
+	return libc_lookup(slot, name, raw);
+}
 
 int libc_open64(const char *path, int flags, int mode);
 int libc_openat64(int dirfd, const char *path, int flags, int mode);

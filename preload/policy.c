@@ -153,6 +153,31 @@ static void first_bad_glob(const char *list, char *bad, size_t size)
 	}
 }
 
+/* Each readable glob's literal tail (policy.h), or p->tails -1. */
+static void find_tails(struct policy *p)
+{
+	const char *g = p->pattern;
+	size_t n, k;
+
+	p->tails = 0;
+	for (; *g; g += n + (g[n] == ':')) {
+		n = strcspn(g, ":");
+		/* (an unreadable glob matches nothing: it has no tail) */
+		if (!n || policy_glob_bad(g, n))
+			continue;
+		for (k = n; k > 0 && !strchr("*?[]\\", g[k - 1]); k--)
+			;
+		if (k == n || p->tails == POLICY_TAILS) {
+			p->tails = -1;
+			return;
+		}
+		p->tail_at[p->tails] = (unsigned short)(g + k - p->pattern);
+		p->tail_len[p->tails++] = (unsigned short)(n - k);
+		p->tail_end[(unsigned char)g[n - 1] / 8] |=
+			(unsigned char)(1u << ((unsigned char)g[n - 1] % 8));
+	}
+}
+
 void policy_parse(struct policy *p,
                   const char *(*get)(void *ctx, const char *name), void *ctx)
 {
@@ -175,6 +200,7 @@ void policy_parse(struct policy *p,
 	snprintf(p->programs, sizeof p->programs, "%s", programs ? programs : "");
 	p->dirs = strchr(p->pattern, '/') != NULL;
 	first_bad_glob(p->pattern, p->pattern_bad, sizeof p->pattern_bad);
+	find_tails(p);
 	snprintf(p->log, sizeof p->log, "%s", log ? log : "");
 	parse_keep(p, get(ctx, "HPROFSTRIP_KEEP"));
 	parse_redact(p, get(ctx, "HPROFSTRIP_REDACT"));
@@ -284,16 +310,77 @@ int policy_header(const unsigned char *h, size_t n, uint64_t born_ms,
 	return born_ms && t + HDR_SLACK_MS < born_ms ? HDR_COPY : HDR_DUMP;
 }
 
-size_t policy_numbered_base(const char *path, const char *prefix)
+/* policy_numbered_base of path's first n bytes, for prefix "" (p 0) or
+ * "p" */
+static size_t numbered_base(const char *path, size_t n, char p)
 {
-	size_t n = strlen(path), i = n, k = strlen(prefix);
+	size_t i = n, k = p != 0;
 
 	while (i > 0 && path[i - 1] >= '0' && path[i - 1] <= '9')
 		i--;
-	if (i == n || i < k + 2 || memcmp(path + i - k, prefix, k) ||
+	if (i == n || i < k + 2 || (k && path[i - 1] != p) ||
 	    path[i - k - 1] != '.')
 		return 0;
 	return i - k - 1;
+}
+
+size_t policy_numbered_base(const char *path, const char *prefix)
+{
+	if (prefix[0] && (prefix[1] || prefix[0] != 'p'))
+		return 0;
+	return numbered_base(path, strlen(path), prefix[0]);
+}
+
+/* Do path's first n bytes end with a glob's tail? (longer: with far, an
+ * absolute form of path is matched too, which may) */
+static int ends_with_tail(const struct policy *p, const char *path, size_t n,
+                          int far)
+{
+	int i;
+
+	for (i = 0; i < p->tails; i++) {
+		const char *t = p->pattern + p->tail_at[i];
+		size_t k = p->tail_len[i], j = k;
+		if (k > n) {
+			if (far)
+				return 1;
+			continue;
+		}
+		/* from the last byte: most names differ there */
+		while (j > 0 && path[n - k + j - 1] == t[j - 1])
+			j--;
+		if (!j)
+			return 1;
+	}
+	return 0;
+}
+
+int policy_may_match(const struct policy *p, const char *path)
+{
+	size_t n = strlen(path), i = n, c;
+	int far = p->dirs && path[0] != '/';
+	unsigned char last = n ? (unsigned char)path[n - 1] : 0;
+
+	if (p->tails < 0)
+		return 1;
+	/* (most names: their last byte ends no tail, and is no digit) */
+	if (!far && !(p->tail_end[last / 8] & (1u << (last % 8))) &&
+	    (last < '0' || last > '9'))
+		return 0;
+	if (ends_with_tail(p, path, n, far))
+		return 1;
+	/* the forms less a number: "<base>.N", "<base>.pN" */
+	while (i > 0 && path[i - 1] >= '0' && path[i - 1] <= '9')
+		i--;
+	if (i == n || i < 2)
+		return 0;
+	if (path[i - 1] == '.')
+		return ends_with_tail(p, path, i - 1, far);
+	if (i < 3 || path[i - 1] != 'p' || path[i - 2] != '.')
+		return 0;
+	c = numbered_base(path, i - 2, 0);
+	return ends_with_tail(p, path, i - 2, far) ||
+	       (c && ends_with_tail(p, path, c, far));
 }
 
 /* The first n bytes of path, in base (size bytes); 0 if they do not fit. */

@@ -13,6 +13,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#define POLICY_TAILS 32
+
 struct policy {
 	char pattern[1024];     /* colon-separated fnmatch globs */
 	char pattern_bad[64];   /* the first of them fnmatch cannot read
@@ -20,6 +22,13 @@ struct policy {
 	int sniff;              /* HPROFSTRIP_SNIFF (yes/no, default yes) */
 	int quiet;              /* HPROFSTRIP_QUIET (yes/no, default no) */
 	int dirs;               /* a glob names a directory ('/') */
+	int tails;              /* how many readable globs have a literal
+	                           tail (below); -1: some glob has none, so
+	                           every name is matched in full */
+	unsigned short tail_at[POLICY_TAILS], tail_len[POLICY_TAILS];
+	                        /* each one's tail: the bytes of pattern
+	                           after the glob's last * ? [ ] or \ */
+	unsigned char tail_end[32];  /* the tails' last bytes, a bit each */
 	char log[PATH_MAX];     /* HPROFSTRIP_LOG, or "" for stderr */
 	int keep_strings;       /* HPROFSTRIP_KEEP=strings */
 	int keep_bitmaps;       /* HPROFSTRIP_KEEP=bitmaps */
@@ -86,8 +95,13 @@ const struct policy *policy(void);
 int policy_glob_bad(const char *g, size_t n);
 /* Does a glob match path or its basename? */
 int policy_matches(const struct policy *p, const char *path);
+/* Can path name a dump at all? 0 only when no form of it that
+ * policy_kind matches (path, its basename, its absolute path, each less
+ * a ".N", ".pN" or ".pN.N" end) ends with a glob's literal tail: a test
+ * of a few bytes that spares the opens of every other file the globs. */
+int policy_may_match(const struct policy *p, const char *path);
 /* "<base>.<digits>" (prefix "") or "<base>.p<digits>" (prefix "p"): the
- * length of <base>, or 0. */
+ * length of <base>, or 0 (also for any other prefix). */
 size_t policy_numbered_base(const char *path, const char *prefix);
 /* A match, or a match with HotSpot's dump number after it (<path>.1). */
 int policy_dump_name(const struct policy *p, const char *path);

@@ -30,7 +30,9 @@ int refuse_wanted(void)
 	return policy()->redact != 0;
 }
 
-int refused(int fd)
+int refuse_marked;
+
+int refused_slow(int fd)
 {
 	unsigned i;
 
@@ -66,6 +68,8 @@ void refuse_mark(int fd)
 	unsigned i;
 	int free_slot = 0;
 
+	/* (first: a call that starts once this returns sees the mark) */
+	__atomic_store_n(&refuse_marked, 1, __ATOMIC_RELEASE);
 	if (fd < HST_MAX_FD) {
 		__atomic_fetch_or(&lo[fd / LBITS], 1UL << (fd % LBITS),
 		                  __ATOMIC_RELEASE);
@@ -85,7 +89,7 @@ void refuse_forget(int fd)
 {
 	unsigned i;
 
-	if (fd < 0)
+	if (fd < 0 || !__atomic_load_n(&refuse_marked, __ATOMIC_ACQUIRE))
 		return;
 	if (fd < HST_MAX_FD) {
 		if (refused(fd))

@@ -27,8 +27,15 @@ void refuse_fd(int fd, int dirfd, const char *path, const char *why,
 /* fd refused from now on, its file left alone (a copy of a dump's fd
  * that the fd table cannot hold). */
 void refuse_mark(int fd);
-/* Has fd been refused? */
-int refused(int fd);
+/* Has fd been refused? A load and a branch while no fd ever was (every
+ * process that is not refusing a dump). */
+extern int refuse_marked;   /* some fd was refused once (never reset) */
+int refused_slow(int fd);
+static inline int refused(int fd)
+{
+	return __atomic_load_n(&refuse_marked, __ATOMIC_ACQUIRE) &&
+	       refused_slow(fd);
+}
 /* fd was closed, or its number handed out again: not refused. */
 void refuse_forget(int fd);
 /* newfd is a copy of oldfd (dup): refused if oldfd is. */

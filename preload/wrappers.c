@@ -136,7 +136,7 @@ static ssize_t do_write(int fd, const void *buf, size_t len)
 {
 	ssize_t r;
 
-	return hst_write(fd, buf, len, -1, &r) ? r : real.write(fd, buf, len);
+	return hst_write(fd, buf, len, -1, &r) ? r : REAL(write)(fd, buf, len);
 }
 
 static ssize_t do_pwrite(int fd, const void *buf, size_t len, int64_t off)
@@ -152,7 +152,7 @@ static ssize_t do_writev(int fd, const struct iovec *iov, int cnt)
 {
 	ssize_t r;
 
-	return hst_writev(fd, iov, cnt, -1, &r) ? r : real.writev(fd, iov, cnt);
+	return hst_writev(fd, iov, cnt, -1, &r) ? r : REAL(writev)(fd, iov, cnt);
 }
 
 static ssize_t do_pwritev(int fd, const struct iovec *iov, int cnt,
@@ -165,33 +165,44 @@ static ssize_t do_pwritev(int fd, const struct iovec *iov, int cnt,
 	return libc_pwritev(fd, iov, cnt, off);
 }
 
+/* A write that is none of dump tracking's goes straight on: a few loads
+ * (hst_idle), no lock, nothing else. */
+#define IDLE(fd, buf, len, direct)              \
+	do {                                    \
+		if (hst_idle(fd, buf, len))     \
+			return direct;          \
+	} while (0)
+
 EXPORT ssize_t write(int fd, const void *buf, size_t len)
 {
-	GUARDED_W(ssize_t, refused(fd, buf), real.write(fd, buf, len),
+	IDLE(fd, buf, len, REAL(write)(fd, buf, len));
+	GUARDED_W(ssize_t, refused(fd, buf), REAL(write)(fd, buf, len),
 	          do_write(fd, buf, len));
 }
 
 EXPORT ssize_t pwrite(int fd, const void *buf, size_t len, off_t off)
 {
-	GUARDED_W(ssize_t, refused(fd, buf), real.pwrite(fd, buf, len, off),
+	IDLE(fd, buf, len, REAL(pwrite)(fd, buf, len, off));
+	GUARDED_W(ssize_t, refused(fd, buf), REAL(pwrite)(fd, buf, len, off),
 	          do_pwrite(fd, buf, len, (int64_t)off));
 }
 
 EXPORT ssize_t pwrite64(int fd, const void *buf, size_t len, int64_t off)
 {
+	IDLE(fd, buf, len, libc_pwrite(fd, buf, len, off));
 	GUARDED_W(ssize_t, refused(fd, buf), libc_pwrite(fd, buf, len, off),
 	          do_pwrite(fd, buf, len, off));
 }
 
 EXPORT ssize_t writev(int fd, const struct iovec *iov, int cnt)
 {
-	GUARDED_W(ssize_t, refused_v(fd, iov, cnt), real.writev(fd, iov, cnt),
+	GUARDED_W(ssize_t, refused_v(fd, iov, cnt), REAL(writev)(fd, iov, cnt),
 	          do_writev(fd, iov, cnt));
 }
 
 EXPORT ssize_t pwritev(int fd, const struct iovec *iov, int cnt, off_t off)
 {
-	GUARDED_W(ssize_t, refused_v(fd, iov, cnt), real.pwritev(fd, iov, cnt, off),
+	GUARDED_W(ssize_t, refused_v(fd, iov, cnt), REAL(pwritev)(fd, iov, cnt, off),
 	          do_pwritev(fd, iov, cnt, (int64_t)off));
 }
 
@@ -231,7 +242,7 @@ static int do_ftruncate(int fd, int64_t len)
 
 EXPORT off_t lseek(int fd, off_t off, int whence)
 {
-	GUARDED(off_t, real.lseek(fd, off, whence), do_lseek32(fd, off, whence));
+	GUARDED(off_t, REAL(lseek)(fd, off, whence), do_lseek32(fd, off, whence));
 }
 
 EXPORT int64_t lseek64(int fd, int64_t off, int whence)
@@ -241,7 +252,7 @@ EXPORT int64_t lseek64(int fd, int64_t off, int whence)
 
 EXPORT int ftruncate(int fd, off_t len)
 {
-	GUARDED_W(int, refused(fd, NULL), real.ftruncate(fd, len),
+	GUARDED_W(int, refused(fd, NULL), REAL(ftruncate)(fd, len),
 	          do_ftruncate(fd, (int64_t)len));
 }
 
@@ -268,7 +279,7 @@ static ssize_t do_sendfile32(int out, int in, off_t *off, size_t n)
 	ssize_t r;
 
 	if (!hst_copy(out, in, off ? &o : NULL, NULL, n, &r))
-		return real.sendfile(out, in, off, n);
+		return REAL(sendfile)(out, in, off, n);
 	if (off)
 		*off = (off_t)o;
 	return r;
@@ -282,7 +293,7 @@ static ssize_t do_copy_file_range(int in, off_t *in_off, int out,
 	ssize_t r;
 
 	if (!hst_copy(out, in, in_off ? &i : NULL, out_off ? &o : NULL, n, &r))
-		return real.copy_file_range(in, in_off, out, out_off, n, flags);
+		return REAL(copy_file_range)(in, in_off, out, out_off, n, flags);
 	if (in_off)
 		*in_off = (off_t)i;
 	if (out_off)
@@ -292,7 +303,7 @@ static ssize_t do_copy_file_range(int in, off_t *in_off, int out,
 
 EXPORT ssize_t sendfile(int out, int in, off_t *off, size_t n)
 {
-	GUARDED_W(ssize_t, refused(out, NULL), real.sendfile(out, in, off, n),
+	GUARDED_W(ssize_t, refused(out, NULL), REAL(sendfile)(out, in, off, n),
 	          do_sendfile32(out, in, off, n));
 }
 
@@ -306,7 +317,7 @@ EXPORT ssize_t copy_file_range(int in, off_t *in_off, int out, off_t *out_off,
                                size_t n, unsigned flags)
 {
 	GUARDED_W(ssize_t, refused(out, NULL),
-	          real.copy_file_range(in, in_off, out, out_off, n, flags),
+	          REAL(copy_file_range)(in, in_off, out, out_off, n, flags),
 	          do_copy_file_range(in, in_off, out, out_off, n, flags));
 }
 
@@ -314,7 +325,7 @@ EXPORT ssize_t copy_file_range(int in, off_t *in_off, int out, off_t *out_off,
 
 static int do_close(int fd)
 {
-	int e = hst_close(fd), r = real.close(fd);
+	int e = hst_close(fd), r = REAL(close)(fd);
 
 	if (r == 0 && e) {
 		/* the fd is closed, but the dump's last bytes did not reach
@@ -336,8 +347,8 @@ static int after_dup(int oldfd, int newfd)
 static int do_dup3(int oldfd, int newfd, int flags, int three)
 {
 	hst_replace(oldfd, newfd);
-	return after_dup(oldfd, three ? real.dup3(oldfd, newfd, flags)
-	                              : real.dup2(oldfd, newfd));
+	return after_dup(oldfd, three ? REAL(dup3)(oldfd, newfd, flags)
+	                              : REAL(dup2)(oldfd, newfd));
 }
 
 static int do_fcntl(int (*fn)(int, int, unsigned long), int fd, int cmd,
@@ -350,22 +361,24 @@ static int do_fcntl(int (*fn)(int, int, unsigned long), int fd, int cmd,
 
 EXPORT int close(int fd)
 {
-	GUARDED(int, real.close(fd), do_close(fd));
+	if (hst_idle_close(fd))
+		return REAL(close)(fd);
+	GUARDED(int, REAL(close)(fd), do_close(fd));
 }
 
 EXPORT int dup(int fd)
 {
-	GUARDED(int, real.dup(fd), after_dup(fd, real.dup(fd)));
+	GUARDED(int, REAL(dup)(fd), after_dup(fd, REAL(dup)(fd)));
 }
 
 EXPORT int dup2(int oldfd, int newfd)
 {
-	GUARDED(int, real.dup2(oldfd, newfd), do_dup3(oldfd, newfd, 0, 0));
+	GUARDED(int, REAL(dup2)(oldfd, newfd), do_dup3(oldfd, newfd, 0, 0));
 }
 
 EXPORT int dup3(int oldfd, int newfd, int flags)
 {
-	GUARDED(int, real.dup3(oldfd, newfd, flags),
+	GUARDED(int, REAL(dup3)(oldfd, newfd, flags),
 	        do_dup3(oldfd, newfd, flags, 1));
 }
 
@@ -382,7 +395,7 @@ EXPORT int fcntl(int fd, int cmd, ...)
 	unsigned long arg;
 
 	VA_ARG(cmd, unsigned long, arg);
-	GUARDED(int, real.fcntl(fd, cmd, arg), do_fcntl(libc_fcntl, fd, cmd, arg));
+	GUARDED(int, REAL(fcntl)(fd, cmd, arg), do_fcntl(libc_fcntl, fd, cmd, arg));
 }
 
 EXPORT int fcntl64(int fd, int cmd, ...)
@@ -427,8 +440,8 @@ EXPORT int open(const char *path, int flags, ...)
 	int mode = 0;
 
 	VA_MODE(flags, mode);
-	GUARDED(int, real.open(path, flags, mode),
-	        opened(AT_FDCWD, real.open(path, flags, mode), path, flags));
+	GUARDED(int, REAL(open)(path, flags, mode),
+	        opened(AT_FDCWD, REAL(open)(path, flags, mode), path, flags));
 }
 
 EXPORT int open64(const char *path, int flags, ...)
@@ -445,8 +458,8 @@ EXPORT int openat(int dirfd, const char *path, int flags, ...)
 	int mode = 0;
 
 	VA_MODE(flags, mode);
-	GUARDED(int, real.openat(dirfd, path, flags, mode),
-	        opened(dirfd, real.openat(dirfd, path, flags, mode), path, flags));
+	GUARDED(int, REAL(openat)(dirfd, path, flags, mode),
+	        opened(dirfd, REAL(openat)(dirfd, path, flags, mode), path, flags));
 }
 
 EXPORT int openat64(int dirfd, const char *path, int flags, ...)
@@ -485,8 +498,8 @@ EXPORT int __openat64_2(int dirfd, const char *path, int flags)
 
 EXPORT int creat(const char *path, mode_t mode)
 {
-	GUARDED(int, real.creat(path, mode),
-	        opened(AT_FDCWD, real.creat(path, mode), path, CREAT_FLAGS));
+	GUARDED(int, REAL(creat)(path, mode),
+	        opened(AT_FDCWD, REAL(creat)(path, mode), path, CREAT_FLAGS));
 }
 
 EXPORT int creat64(const char *path, mode_t mode)
@@ -517,14 +530,13 @@ static void setup_once(void)
  * that comes meanwhile waits for it (it takes no lock and calls nothing
  * wrapped). Returns 0 only to a call from inside the setup in this same
  * thread (a signal handler), which must not wait for itself. The real
- * functions are resolved first, outside: dlsym may need a lock a waiter
- * holds. */
+ * functions are not looked up here: each is, the first time a call needs
+ * it (libc.h), so a process that writes nothing asks dlsym nothing. */
 static int setup(void)
 {
 	static pthread_once_t once = PTHREAD_ONCE_INIT;
 	static int done;
 
-	libc_resolve();
 	if (__atomic_load_n(&done, __ATOMIC_ACQUIRE))
 		return 1;
 	if (setting_up_here)
@@ -551,13 +563,29 @@ __attribute__((destructor)) static void shim_exit(void)
 	errno = saved;
 }
 
-/* The fork handlers are registered here, once, not in setup: a thread
- * in fork() holds the handlers' lock while they run. */
+/* glibc's pthread_atfork is a stub linked into the library, at the far
+ * end of its code: calling it at start would make a page there resident
+ * in every process. The stub's own call, made here, keeps the start's
+ * code in the pages around the wrappers. */
+#ifdef __GLIBC__
+extern void *__dso_handle;
+int __register_atfork(void (*prepare)(void), void (*parent)(void),
+                      void (*child)(void), void *dso);
+#define ATFORK(p, a, c) __register_atfork(p, a, c, __dso_handle)
+#else
+#define ATFORK(p, a, c) pthread_atfork(p, a, c)
+#endif
+
+/* The constructor does what a process that never dumps must have done
+ * before its first fork or write: the fork handlers (here, once, not in
+ * setup: a thread in fork() holds the handlers' lock while they run),
+ * and the start time a dump's stamp is set against (setup). Nothing else:
+ * no file, no dlsym, no memory. */
 __attribute__((constructor)) static void shim_init(void)
 {
 	int saved = errno;
 
 	setup();
-	pthread_atfork(hst_fork_prepare, hst_fork_parent, hst_fork_child);
+	ATFORK(hst_fork_prepare, hst_fork_parent, hst_fork_child);
 	errno = saved;
 }

@@ -166,6 +166,70 @@ static void bad_globs(void)
 	kind_is(&p, "a.hprof", DUMP_MAIN, "a.hprof");
 }
 
+/* policy_may_match never rules out a name policy_kind would take, in
+ * itself or (relative, with a glob that names a directory) made absolute;
+ * and it rules out the names that cannot match: returns how many of the
+ * names it ruled out. */
+static int may_match_is_safe(const char *pattern)
+{
+	static const char *const names[] = {
+		"x.hprof", "x.hprof.1", "x.hprof.p2", "x.hprof.1.p3",
+		"x.hprof.p2.1", "a/b/x.hprof", "/srv/dumps/x.hprof", "x.hprof.tmp",
+		"x.hprofx", "hprof", ".hprof", "a.txt", "heap.bin", "heap.bin.p0",
+		"/tmp/x", "dumps/java_pid12.hprof", "java_pid12.hprof.7", "p1",
+		".p1", "x.p", "x.", "", "dumps/heap.bin", "srv/dumps/a.hprof", "12",
+	};
+	static const char *const dirs[] = { "/srv/", "/srv/dumps/", "/" };
+	struct policy p;
+	char base[256], full[512];
+	unsigned i, j;
+	int out = 0;
+
+	parse(&p, pattern, NULL, NULL, NULL, NULL);
+	for (i = 0; i < sizeof names / sizeof names[0]; i++) {
+		if (policy_may_match(&p, names[i]))
+			continue;
+		out++;
+		CHECK(policy_kind(&p, names[i], base, sizeof base) == DUMP_NONE,
+		      "pattern %s: %s ruled out, but it is a dump", pattern,
+		      names[i]);
+		for (j = 0; names[i][0] != '/' && j < sizeof dirs / sizeof dirs[0];
+		     j++) {
+			snprintf(full, sizeof full, "%s%s", dirs[j], names[i]);
+			CHECK(!p.dirs || policy_kind(&p, full, base, sizeof base) ==
+			                     DUMP_NONE,
+			      "pattern %s: %s ruled out, but %s is a dump", pattern,
+			      names[i], full);
+		}
+	}
+	return out;
+}
+
+static void may_match(void)
+{
+	struct policy p;
+
+	/* 10 of the names end in .hprof, less a number; 3 more in .bin */
+	CHECK(may_match_is_safe(NULL) == 15, "*.hprof: %d names ruled out, "
+	      "want 15", may_match_is_safe(NULL));
+	CHECK(may_match_is_safe("*.hprof:*.bin") == 12, "*.hprof:*.bin");
+	CHECK(may_match_is_safe("/srv/dumps/*:x") == 0, "a glob ending in *");
+	may_match_is_safe("/srv/dumps/x.hprof");
+	may_match_is_safe("[ab]:*.hprof[");
+	may_match_is_safe("srv/dumps/a.hprof:?2");
+	may_match_is_safe("*.hpro\\f:heap.b?n");
+	parse(&p, "*.hprof", NULL, NULL, NULL, NULL);
+	CHECK(!policy_may_match(&p, "/tmp/build/x.o"), "x.o ruled out");
+	CHECK(policy_may_match(&p, "java_pid1.hprof.p3"), "a segment");
+	parse(&p, "/srv/dumps/x.hprof", NULL, NULL, NULL, NULL);
+	CHECK(policy_may_match(&p, "x.hprof") && policy_may_match(&p, ".hprof"),
+	      "a tail longer than a relative name");
+	CHECK(!policy_may_match(&p, "/x.hprof"), "nor an absolute one");
+	parse(&p, "[ab", NULL, NULL, NULL, NULL);
+	CHECK(p.tails == 0 && !policy_may_match(&p, "[ab"),
+	      "an unreadable glob matches nothing");
+}
+
 int main(void)
 {
 	struct policy p;
@@ -192,6 +256,7 @@ int main(void)
 
 	redact_levels();
 	bad_globs();
+	may_match();
 
 	/* app-only: set and not "0", like HPROFSTRIP_QUIET */
 	app_only_is(NULL, 0);
