@@ -6,6 +6,7 @@
 #   make bench      throughput, RSS and dump-time figures
 #   make bench-big  the JVM's dump time in every mode on 6 GiB heaps, as ratios
 #                   to the plain dump and the floor; the shim's memory
+#   make bench-bystander  what a process that never dumps pays for the shim
 #   make mutants    deliberate bugs, each of which a test must catch
 #   make install    the tools, hprofstrip-run, the shim and the man pages
 #                   under $(DESTDIR)$(PREFIX) (PREFIX=/usr/local); uninstall
@@ -185,6 +186,11 @@ demo: deps all
 bench: all $(BUILD)/strcheck
 	BUILD=$(BUILD) tests/bench/bench.sh
 
+# what a process that never dumps pays for the shim (bench's section 11
+# alone; BENCH_BYSTANDER_RUNS, BENCH_BYSTANDER_DIR: see the script)
+bench-bystander: all
+	BUILD=$(BUILD) tests/bench/bystander.sh
+
 # BENCH_BIG_MB, BENCH_BIG_RUNS, BENCH_BIG_KINDS, BENCH_BIG_GZ,
 # BENCH_BIG_JUDGE_NODES, BENCH_DIR: see tests/bench/big.sh
 bench-big: all
@@ -242,4 +248,4 @@ check-man: deps
 -include tests/fuzz/fuzz.mk
 -include tests/ports.mk
 
-.PHONY: all deps check demo bench bench-big mutants clean install uninstall check-man
+.PHONY: all deps check demo bench bench-big bench-bystander mutants clean install uninstall check-man

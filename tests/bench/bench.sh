@@ -39,6 +39,11 @@
 #      HotSpot's order and ART's form, and the corpus's Dalvik dump: full,
 #      plain strip and --keep-bitmaps sizes, the arrays kept from a file
 #      and from a pipe
+#  11. what a process that never dumps pays for the shim in its
+#      LD_PRELOAD (tests/bench/bystander.sh, also make bench-bystander):
+#      process starts, a file loop, tar x and a JVM's start, each paired
+#      run by run against an empty preloaded library; an idle process's
+#      memory; user-space instructions counted by valgrind
 # Parts 4 and 5 are skipped when $BUILD/libhprofstrip.so does not exist as
 # the bench starts.
 # Installs GNU time and webp (cwebp, for section 10) if missing (as root,
@@ -487,4 +492,6 @@ BUILD=$B BENCH_DIR=$W "$here/redact.sh"
 BUILD=$B BENCH_DIR=$W "$here/histo.sh"
 # ---- 10. keeping bitmaps: sizes and arrays kept --------------------------
 BUILD=$B BENCH_DIR=$W "$here/bitmaps.sh"
+# ---- 11. what a bystander pays -------------------------------------------
+BUILD=$B BENCH_DIR=$W "$here/bystander.sh"
 footer
