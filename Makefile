@@ -38,7 +38,7 @@ LAUNCHER = $(BUILD)/hprofstrip-run
 TESTBIN = $(BUILD)/splitcheck $(BUILD)/oracle $(BUILD)/replay \
 	$(BUILD)/libreenter.so $(BUILD)/policytest $(BUILD)/strcheck \
 	$(BUILD)/redactcheck $(BUILD)/embedtest $(BUILD)/holdtest $(BUILD)/namerule \
-	$(BUILD)/memtest
+	$(BUILD)/memtest $(BUILD)/libcrace
 ARCHIVE = $(BUILD)/libhprofstrip.a
 
 all: $(TOOLS) $(SHIM) $(LAUNCHER) $(ARCHIVE)
@@ -159,6 +159,12 @@ $(BUILD)/policytest: tests/policytest.c tests/check.h preload/policy.c preload/p
 	$(CC) $(ALL_CFLAGS) -o $@ tests/policytest.c preload/policy.c \
 		-ldl $(LDFLAGS)
 
+# the libc layer's lookups as the shim is built (optimized, no sanitizer,
+# which keeps stores the optimizer may drop): tests/libcrace.c
+$(BUILD)/libcrace: tests/libcrace.c preload/libc.c preload/libc.h | $(BUILD)
+	$(CC) $(ALL_CFLAGS) -pthread -Ddlsym=libcrace_dlsym -o $@ \
+		tests/libcrace.c preload/libc.c $(LDFLAGS)
+
 # a preload below the shim that calls back into it (bats/dumps.bats)
 $(BUILD)/libreenter.so: tests/reenter.c | $(BUILD)
 	$(CC) $(ALL_CFLAGS) -fPIC -shared -fvisibility=hidden -o $@ tests/reenter.c
@@ -172,6 +178,7 @@ check: deps all $(TESTBIN) check-man
 	$(MAKE) check-sanitize
 	$(MAKE) check-tsan
 	$(BUILD)/policytest
+	$(BUILD)/libcrace
 	$(BUILD)/holdtest
 	$(BUILD)/memtest
 	$(BUILD)/namerule

@@ -1,10 +1,12 @@
 /*
  * libcrace: the shim's libc layer (preload/libc.c, linked in), whose real
  * functions are each looked up the first time a call needs it, under
- * ThreadSanitizer (make check-tsan). This program's own dlsym stands in
- * for the C library's (both built with -Ddlsym=libcrace_dlsym, so the
- * sanitizer's own dlsym calls are left alone): it answers "write" with
- * fake_write after a pause, and nothing else.
+ * ThreadSanitizer (make check-tsan) and as the shim is built (make
+ * check: an optimizer may drop a store the sanitizer keeps). This
+ * program's own dlsym stands in for the C library's (both built with
+ * -Ddlsym=libcrace_dlsym, so the sanitizer's own dlsym calls are left
+ * alone): it answers "write" with fake_write after a pause, and nothing
+ * else.
  *
  * - Two threads make their first write at once: both look "write" up
  *   (the slot is set twice, to the same value: no report), and both
