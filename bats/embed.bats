@@ -114,7 +114,8 @@ in_art() {
 	assert_failure  # nothing else, no hs_* engine name in particular
 	for f in hst_api_version hst_setup hst_opened hst_begin hst_write \
 		hst_writev hst_lseek hst_ftruncate hst_copy hst_close hst_dup \
-		hst_replace hst_fork_prepare hst_fork_parent hst_fork_child; do
+		hst_replace hst_fork_prepare hst_fork_parent hst_fork_child \
+		hst_idle hst_idle_close; do
 		grep -qx "$f" <<<"$syms" || fail "$f is not exported"
 	done
 }

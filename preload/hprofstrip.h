@@ -57,8 +57,9 @@
 #ifndef HPROFSTRIP_H
 #define HPROFSTRIP_H
 
-/* The API this header declares; hst_api_version() is the library's. */
-#define HPROFSTRIP_API_VERSION 1
+/* The API this header declares; hst_api_version() is the library's.
+ * 2 added hst_idle and hst_idle_close. */
+#define HPROFSTRIP_API_VERSION 2
 
 #include <stddef.h>
 #include <stdint.h>
