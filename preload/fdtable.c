@@ -378,7 +378,7 @@ int hst_idle(int fd, const void *buf, size_t len)
 
 	if (fd < 0 || fd >= MAX_FD || refused(fd))
 		return 0;
-	st = __atomic_load_n(&fdmap[fd], __ATOMIC_ACQUIRE);
+	st = fd_state(fd);
 	if (st == FD_SEEN || (st == 0 && !len))
 		return 1;
 	if ((st != 0 && st != FD_FRESH) || !buf || !len ||

@@ -140,7 +140,7 @@ const struct libc libc_raw = {
 	.copy_file_range = raw_copy_file_range,
 };
 
-/* Each field: NULL until looked up, then the function, or LIBC_MISSING
+/* Each field: NULL until looked up, then the function, or libc_missing
  * (this libc has no such name). Each is looked up alone, the first time
  * a call needs it: a process that never calls a wrapped function (or
  * never passes one through) asks dlsym nothing. */

@@ -357,7 +357,7 @@ static int ends_with_tail(const struct policy *p, const char *path, size_t n,
 
 int policy_may_match(const struct policy *p, const char *path)
 {
-	size_t n = strlen(path), i = n, c;
+	size_t n = strlen(path), b, c;
 	int far = p->dirs && path[0] != '/';
 	unsigned char last = n ? (unsigned char)path[n - 1] : 0;
 
@@ -369,17 +369,13 @@ int policy_may_match(const struct policy *p, const char *path)
 		return 0;
 	if (ends_with_tail(p, path, n, far))
 		return 1;
-	/* the forms less a number: "<base>.N", "<base>.pN" */
-	while (i > 0 && path[i - 1] >= '0' && path[i - 1] <= '9')
-		i--;
-	if (i == n || i < 2)
+	/* the forms less a number: "<base>.N", "<base>.pN", "<base>.N.pN" */
+	if ((c = numbered_base(path, n, 0)) != 0)
+		return ends_with_tail(p, path, c, far);
+	if ((b = numbered_base(path, n, 'p')) == 0)
 		return 0;
-	if (path[i - 1] == '.')
-		return ends_with_tail(p, path, i - 1, far);
-	if (i < 3 || path[i - 1] != 'p' || path[i - 2] != '.')
-		return 0;
-	c = numbered_base(path, i - 2, 0);
-	return ends_with_tail(p, path, i - 2, far) ||
+	c = numbered_base(path, b, 0);
+	return ends_with_tail(p, path, b, far) ||
 	       (c && ends_with_tail(p, path, c, far));
 }
 
