@@ -29,7 +29,7 @@ int main(int argc, char **argv)
 {
 	static const struct cli_tool tool = {
 		"hprofrestore", usage, "restored", HS_RESTORE, options, NULL, 0, 1,
-		NULL
+		NULL, NULL
 	};
 	return cli_main(&tool, argc, argv);
 }

@@ -55,6 +55,11 @@ int args_info_mode(const struct cli_tool *tool, int argc, char **argv)
 	return tool->info_usage && has_option(argc, argv, "--info");
 }
 
+int args_suspects_mode(int argc, char **argv)
+{
+	return has_option(argc, argv, "--suspects");
+}
+
 int args_histo_mode(const struct cli_tool *tool, int argc, char **argv)
 {
 	return tool->histo_usage && !args_info_mode(tool, argc, argv) &&

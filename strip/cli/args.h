@@ -24,6 +24,9 @@ struct args {
 
 /* Is --info among the options (before any "--")? */
 int args_info_mode(const struct cli_tool *tool, int argc, char **argv);
+/* Is --suspects among them? (It is a command line of its own:
+ * strip/cli/suspects.c.) */
+int args_suspects_mode(int argc, char **argv);
 /* Is --histo among them (and no --info)? */
 int args_histo_mode(const struct cli_tool *tool, int argc, char **argv);
 /* The one argument parser, for a->tool at a->verbosity: fills a. -1 to

@@ -14,6 +14,7 @@
 #include "keepset.h"
 #include "names.h"
 #include "out.h"
+#include "suspects.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -834,6 +835,8 @@ int cli_main(const struct cli_tool *tool, int argc, char **argv)
 	struct decomp dc;
 	int in_fd, rc;
 
+	if (tool->suspects_usage && args_suspects_mode(argc, argv))
+		return cli_suspects(tool, argc, argv);
 	memset(&r, 0, sizeof r);
 	memset(&a, 0, sizeof a);
 	r.tool = a.tool = tool;

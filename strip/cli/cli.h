@@ -23,6 +23,9 @@ struct cli_tool {
 	int unredacts;         /* takes --unredact MAP (hprofrestore) */
 	/* --help text of the --histo mode; NULL: the tool has no such mode */
 	const char *histo_usage;
+	/* --help text of the --suspects mode (strip/cli/suspects.c); NULL:
+	   none */
+	const char *suspects_usage;
 };
 
 /* 1 if argv holds -q (before any "--", and not as the file name of -o):

@@ -56,6 +56,8 @@ CLI_HELP_IN_OUT
 "  --info       print a census of IN instead (records, sub-records and\n"
 "               primitive arrays by tag, stripped arrays, heaps) and whether\n"
 "               it is well-formed; exit 1 if not. See --info --help\n"
+"  --suspects   print what holds the heap instead: dominators, retained\n"
+"               sizes, leak paths. See --suspects --help\n"
 "  --histo      print the class histogram of IN instead, in jmap -histo's\n"
 "               layout (instances and shallow bytes per class, sorted by\n"
 "               bytes, a Total row); --baseline OLD: the change per class\n"
@@ -123,6 +125,44 @@ static const char info_usage[] =
 "\n"
 "Exit status: 0 well-formed, 1 malformed or I/O error, 2 usage error.\n";
 
+static const char suspects_usage[] =
+"Usage: hprofstrip --suspects [--json] [--top N] [--strong] [-o FILE]\n"
+"                  [--dominator-tree FILE] [--max-memory SIZE] [--salvage]\n"
+"                  [--redacted] [-v] [-q] [IN]\n"
+"What holds the heap, without a viewer: the dominator tree of IN's object\n"
+"graph, every reachable object's retained bytes, and a report of the\n"
+"biggest objects, each with its accumulation point and its shortest path\n"
+"from a GC root, the retained bytes by class and, on Android, destroyed\n"
+"activities and detached fragments. Any dump the tools read: whole,\n"
+"stripped, restored, redacted, compressed, from a pipe, 1.0.1 to 1.0.3.\n"
+"\n"
+"  IN           input dump; '-' or none: stdin (a pipe is read once: the\n"
+"               paths then name no fields)\n"
+"  -o FILE      the report there (temporary file and rename); default\n"
+"               stdout\n"
+"  --json       the report as one JSON object (hprofstrip(1) has its\n"
+"               schema)\n"
+"  --top N      objects and classes listed (default 10)\n"
+"  --strong     ahat's references: no weak, phantom or finalizer\n"
+"               referent, no class, super or loader edge (soft ones\n"
+"               followed); default: Eclipse MAT's\n"
+"  --dominator-tree FILE\n"
+"               also write a line per reachable object, by id:\n"
+"               \"ID IDOM OBJECTS BYTES\" (hex ids, IDOM 0x0: only the\n"
+"               virtual root dominates it)\n"
+"  --max-memory SIZE\n"
+"               hold at most SIZE (64M, 2G) in memory; past it the\n"
+"               arrays go to unlinked files beside the output\n"
+"  --salvage    a dump cut short: the analysis of the objects before it\n"
+"  --redacted   the dump's values were redacted: Android's flags are not\n"
+"               known, and the report says so\n"
+"  -v           print a summary line on stderr (objects, memory, time)\n"
+"  -q           print nothing on stderr, not even errors\n"
+"\n"
+"Nothing is written unless the whole input was read: invalid input gets\n"
+"one line naming its offset on stderr.\n"
+"Exit status: 0 success, 1 invalid input or I/O error, 2 usage error.\n";
+
 static const struct cli_option options[] = {
 	{ "--keep-strings", HS_KEEP_STRINGS },
 	{ "--keep-bitmaps", HS_KEEP_BITMAPS },
@@ -134,7 +174,7 @@ int main(int argc, char **argv)
 {
 	static const struct cli_tool tool = {
 		"hprofstrip", usage, "stripped", 0, options, info_usage, 1, 0,
-		histo_usage
+		histo_usage, suspects_usage
 	};
 	return cli_main(&tool, argc, argv);
 }

@@ -1,0 +1,948 @@
+/*
+ * The report of hprofstrip --suspects (suspects.h), text or JSON, and
+ * the dominator tree's lines. What it lists:
+ *   - the biggest objects: the objects only the virtual root dominates
+ *     (Eclipse MAT's dominator tree, its first level; every other
+ *     object's retained bytes are inside one of theirs), by retained
+ *     bytes, a suspect when it holds 10% of the heap or more (MAT's leak
+ *     suspects threshold);
+ *   - for each, its accumulation point, as MAT finds it: down the
+ *     dominator tree through the biggest dominated object while that one
+ *     keeps 70% of its parent's retained bytes; and what the point's
+ *     retained set fans out into, its dominated objects by class;
+ *   - the shortest path from a GC root to that point (a breadth-first
+ *     search over the same references), with each step's field, static,
+ *     array index or MAT's <class>, <super>, <classloader>, <Java local>;
+ *   - the retained bytes by class, each object counted once: under the
+ *     nearest dominator of its own class (VisualVM's getRetainedSizeByClass);
+ *   - on Android, the Activity instances whose mDestroyed is true and the
+ *     Fragments whose mFragmentManager is null, reachable, each with its
+ *     path (what KOOM reports; not known when the values were redacted).
+ */
+#include "suspects.h"
+#include "dom.h"
+#include "../io/lineout.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define PATH_ENDS 24           /* a path longer than 2 * this is cut */
+#define FANOUT_ROWS 5
+#define ACC_RATIO 0.7
+#define SUSPECT_SHARE 0.10
+
+struct rep {
+	const struct suspects_opt *o;
+	const struct suspects_io *io;
+	struct heap *h;
+	struct dom *d;
+	struct io_line l;
+	struct big choff, ch;          /* the dominator tree's children */
+	struct big bfs;                /* uint32_t[n]: breadth-first parent,
+	                                  HEAP_NONE unseen; a root its own */
+	struct step *steps;            /* the paths' steps, labelled */
+	size_t nsteps;
+	int labelled;                  /* the dump was read again */
+};
+
+static int pool_fail(struct rep *r)
+{
+	errno = r->h->pool->err ? r->h->pool->err : ENOMEM;
+	return -1;
+}
+
+/* ---- the dominator tree's children ---------------------------------------- */
+
+static int children(struct rep *r)
+{
+	struct dom *d = r->d;
+	const uint32_t *idom = D_IDOM(d);
+	uint32_t *co, *c, t, k = d->k;
+
+	if (big_reserve(&r->choff, ((size_t)k + 2) * 4) ||
+	    big_reserve(&r->ch, (size_t)k * 4 + 4))
+		return pool_fail(r);
+	co = r->choff.p;
+	c = r->ch.p;
+	memset(co, 0, ((size_t)k + 2) * 4);
+	for (t = 1; t <= k; t++)
+		co[idom[t] + 1]++;
+	for (t = 0; t <= k; t++)
+		co[t + 1] += co[t];
+	for (t = 1; t <= k; t++)
+		c[co[idom[t]]++] = t;
+	for (t = k + 1; t > 0; t--)
+		co[t] = co[t - 1];
+	co[0] = 0;
+	return 0;
+}
+
+#define CH_OFF(r) ((uint32_t *)(r)->choff.p)
+#define CH(r) ((uint32_t *)(r)->ch.p)
+
+/* ---- paths ------------------------------------------------------------------ */
+
+static int bfs(struct rep *r)
+{
+	const struct heap *h = r->h;
+	struct big q;
+	uint32_t *par, *qu;
+	size_t head = 0, tail = 0;
+	uint64_t i;
+
+	big_init(&q, h->pool);
+	if (big_reserve(&r->bfs, (size_t)h->n * 4 + 4) ||
+	    big_reserve(&q, (size_t)r->d->k * 4 + 4)) {
+		big_free(&q);
+		return pool_fail(r);
+	}
+	par = r->bfs.p;
+	qu = q.p;
+	memset(par, 0xFF, (size_t)h->n * 4);
+	for (i = 0; i < h->nroots; i++) {
+		uint32_t o = (uint32_t)H_ROOTS(h)[i].id;
+		if (par[o] == HEAP_NONE) {
+			par[o] = o;
+			qu[tail++] = o;
+		}
+	}
+	while (head < tail) {
+		uint32_t v = qu[head++];
+		FOR_SUCC(h, v, w, {
+			if (par[w] == HEAP_NONE) {
+				par[w] = v;
+				qu[tail++] = w;
+			}
+		});
+	}
+	big_free(&q);
+	return 0;
+}
+
+/* the objects of the path from a root to o, root first, into p (cap):
+ * how many there are (more than cap: the first and last cap/2 kept) */
+static size_t path_of(const struct rep *r, uint32_t o, uint32_t *p,
+                      size_t cap)
+{
+	const uint32_t *par = r->bfs.p;
+	size_t n = 0, i;
+	uint32_t v;
+
+	for (v = o; ; v = par[v]) {
+		n++;
+		if (par[v] == v || par[v] == HEAP_NONE)
+			break;
+	}
+	/* the last cap/2 (the target's end), then the first cap/2 */
+	i = 0;
+	for (v = o; i < n; v = par[v], i++) {
+		size_t at = n - 1 - i;   /* its place from the root */
+		if (n <= cap)
+			p[at] = v;
+		else if (at >= n - cap / 2)
+			p[cap - (n - at)] = v;
+		else if (at < cap / 2)
+			p[at] = v;
+	}
+	return n;
+}
+
+static int by_from(const void *a, const void *b)
+{
+	const struct step *x = a, *y = b;
+	if (x->from != y->from)
+		return x->from < y->from ? -1 : 1;
+	return x->to < y->to ? -1 : x->to > y->to;
+}
+
+static int step_add(struct rep *r, uint32_t from, uint32_t to)
+{
+	struct step *s = realloc(r->steps, (r->nsteps + 1) * sizeof *s);
+
+	if (!s)
+		return -1;
+	r->steps = s;
+	memset(&s[r->nsteps], 0, sizeof *s);
+	s[r->nsteps].from = H_ID(r->h)[from];
+	s[r->nsteps].to = H_ID(r->h)[to];
+	r->nsteps++;
+	return 0;
+}
+
+/* every step of the paths to these objects, labelled by a second read
+ * when the input can be read again */
+static int label(struct rep *r, const uint32_t *targets, size_t n)
+{
+	uint32_t p[2 * PATH_ENDS];
+	size_t i, j, len, m;
+	struct heap_src src;
+
+	for (i = 0; i < n; i++) {
+		len = path_of(r, targets[i], p, 2 * PATH_ENDS);
+		m = len < 2 * PATH_ENDS ? len : 2 * PATH_ENDS;
+		for (j = 0; j + 1 < m; j++)
+			if ((len <= 2 * PATH_ENDS || j + 1 != PATH_ENDS) &&
+			    step_add(r, p[j], p[j + 1]))
+				return -1;
+	}
+	if (!r->nsteps)
+		return 0;
+	qsort(r->steps, r->nsteps, sizeof *r->steps, by_from);
+	if (!r->io->again || r->io->again(r->io->again_user, &src))
+		return 0;
+	if (heap_probe(r->h, &src, r->steps, r->nsteps))
+		return -1;
+	r->labelled = 1;
+	return 0;
+}
+
+static const struct step *step_of(const struct rep *r, uint32_t from,
+                                  uint32_t to)
+{
+	struct step key;
+
+	key.from = H_ID(r->h)[from];
+	key.to = H_ID(r->h)[to];
+	return bsearch(&key, r->steps, r->nsteps, sizeof key, by_from);
+}
+
+/* is to one of thread from's frames' references? */
+static int is_local(const struct heap *h, uint32_t from, uint32_t to)
+{
+	uint64_t a, b;
+
+	if (!(H_KIND(h)[from] & KIND_XEDGES))
+		return 0;
+	heap_xedges(h, from, &a, &b);
+	for (; a < b; a++)
+		if (((const uint32_t *)h->xedge.p)[2 * a + 1] == to)
+			return 1;
+	return 0;
+}
+
+static const char *root_kind_of(const struct heap *h, uint32_t o)
+{
+	uint64_t i;
+
+	for (i = 0; i < h->nroots; i++)
+		if (H_ROOTS(h)[i].id == o)
+			return root_kind_name[H_ROOTS(h)[i].kind];
+	return "root";
+}
+
+/* ---- text -------------------------------------------------------------------- */
+
+/* an object as the report names it: "class com.acme.Main" for a class,
+ * else "com.acme.Cache" */
+static const char *obj_name(const struct heap *h, uint32_t o, char *buf,
+                            size_t cap)
+{
+	if ((H_KIND(h)[o] & 3) == OBJ_CLASS) {
+		char c[1024];
+		snprintf(buf, cap, "class %s",
+		         heap_class_name(h, H_OCLS(h)[o], c, sizeof c));
+		return buf;
+	}
+	return heap_obj_class_name(h, o, buf, cap);
+}
+
+/* a step's label: ".field", "[12]", "<class>"... into buf */
+static const char *step_text(const struct rep *r, uint32_t from, uint32_t to,
+                             char *buf, size_t cap)
+{
+	const struct step *s = step_of(r, from, to);
+	uint32_t n;
+	const char *t;
+
+	if (is_local(r->h, from, to))
+		snprintf(buf, cap, "<Java local>");
+	else if (!s || s->kind == STEP_UNKNOWN)
+		snprintf(buf, cap, r->labelled ? "?" : "(field not known: "
+		         "the input was read once)");
+	else if (s->kind == STEP_INDEX)
+		snprintf(buf, cap, "[%llu]", (unsigned long long)s->val);
+	else if (s->kind == STEP_CLASS)
+		snprintf(buf, cap, "<class>");
+	else if (s->kind == STEP_SUPER)
+		snprintf(buf, cap, "<super>");
+	else if (s->kind == STEP_LOADER)
+		snprintf(buf, cap, "<classloader>");
+	else if ((t = heap_text(r->h, s->val, &n)) != NULL)
+		snprintf(buf, cap, "%s%.*s", s->kind == STEP_STATIC ? "static "
+		         : ".", (int)(n > 512 ? 512 : n), t);
+	else
+		snprintf(buf, cap, "<field 0x%llx>", (unsigned long long)s->val);
+	return buf;
+}
+
+static double share(const struct rep *r, uint64_t b)
+{
+	return r->d->reach_bytes ? (double)b / (double)r->d->reach_bytes : 0;
+}
+
+/* the path to o, as lines (text) or a JSON array */
+static void put_path(struct rep *r, uint32_t o, const char *indent)
+{
+	uint32_t p[2 * PATH_ENDS];
+	size_t len = path_of(r, o, p, 2 * PATH_ENDS), m, j;
+	char name[1024], lab[1024];
+	const struct heap *h = r->h;
+
+	m = len < 2 * PATH_ENDS ? len : 2 * PATH_ENDS;
+	if (r->o->json)
+		io_put(&r->l, "[");
+	for (j = 0; j < m; j++) {
+		uint32_t v = p[j];
+		uint32_t t = D_PRE(r->d)[v];
+		int elided = len > 2 * PATH_ENDS && j == PATH_ENDS;
+		obj_name(h, v, name, sizeof name);
+		if (j == 0)
+			snprintf(lab, sizeof lab, "%s", root_kind_of(h, v));
+		else if (elided)
+			snprintf(lab, sizeof lab, "...");
+		else
+			step_text(r, p[j - 1], v, lab, sizeof lab);
+		if (r->o->json) {
+			io_put(&r->l, "%s{\"%s\":", j ? "," : "",
+			       j == 0 ? "root" : "via");
+			io_json_string(&r->l, lab);
+			if (elided)
+				io_put(&r->l, ",\"elided\":%llu",
+				       (unsigned long long)(len - m));
+			io_put(&r->l, ",\"id\":\"0x%llx\",\"class\":",
+			       (unsigned long long)H_ID(h)[v]);
+			io_json_string(&r->l, name);
+			io_put(&r->l, ",\"retained\":%llu}",
+			       (unsigned long long)D_RET(r->d)[t]);
+			io_flush(&r->l);
+			continue;
+		}
+		if (elided)
+			io_put(&r->l, "%s  ... %llu more steps ...\n", indent,
+			       (unsigned long long)(len - m));
+		io_put(&r->l, "%s%-22s %s @ 0x%llx\n", indent, lab, name,
+		       (unsigned long long)H_ID(h)[v]);
+		io_flush(&r->l);
+	}
+	if (r->o->json)
+		io_put(&r->l, "]");
+}
+
+/* ---- the accumulation point and its fan-out ---------------------------------- */
+
+static uint32_t biggest_child(const struct rep *r, uint32_t t)
+{
+	const uint32_t *co = CH_OFF(r), *c = CH(r);
+	const uint64_t *ret = D_RET(r->d);
+	uint32_t best = 0, i;
+
+	for (i = co[t]; i < co[t + 1]; i++)
+		if (!best || ret[c[i]] > ret[best])
+			best = c[i];
+	return best;
+}
+
+static uint32_t accumulation(const struct rep *r, uint32_t t)
+{
+	const uint64_t *ret = D_RET(r->d);
+	uint32_t c;
+	int depth;
+
+	for (depth = 0; depth < 1000; depth++) {
+		c = biggest_child(r, t);
+		if (!c || (double)ret[c] < ACC_RATIO * (double)ret[t])
+			break;
+		t = c;
+	}
+	return t;
+}
+
+/* a class group: an object's class, java.lang.Class for class objects,
+ * a primitive array's element type when its class is not in the dump */
+static uint32_t group_of(const struct heap *h, uint32_t o)
+{
+	uint8_t k = H_KIND(h)[o];
+
+	if ((k & 3) == OBJ_CLASS)
+		return h->class_class != HEAP_NONE ? h->class_class : h->ncls;
+	if (H_OCLS(h)[o] == HEAP_NONE)
+		return h->ncls + 1 + ((k & 3) == OBJ_PRIM ? KIND_TYPE(k) : 0);
+	return H_OCLS(h)[o];
+}
+
+static const char *group_name(const struct heap *h, uint32_t g, char *buf,
+                              size_t cap)
+{
+	static const char *const prim[12] = { "<no class>", 0, 0, 0,
+		"boolean[]", "char[]", "float[]", "double[]", "byte[]",
+		"short[]", "int[]", "long[]" };
+
+	if (g == h->ncls)
+		snprintf(buf, cap, "java.lang.Class");
+	else if (g > h->ncls)
+		snprintf(buf, cap, "%s", prim[(g - h->ncls - 1) % 12]
+		                         ? prim[(g - h->ncls - 1) % 12] : "?");
+	else
+		heap_class_name(h, g, buf, cap);
+	return buf;
+}
+
+struct grp {
+	uint32_t g;
+	uint64_t n, bytes, shallow;
+};
+
+static int grp_by_bytes(const void *a, const void *b)
+{
+	const struct grp *x = a, *y = b;
+	if (x->bytes != y->bytes)
+		return x->bytes > y->bytes ? -1 : 1;
+	return x->g < y->g ? -1 : x->g > y->g;
+}
+
+/* t's dominated objects by class: the biggest rows into g (cap), how
+ * many rows in all */
+static size_t fanout(const struct rep *r, uint32_t t, struct grp *g,
+                     size_t cap, uint64_t *rest_n, uint64_t *rest_b)
+{
+	const uint32_t *co = CH_OFF(r), *c = CH(r);
+	size_t n = 0, i, j;
+	struct grp *all = NULL, *more;
+
+	*rest_n = *rest_b = 0;
+	for (i = co[t]; i < co[t + 1]; i++) {
+		uint32_t o = D_VERT(r->d)[c[i]], k = group_of(r->h, o);
+		for (j = 0; j < n && all[j].g != k; j++)
+			;
+		if (j == n) {
+			if (n % 64 == 0) {
+				more = realloc(all, (n + 64) * sizeof *all);
+				if (!more)
+					break;
+				all = more;
+			}
+			memset(&all[n], 0, sizeof *all);
+			all[n++].g = k;
+		}
+		all[j].n++;
+		all[j].bytes += D_RET(r->d)[c[i]];
+	}
+	if (all)
+		qsort(all, n, sizeof *all, grp_by_bytes);
+	for (i = 0; i < n; i++) {
+		if (i < cap)
+			g[i] = all[i];
+		else
+			*rest_n += all[i].n, *rest_b += all[i].bytes;
+	}
+	free(all);
+	return n;
+}
+
+/* ---- retained by class -------------------------------------------------------- */
+
+/* Each group's retained bytes: the objects with no dominator of their own
+ * group above them. groups: ncls + 13 rows. */
+static struct grp *by_class(struct rep *r, size_t *rows)
+{
+	const struct heap *h = r->h;
+	size_t ng = (size_t)h->ncls + 13, top = 0;
+	struct grp *g = calloc(ng, sizeof *g);
+	uint32_t *active = calloc(ng, sizeof *active), *st;
+	struct big stack;
+	const uint32_t *co = CH_OFF(r), *c = CH(r);
+	uint32_t i;
+
+	big_init(&stack, h->pool);
+	if (!g || !active || big_reserve(&stack, ((size_t)r->d->k + 1) * 4)) {
+		free(g);
+		free(active);
+		big_free(&stack);
+		return NULL;
+	}
+	st = stack.p;
+	for (i = 0; i < ng; i++)
+		g[i].g = i;
+	/* the tree from the virtual root: t entering, ~t leaving */
+	for (i = co[0]; i < co[1]; i++)
+		st[top++] = c[i];
+	while (top) {
+		uint32_t t = st[--top];
+		if (t & 0x80000000u) {
+			uint32_t o = D_VERT(r->d)[t & 0x7FFFFFFFu];
+			active[group_of(h, o)]--;
+			continue;
+		}
+		uint32_t o = D_VERT(r->d)[t], k = group_of(h, o);
+		g[k].n++;
+		g[k].shallow += heap_size_of(h, o);
+		if (!active[k]++)
+			g[k].bytes += D_RET(r->d)[t];
+		st[top++] = t | 0x80000000u;
+		for (uint32_t j = co[t]; j < co[t + 1]; j++)
+			st[top++] = c[j];
+	}
+	free(active);
+	big_free(&stack);
+	qsort(g, ng, sizeof *g, grp_by_bytes);
+	for (*rows = 0; *rows < ng && g[*rows].n; (*rows)++)
+		;
+	return g;
+}
+
+/* ---- the report ------------------------------------------------------------------ */
+
+struct top {
+	uint32_t t, acc;
+};
+
+/* the biggest objects only the virtual root dominates, by retained
+ * bytes: at most cap into tp, how many */
+static size_t biggest(const struct rep *r, struct top *tp, size_t cap)
+{
+	const uint32_t *co = CH_OFF(r), *c = CH(r);
+	const uint64_t *ret = D_RET(r->d);
+	size_t n = 0, j;
+	uint32_t i;
+
+	for (i = co[0]; i < co[1]; i++) {
+		uint32_t t = c[i];
+		if (n == cap && (!cap || ret[t] <= ret[tp[n - 1].t]))
+			continue;
+		j = n < cap ? n++ : n - 1;
+		while (j > 0 && (ret[tp[j - 1].t] < ret[t] ||
+		       (ret[tp[j - 1].t] == ret[t] && tp[j - 1].t > t))) {
+			tp[j] = tp[j - 1];
+			j--;
+		}
+		tp[j].t = t;
+	}
+	return n;
+}
+
+static void put_fanout(struct rep *r, uint32_t acc)
+{
+	struct grp g[FANOUT_ROWS];
+	uint64_t rn, rb;
+	size_t n = fanout(r, acc, g, FANOUT_ROWS, &rn, &rb), i;
+	char name[1024];
+
+	if (r->o->json)
+		io_put(&r->l, "[");
+	for (i = 0; i < n && i < FANOUT_ROWS; i++) {
+		group_name(r->h, g[i].g, name, sizeof name);
+		if (r->o->json) {
+			io_put(&r->l, "%s{\"class\":", i ? "," : "");
+			io_json_string(&r->l, name);
+			io_put(&r->l, ",\"objects\":%llu,\"retained\":%llu}",
+			       (unsigned long long)g[i].n,
+			       (unsigned long long)g[i].bytes);
+		} else {
+			io_put(&r->l, "      %12llu bytes in %llu %s\n",
+			       (unsigned long long)g[i].bytes,
+			       (unsigned long long)g[i].n, name);
+			io_flush(&r->l);
+		}
+	}
+	if (r->o->json) {
+		io_put(&r->l, "]");
+		if (rn)
+			io_put(&r->l, ",\"fanout_rest\":{\"objects\":%llu,"
+			       "\"retained\":%llu}", (unsigned long long)rn,
+			       (unsigned long long)rb);
+	} else if (rn) {
+		io_put(&r->l, "      %12llu bytes in %llu objects of %zu other "
+		       "classes\n", (unsigned long long)rb,
+		       (unsigned long long)rn, n - FANOUT_ROWS);
+		io_flush(&r->l);
+	}
+}
+
+static void put_object(struct rep *r, uint32_t t, const char *key)
+{
+	const struct heap *h = r->h;
+	uint32_t o = D_VERT(r->d)[t];
+	char name[1024];
+
+	obj_name(h, o, name, sizeof name);
+	if (r->o->json) {
+		io_put(&r->l, "\"%s\":{\"id\":\"0x%llx\",\"class\":", key,
+		       (unsigned long long)H_ID(h)[o]);
+		io_json_string(&r->l, name);
+		io_put(&r->l, ",\"shallow\":%llu,\"retained\":%llu,"
+		       "\"retained_objects\":%llu,\"share\":%.4f}",
+		       (unsigned long long)heap_size_of(h, o),
+		       (unsigned long long)D_RET(r->d)[t],
+		       (unsigned long long)D_CNT(r->d)[t],
+		       share(r, D_RET(r->d)[t]));
+	}
+}
+
+static void put_header(struct rep *r)
+{
+	const struct heap *h = r->h;
+	const struct dom *d = r->d;
+	uint64_t un = h->n - h->duplicates - d->k;
+
+	if (r->o->json) {
+		io_put(&r->l, "{\"hprofstrip_suspects\":1,\"file\":");
+		io_json_string(&r->l, r->o->name);
+		io_put(&r->l, ",\"format\":\"JAVA PROFILE 1.0.%c\",\"id_size\":%u,"
+		       "\"semantics\":\"%s\",\"objects\":%u,\"reachable\":"
+		       "{\"objects\":%u,\"bytes\":%llu},\"unreachable\":"
+		       "{\"objects\":%llu,\"bytes\":%llu},\"roots\":%llu,"
+		       "\"references\":%llu,\"dangling_references\":%llu,"
+		       "\"duplicate_ids\":%llu,\"unresolved_instances\":%llu,"
+		       "\"cut\":%s,\"field_names\":%s,",
+		       h->version, h->idsize, h->strong ? "strong" : "mat",
+		       h->n, d->k, (unsigned long long)d->reach_bytes,
+		       (unsigned long long)un,
+		       (unsigned long long)(h->shallow_total - d->reach_bytes),
+		       (unsigned long long)h->nroots,
+		       (unsigned long long)h->nedge,
+		       (unsigned long long)h->dangling,
+		       (unsigned long long)(h->duplicates + h->dup_classes),
+		       (unsigned long long)h->unresolved,
+		       h->cut ? "true" : "false",
+		       r->labelled || !r->nsteps ? "true" : "false");
+		io_flush(&r->l);
+		return;
+	}
+	io_put(&r->l, "%s: %s (JAVA PROFILE 1.0.%c, %u-byte ids), %s\n",
+	       r->o->prog, r->o->name, h->version, h->idsize,
+	       h->strong ? "strong references only (--strong: ahat's)"
+	                 : "Eclipse MAT's references");
+	io_put(&r->l, "reachable: %u objects, %llu bytes; unreachable, left "
+	       "out: %llu objects, %llu bytes\n", d->k,
+	       (unsigned long long)d->reach_bytes, (unsigned long long)un,
+	       (unsigned long long)(h->shallow_total - d->reach_bytes));
+	io_put(&r->l, "GC roots: %llu; references: %llu", (unsigned long long)
+	       h->nroots, (unsigned long long)h->nedge);
+	if (h->dangling)
+		io_put(&r->l, "; %llu to ids not in the dump (dropped)",
+		       (unsigned long long)h->dangling);
+	if (h->duplicates || h->dup_classes)
+		io_put(&r->l, "; %llu objects of an id seen before (left out)",
+		       (unsigned long long)(h->duplicates + h->dup_classes));
+	if (h->later_dumps)
+		io_put(&r->l, "; the file's first heap dump of %llu",
+		       (unsigned long long)h->later_dumps + 1);
+	if (h->unresolved)
+		io_put(&r->l, "; %llu instances of classes with no class dump "
+		       "(their fields unread)", (unsigned long long)h->unresolved);
+	io_put(&r->l, "\n");
+	if (h->cut)
+		io_put(&r->l, "the dump was cut at offset %llu: this is what "
+		       "came before it\n", (unsigned long long)h->cut_off);
+	io_flush(&r->l);
+}
+
+static void put_top(struct rep *r, const struct top *tp, size_t n)
+{
+	const struct heap *h = r->h;
+	size_t i;
+	char name[1024];
+
+	if (r->o->json)
+		io_put(&r->l, "\"top\":[");
+	else
+		io_put(&r->l, "\nThe biggest objects (each retains what only it "
+		       "holds; MAT's dominator tree, first level):\n");
+	io_flush(&r->l);
+	for (i = 0; i < n; i++) {
+		uint32_t t = tp[i].t, o = D_VERT(r->d)[t], a = tp[i].acc;
+		uint64_t ret = D_RET(r->d)[t];
+		int sus = share(r, ret) >= SUSPECT_SHARE;
+		if (r->o->json) {
+			io_put(&r->l, "%s{\"rank\":%zu,\"suspect\":%s,", i ? "," : "",
+			       i + 1, sus ? "true" : "false");
+			put_object(r, t, "object");
+			io_put(&r->l, ",");
+			put_object(r, a, "accumulation");
+			io_put(&r->l, ",\"path\":");
+			put_path(r, D_VERT(r->d)[a], "");
+			io_put(&r->l, ",\"fanout\":");
+			put_fanout(r, a);
+			io_put(&r->l, "}");
+			io_flush(&r->l);
+			continue;
+		}
+		obj_name(h, o, name, sizeof name);
+		io_put(&r->l, "\n%2zu. %s @ 0x%llx%s\n", i + 1, name,
+		       (unsigned long long)H_ID(h)[o],
+		       sus ? "   <- suspect (10% or more of the heap)" : "");
+		io_put(&r->l, "    retains %llu bytes (%.1f%%) in %llu objects; "
+		       "shallow %llu bytes\n", (unsigned long long)ret,
+		       100 * share(r, ret),
+		       (unsigned long long)D_CNT(r->d)[t],
+		       (unsigned long long)heap_size_of(h, o));
+		if (a != t) {
+			uint32_t ao = D_VERT(r->d)[a];
+			obj_name(h, ao, name, sizeof name);
+			io_put(&r->l, "    accumulated in %s @ 0x%llx: %llu bytes "
+			       "(%.1f%%) in %llu objects\n", name,
+			       (unsigned long long)H_ID(h)[ao],
+			       (unsigned long long)D_RET(r->d)[a],
+			       100 * share(r, D_RET(r->d)[a]),
+			       (unsigned long long)D_CNT(r->d)[a]);
+		}
+		io_put(&r->l, "    the shortest path from a GC root:\n");
+		io_flush(&r->l);
+		put_path(r, D_VERT(r->d)[a], "      ");
+		if (CH_OFF(r)[a + 1] > CH_OFF(r)[a]) {
+			io_put(&r->l, "    what %s holds, by class:\n",
+			       a != t ? "it" : "the object");
+			io_flush(&r->l);
+			put_fanout(r, a);
+		}
+	}
+	if (r->o->json)
+		io_put(&r->l, "],");
+	io_flush(&r->l);
+}
+
+static void put_classes(struct rep *r)
+{
+	size_t rows = 0, i, n;
+	struct grp *g = by_class(r, &rows);
+	char name[1024];
+
+	n = rows < r->o->top ? rows : r->o->top;
+	if (r->o->json)
+		io_put(&r->l, "\"by_class\":[");
+	else
+		io_put(&r->l, "\nRetained by class (each object once, under "
+		       "its nearest dominator of the same class):\n"
+		       "%14s %7s %12s %14s  %s\n", "retained", "share",
+		       "objects", "shallow", "class");
+	io_flush(&r->l);
+	for (i = 0; g && i < n; i++) {
+		group_name(r->h, g[i].g, name, sizeof name);
+		if (r->o->json) {
+			io_put(&r->l, "%s{\"class\":", i ? "," : "");
+			io_json_string(&r->l, name);
+			io_put(&r->l, ",\"objects\":%llu,\"shallow\":%llu,"
+			       "\"retained\":%llu,\"share\":%.4f}",
+			       (unsigned long long)g[i].n,
+			       (unsigned long long)g[i].shallow,
+			       (unsigned long long)g[i].bytes,
+			       share(r, g[i].bytes));
+		} else {
+			io_put(&r->l, "%14llu %6.1f%% %12llu %14llu  %s\n",
+			       (unsigned long long)g[i].bytes,
+			       100 * share(r, g[i].bytes),
+			       (unsigned long long)g[i].n,
+			       (unsigned long long)g[i].shallow, name);
+		}
+		io_flush(&r->l);
+	}
+	if (r->o->json)
+		io_put(&r->l, "],");
+	io_flush(&r->l);
+	free(g);
+}
+
+static void put_android(struct rep *r)
+{
+	const struct heap *h = r->h;
+	const struct watched *w = h->watched.p;
+	uint64_t i;
+	int kind, first;
+	char name[1024];
+
+	if (h->version != '3' && !h->nwatched)
+		return;
+	for (kind = WATCH_ACTIVITY; kind <= WATCH_FRAGMENT; kind++) {
+		const char *what = kind == WATCH_ACTIVITY
+		        ? "destroyed_activities" : "detached_fragments";
+		if (r->o->json && kind == WATCH_ACTIVITY)
+			io_put(&r->l, "\"android\":{\"known\":%s,",
+			       r->o->redacted ? "false" : "true");
+		if (r->o->json)
+			io_put(&r->l, "\"%s\":[", what);
+		else
+			io_put(&r->l, "\n%s:\n", kind == WATCH_ACTIVITY
+			       ? "Activities destroyed and still reachable "
+			         "(mDestroyed true)"
+			       : "Fragments detached and still reachable "
+			         "(mFragmentManager null)");
+		first = 1;
+		for (i = 0; i < h->nwatched; i++) {
+			uint32_t o = w[i].obj, t = D_PRE(r->d)[o];
+			if (w[i].watch != kind || !t)
+				continue;
+			obj_name(h, o, name, sizeof name);
+			if (r->o->json) {
+				io_put(&r->l, "%s{\"id\":\"0x%llx\",\"class\":",
+				       first ? "" : ",",
+				       (unsigned long long)H_ID(h)[o]);
+				io_json_string(&r->l, name);
+				io_put(&r->l, ",\"retained\":%llu,\"path\":",
+				       (unsigned long long)D_RET(r->d)[t]);
+				put_path(r, o, "");
+				io_put(&r->l, "}");
+			} else {
+				io_put(&r->l, "  %s @ 0x%llx retains %llu bytes\n",
+				       name, (unsigned long long)H_ID(h)[o],
+				       (unsigned long long)D_RET(r->d)[t]);
+				io_flush(&r->l);
+				put_path(r, o, "      ");
+			}
+			first = 0;
+			io_flush(&r->l);
+		}
+		if (r->o->json)
+			io_put(&r->l, "]%s", kind == WATCH_ACTIVITY ? "," : "},");
+		else if (first)
+			io_put(&r->l, "  %s\n", r->o->redacted
+			       ? "not known: the dump's values were redacted"
+			       : "none");
+		io_flush(&r->l);
+	}
+}
+
+/* ---- the dominator tree's lines ------------------------------------------------- */
+
+static int put_tree(struct rep *r)
+{
+	struct big order;
+	struct io_line *l;
+	const struct heap *h = r->h;
+	const uint32_t *ord, *vert = D_VERT(r->d), *idom = D_IDOM(r->d);
+	uint32_t i;
+
+	big_init(&order, h->pool);
+	if (dom_by_id(r->d, h, &order))
+		return pool_fail(r);
+	l = malloc(sizeof *l);
+	if (!l) {
+		big_free(&order);
+		return -1;
+	}
+	memset(l, 0, sizeof *l);
+	l->out = r->io->tree_out;
+	l->user = r->io->tree_user;
+	ord = order.p;
+	for (i = 0; i < r->d->k; i++) {
+		uint32_t t = ord[i];
+		io_put(l, "0x%llx 0x%llx %u %llu\n",
+		       (unsigned long long)H_ID(h)[vert[t]],
+		       idom[t] ? (unsigned long long)H_ID(h)[vert[idom[t]]] : 0ULL,
+		       D_CNT(r->d)[t], (unsigned long long)D_RET(r->d)[t]);
+		if (l->len > sizeof l->buf - 128)
+			io_flush(l);
+	}
+	io_flush(l);
+	i = l->err != 0;
+	free(l);
+	big_free(&order);
+	return i ? -1 : 0;
+}
+
+static void result(struct suspects_result *res, const struct heap *h,
+                   const struct big_pool *pool)
+{
+	res->objects = h->n;
+	res->peak = pool->peak;
+	res->file_peak = pool->file_peak;
+	res->cut = h->cut;
+	res->cut_off = h->cut_off;
+	res->bad = h->bad;
+	res->err = h->err ? h->err : pool->err;
+	res->err_off = h->err_off;
+	snprintf(res->msg, sizeof res->msg, "%s", h->msg);
+}
+
+int suspects_run(const struct suspects_opt *o, const struct heap_src *src,
+                 const struct suspects_io *io, struct suspects_result *res)
+{
+	struct big_pool pool;
+	struct heap h;
+	struct dom d;
+	struct rep r;
+	struct top *tp = NULL;
+	uint32_t *targets = NULL;
+	size_t n = 0, nt = 0, i;
+	int rc = -1;
+
+	memset(res, 0, sizeof *res);
+	memset(&pool, 0, sizeof pool);
+	memset(&d, 0, sizeof d);
+	memset(&r, 0, sizeof r);
+	pool.cap = o->max_memory;
+	pool.dir = o->tmp_dir;
+	heap_init(&h, &pool);
+	h.strong = o->strong;
+	big_init(&r.choff, &pool);
+	big_init(&r.ch, &pool);
+	big_init(&r.bfs, &pool);
+	r.o = o;
+	r.io = io;
+	r.h = &h;
+	r.d = &d;
+	r.l.out = io->out;
+	r.l.user = io->user;
+	if (heap_load(&h, src, o->salvage))
+		goto out;
+	if (heap_resolve(&h) || dom_compute(&d, &h)) {
+		if (!h.err)
+			h.err = pool.err ? pool.err : ENOMEM;
+		goto out;
+	}
+	res->reachable = d.k;
+	if (o->tree && put_tree(&r)) {
+		h.err = errno ? errno : EIO;
+		goto out;
+	}
+	if (children(&r))
+		goto nomem;
+	tp = calloc(o->top ? o->top : 1, sizeof *tp);
+	targets = calloc(2 * (size_t)(o->top ? o->top : 1) + h.nwatched + 1,
+	                 sizeof *targets);
+	if (!tp || !targets)
+		goto nomem;
+	n = biggest(&r, tp, o->top);
+	for (i = 0; i < n; i++) {
+		tp[i].acc = accumulation(&r, tp[i].t);
+		targets[nt++] = D_VERT(&d)[tp[i].acc];
+	}
+	for (i = 0; i < h.nwatched; i++) {
+		uint32_t w = ((const struct watched *)h.watched.p)[i].obj;
+		if (D_PRE(&d)[w])
+			targets[nt++] = w;
+	}
+	if (bfs(&r) || label(&r, targets, nt))
+		goto nomem;
+	put_header(&r);
+	put_top(&r, tp, n);
+	put_classes(&r);
+	put_android(&r);
+	if (o->json) {
+		io_put(&r.l, "\"memory\":{\"peak\":%llu,\"in_files\":%llu}}\n",
+		       (unsigned long long)pool.peak,
+		       (unsigned long long)pool.file_peak);
+		io_flush(&r.l);
+	}
+	if (r.l.err) {
+		h.err = errno ? errno : EIO;
+		goto out;
+	}
+	rc = 0;
+	goto out;
+nomem:
+	if (!h.err && !h.bad)
+		h.err = pool.err ? pool.err : ENOMEM;
+out:
+	result(res, &h, &pool);
+	free(tp);
+	free(targets);
+	free(r.steps);
+	big_free(&r.choff);
+	big_free(&r.ch);
+	big_free(&r.bfs);
+	dom_free(&d);
+	heap_free(&h);
+	return rc;
+}
