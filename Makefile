@@ -44,7 +44,7 @@ LAUNCHER = $(BUILD)/hprofstrip-run
 TESTBIN = $(BUILD)/splitcheck $(BUILD)/oracle $(BUILD)/replay \
 	$(BUILD)/libreenter.so $(BUILD)/policytest $(BUILD)/strcheck \
 	$(BUILD)/redactcheck $(BUILD)/embedtest $(BUILD)/holdtest $(BUILD)/namerule \
-	$(BUILD)/memtest $(BUILD)/libcrace
+	$(BUILD)/memtest $(BUILD)/libcrace $(BUILD)/domref
 ARCHIVE = $(BUILD)/libhprofstrip.a
 
 all: $(TOOLS) $(SHIM) $(LAUNCHER) $(ARCHIVE)
@@ -135,6 +135,11 @@ WALK = tests/walk.c tests/walk.h
 
 $(BUILD)/oracle: tests/oracle.c $(WALK) | $(BUILD)
 	$(CC) $(ALL_CFLAGS) -o $@ tests/oracle.c tests/walk.c $(LDFLAGS)
+
+# the test side's dominator tree (Cooper-Harvey-Kennedy), the judge of
+# hprofstrip --suspects --dominator-tree
+$(BUILD)/domref: tests/domref.c $(WALK) | $(BUILD)
+	$(CC) $(ALL_CFLAGS) -o $@ tests/domref.c tests/walk.c $(LDFLAGS)
 
 # kept String values of a stripped dump, by the test side's walker
 $(BUILD)/strcheck: tests/strcheck.c $(WALK) | $(BUILD)

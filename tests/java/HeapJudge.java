@@ -189,6 +189,9 @@ public final class HeapJudge {
         case "fields":
             want = 3;
             break;
+        case "retained":
+            want = args.length == 4 ? 4 : 3;
+            break;
         default:
             want = -1;
         }
@@ -230,6 +233,10 @@ public final class HeapJudge {
                 break;
             case "fields":
                 fields(heap, args[2], out);
+                break;
+            case "retained":
+                retained(heap, args[2], args.length == 4
+                        ? Integer.parseInt(args[3]) : 20, out);
                 break;
             default:
                 markers(heap, out);
@@ -1088,10 +1095,75 @@ public final class HeapJudge {
         }
     }
 
+    /*
+     * retained FILE TREE [N]: TREE is hprofstrip --suspects
+     * --dominator-tree's file of FILE ("0xID 0xIDOM OBJECTS BYTES" a
+     * line). For the N instances (not classes) of TREE with the most
+     * retained bytes, by those bytes: "0xID CLASS vv=R ours=S path=L
+     * root=0xROOT", R being VisualVM's getRetainedSize(), S the sum of
+     * VisualVM's getSize() over the instances TREE says the object
+     * dominates (itself too; VisualVM gives classes no size of their
+     * own), L the steps of getNearestGCRootPointer() from the object to
+     * its GC root ROOT. Equal R and S: the two dominator trees hold the
+     * same objects under it, whatever either side's sizes are.
+     */
+    static void retained(Heap heap, String tree, int n, StringBuilder out)
+            throws IOException {
+        Map<Long, List<Long>> kids = new java.util.HashMap<>();
+        List<long[]> rows = new ArrayList<>();
+        for (String line : Files.readAllLines(Paths.get(tree))) {
+            String[] f = line.trim().split(" ");
+            if (f.length != 4) {
+                fail(tree + ": not a dominator tree line: " + line);
+            }
+            long id = Long.parseUnsignedLong(f[0].substring(2), 16);
+            long dom = Long.parseUnsignedLong(f[1].substring(2), 16);
+            long bytes = Long.parseLong(f[3]);
+            kids.computeIfAbsent(dom, k -> new ArrayList<>()).add(id);
+            if (heap.getJavaClassByID(id) == null) {
+                rows.add(new long[] { id, bytes });
+            }
+        }
+        rows.sort((a, b) -> a[1] != b[1] ? Long.compare(b[1], a[1])
+                : Long.compareUnsigned(a[0], b[0]));
+        for (int r = 0; r < n && r < rows.size(); r++) {
+            long id = rows.get(r)[0];
+            Instance inst = heap.getInstanceByID(id);
+            if (inst == null) {
+                out.append(String.format("0x%x <none> vv=- ours=- path=- root=-%n", id));
+                continue;
+            }
+            long sum = 0;
+            ArrayList<Long> stack = new ArrayList<>();
+            stack.add(id);
+            while (!stack.isEmpty()) {
+                long x = stack.remove(stack.size() - 1);
+                Instance i = heap.getInstanceByID(x);
+                if (i != null && heap.getJavaClassByID(x) == null) {
+                    sum += i.getSize();
+                }
+                List<Long> k = kids.get(x);
+                if (k != null) {
+                    stack.addAll(k);
+                }
+            }
+            int steps = 0;
+            Instance p = inst;
+            while (p != null && !p.isGCRoot() && steps < 100000) {
+                p = p.getNearestGCRootPointer();
+                steps++;
+            }
+            out.append(String.format("0x%x %s vv=%d ours=%d path=%s root=%s%n", id,
+                    inst.getJavaClass().getName(), inst.getRetainedSize(), sum,
+                    p == null ? "-" : Integer.toString(steps),
+                    p == null ? "-" : String.format("0x%x", p.getInstanceId())));
+        }
+    }
+
     static void usage() {
         System.err.println("usage: HeapJudge histo FILE | jmap-histo FILE | count FILE CLASSNAME"
                 + " | arrays FILE CLASSNAME | markers FILE | strings FILE | long-strings FILE"
-                + " | refs FILE | fields FILE CLASSNAME"
+                + " | refs FILE | fields FILE CLASSNAME | retained FILE TREE [N]"
                 + " | bitmaps [--stream] ORIG RESTORED...");
         System.exit(2);
     }

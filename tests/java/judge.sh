@@ -46,7 +46,7 @@ command -v java >/dev/null || missing "java not found (apt-get install openjdk-1
 
 # Paths from tests/java, less .java: a class in a package is in its
 # directories there and in the output
-classes="HeapBuilder BitmapHeap StringHeap LongStrings Secrets com/acme/secret/Customer ManyClasses Sizes libcore/util/NativeAllocationRegistry android/graphics/Bitmap HeapJudge"
+classes="HeapBuilder LeakHeap android/app/Activity androidx/fragment/app/Fragment BitmapHeap StringHeap LongStrings Secrets com/acme/secret/Customer ManyClasses Sizes libcore/util/NativeAllocationRegistry android/graphics/Bitmap HeapJudge"
 
 stale() {
 	local c s
