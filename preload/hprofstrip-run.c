@@ -58,6 +58,9 @@ static const char usage[] =
 "                   HPROFSTRIP_HISTO=1 or 0: write (the shim's default) or\n"
 "                   not each dump's class histogram, DUMP.histo, and the\n"
 "                   top three classes on its close line\n"
+"  --suspects       HPROFSTRIP_SUSPECTS=1: once each dump has closed, a\n"
+"                   detached, low-priority hprofstrip --suspects writes\n"
+"                   DUMP.suspects (what holds the heap; 0600)\n"
 "  --programs LIST  the programs (colon-separated names or globs) that strip\n"
 "                   every dump they write, copies too, instead of COMMAND\n"
 "                   (added to HPROFSTRIP_PROGRAMS)\n"
@@ -261,7 +264,7 @@ int main(int argc, char **argv)
 	const char *filter = NULL, *programs = NULL, *v;
 	char lib[PATH_MAX];
 	/* redact: a level (levels.h), or IO_LEVEL_UNKNOWN: not asked */
-	int i, quiet = 0, app_only = 0, redact = IO_LEVEL_UNKNOWN, missing = 0;
+	int i, quiet = 0, app_only = 0, suspects = 0, redact = IO_LEVEL_UNKNOWN, missing = 0;
 	/* histo: 1 --histo, 0 --no-histo (the last given wins), -1 neither */
 	int histo = -1;
 	static const char *const level_word[] = { "off", "values", "names" };
@@ -290,6 +293,8 @@ int main(int argc, char **argv)
 			histo = 1;
 		} else if (!strcmp(s, "--no-histo")) {
 			histo = 0;
+		} else if (!strcmp(s, "--suspects")) {
+			suspects = 1;
 		} else if (!strcmp(s, "--redact")) {
 			redact = IO_LEVEL_VALUES;
 		} else if (!strncmp(s, "--redact=", 9)) {
@@ -351,6 +356,7 @@ int main(int argc, char **argv)
 	    (filter && setenv("HPROFSTRIP_FILTER", filter, 1)) ||
 	    (quiet && setenv("HPROFSTRIP_QUIET", "1", 1)) ||
 	    (app_only && setenv("HPROFSTRIP_APP_ONLY", "1", 1)) ||
+	    (suspects && setenv("HPROFSTRIP_SUSPECTS", "1", 1)) ||
 	    (histo >= 0 && setenv("HPROFSTRIP_HISTO", histo ? "1" : "0", 1)) ||
 	    (redact != IO_LEVEL_UNKNOWN &&
 	     setenv("HPROFSTRIP_REDACT", level_word[redact], 1))) {

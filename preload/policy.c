@@ -178,6 +178,23 @@ static void find_tails(struct policy *p)
 	}
 }
 
+/* "256M", "2G", "1500000K", "100000000": digits, then at most one of
+ * K M G T (a B or iB after it) */
+static int size_word(const char *v)
+{
+	size_t i = 0;
+
+	while (v[i] >= '0' && v[i] <= '9')
+		i++;
+	if (!i || i > 15)
+		return 0;
+	if (v[i] && strchr("kKmMgGtT", v[i]))
+		i++;
+	if (!strcmp(v + i, "") || !strcmp(v + i, "B") || !strcmp(v + i, "iB"))
+		return 1;
+	return 0;
+}
+
 void policy_parse(struct policy *p,
                   const char *(*get)(void *ctx, const char *name), void *ctx)
 {
@@ -188,6 +205,7 @@ void policy_parse(struct policy *p,
 	const char *app = get(ctx, "HPROFSTRIP_APP_ONLY");
 	const char *programs = get(ctx, "HPROFSTRIP_PROGRAMS");
 	const char *histo = get(ctx, "HPROFSTRIP_HISTO");
+	const char *suspects = get(ctx, "HPROFSTRIP_SUSPECTS");
 	const char *filter, *v;
 
 	memset(p, 0, sizeof *p);
@@ -197,6 +215,13 @@ void policy_parse(struct policy *p,
 	p->quiet = yes_no(p, "HPROFSTRIP_QUIET", quiet, 0);
 	p->app_only = yes_no(p, "HPROFSTRIP_APP_ONLY", app, 0);
 	p->histo = yes_no(p, "HPROFSTRIP_HISTO", histo, 1);
+	p->suspects = yes_no(p, "HPROFSTRIP_SUSPECTS", suspects, 0);
+	v = get(ctx, "HPROFSTRIP_SUSPECTS_MEMORY");
+	if (v && size_word(v))
+		snprintf(p->suspects_memory, sizeof p->suspects_memory, "%s", v);
+	else if (v && *v)
+		snprintf(p->suspects_memory_bad, sizeof p->suspects_memory_bad,
+		         "%s", v);
 	snprintf(p->programs, sizeof p->programs, "%s", programs ? programs : "");
 	p->dirs = strchr(p->pattern, '/') != NULL;
 	first_bad_glob(p->pattern, p->pattern_bad, sizeof p->pattern_bad);

@@ -33,6 +33,11 @@ struct policy {
 	int keep_strings;       /* HPROFSTRIP_KEEP=strings */
 	int keep_bitmaps;       /* HPROFSTRIP_KEEP=bitmaps */
 	int app_only;           /* HPROFSTRIP_APP_ONLY (yes/no, default no) */
+	int suspects;           /* HPROFSTRIP_SUSPECTS (yes/no, default no):
+	                           each dump's <dump>.suspects (suspects.c) */
+	char suspects_memory[24]; /* HPROFSTRIP_SUSPECTS_MEMORY, a size
+	                           ("256M"), or "" for the default */
+	char suspects_memory_bad[24]; /* ... a value that is no size */
 	int histo;              /* HPROFSTRIP_HISTO (yes/no, default yes):
 	                           each dump's <dump>.histo */
 	char bool_bad[96];      /* "HPROFSTRIP_X=value": the first yes/no

@@ -560,6 +560,8 @@ void session_finish(struct session *s, int fd)
 	}
 	if (s->piped)
 		end_child(s, fd);
+	/* HPROFSTRIP_SUSPECTS: the analysis of the file as it now is */
+	suspects_start(s);
 	s->piped = s->pipe_pending = 0;
 	s->kind = S_FREE;
 }

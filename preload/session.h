@@ -155,6 +155,12 @@ void histo_path(struct session *s, int dirfd);
  * cut_at) written to s->histo_path, s->top set; once a dump, and only if
  * it was counted. errno kept. */
 void histo_end(struct session *s, int cut, uint64_t cut_at);
+
+/* HPROFSTRIP_SUSPECTS (suspects.c): once s's dump closed whole, a child
+ * that writes <dump>.suspects, never waited for; the children ended,
+ * reaped (suspects_reap, never blocking) */
+void suspects_start(struct session *s);
+void suspects_reap(void);
 /* The process exits with s's dump open: its histogram of what came,
  * marked cut there, said; s stays as it is (a thread may still write). */
 void histo_exit(struct session *s);

@@ -346,9 +346,21 @@ static int finish(struct out *o)
 	case OUT_STREAM:
 		return close_own(&o->fd) ? (out_error(o, "", errno), -1) : 0;
 	case OUT_RENAME:
-		if (fchmod(o->fd, o->mode & ~current_umask()) ||
+		if (fchmod(o->fd, o->private_ ? 0600 : o->mode & ~current_umask()) ||
 		    close_own(&o->fd))
 			return out_error(o, "", errno), -1;
+		if (o->private_) {
+			/* never over a file that is there */
+			if (link(o->tmp, o->target)) {
+				if (!o->quiet)
+					cli_say("%s: %s: %s; left as it is\n",
+					        o->prog, o->name, errno == EEXIST
+					        ? "exists already" : strerror(errno));
+				return -1;
+			}
+			unlink(o->tmp);
+			return 0;
+		}
 		if (rename(o->tmp, o->target)) {
 			if (!o->quiet)
 				cli_say("%s: %s: cannot rename the "
@@ -395,7 +407,7 @@ void out_abort(struct out *o)
 		/* what went out cannot be taken back: end it inside a record
 		 * (a heap segment that promises 4 GiB), so no reader takes it
 		 * for a whole dump */
-		if (o->ob.flushed) {
+		if (o->ob.flushed && !o->text) {
 			static const unsigned char cut[9] = { 0x1C, 0, 0, 0, 0,
 			                                      0xFF, 0xFF, 0xFF, 0xFF };
 			if (io_pwrite_full(out_append, NULL, o->fd, cut, sizeof cut,

@@ -45,6 +45,10 @@ struct out {
 	uint64_t base;     /* file offset of output byte 0 */
 	struct io_outbuf ob;  /* the buffer in front of fd */
 	int err;           /* errno of the first failure */
+	int text;          /* a text output: a stream that fails gets no
+	                      HPROF end (out_abort) */
+	int private_;      /* 0600 whatever the input's, and a commit never
+	                      replaces a file (link, not rename) */
 	int said;          /* out_open's failure was told already */
 };
 

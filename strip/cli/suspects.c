@@ -19,14 +19,16 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <signal.h>
 #include <sys/resource.h>
 #include <sys/stat.h>
+#include <sys/syscall.h>
 #include <time.h>
 #include <unistd.h>
 
 struct sargs {
 	const char *in, *out, *tree;
-	int json, strong, redacted, salvage, verbosity;
+	int json, strong, redacted, salvage, verbosity, background, private_;
 	unsigned top;
 	uint64_t max_memory;
 };
@@ -89,6 +91,10 @@ static int parse(const struct cli_tool *t, struct sargs *a, int argc,
 			a->json = 1;
 		} else if (opts && !strcmp(s, "--strong")) {
 			a->strong = 1;
+		} else if (opts && !strcmp(s, "--background")) {
+			a->background = 1;
+		} else if (opts && !strcmp(s, "--private")) {
+			a->private_ = 1;
 		} else if (opts && !strcmp(s, "--redacted")) {
 			a->redacted = 1;
 		} else if (opts && !strcmp(s, "--salvage")) {
@@ -140,6 +146,9 @@ static int parse(const struct cli_tool *t, struct sargs *a, int argc,
 	}
 	if (a->out && !strcmp(a->out, "-"))
 		a->out = NULL;
+	if (a->private_ && !a->out)
+		return usage_error(t, a->verbosity, "--private needs -o FILE",
+		                   NULL);
 	if (a->tree && !strcmp(a->tree, "-") && !a->out)
 		return usage_error(t, a->verbosity, "--dominator-tree - (stdout) "
 		                   "needs -o FILE for the report", NULL);
@@ -192,6 +201,30 @@ static void dir_of(const char *path, char *buf, size_t cap)
 		snprintf(buf, cap, "%.*s", (int)(slash - path), path);
 }
 
+/* --background: what the shim starts after a dump stays out of the way:
+ * the lowest CPU and I/O priority, the first the kernel's OOM killer
+ * takes, and no end when its terminal's session does */
+static void background(void)
+{
+	int fd;
+
+	if (setpriority(PRIO_PROCESS, 0, 19)) {
+		/* at the priority it has */
+	}
+#ifdef SYS_ioprio_set
+	/* IOPRIO_WHO_PROCESS, this one, IOPRIO_CLASS_IDLE */
+	syscall(SYS_ioprio_set, 1, 0, 3 << 13);
+#endif
+	fd = open("/proc/self/oom_score_adj", O_WRONLY | O_CLOEXEC);
+	if (fd >= 0) {
+		if (write(fd, "1000", 4) != 4) {
+			/* the score it has */
+		}
+		close(fd);
+	}
+	signal(SIGHUP, SIG_IGN);
+}
+
 static double now(void)
 {
 	struct timespec ts;
@@ -220,6 +253,14 @@ int cli_suspects(const struct cli_tool *t, int argc, char **argv)
 	a.top = 10;
 	if ((rc = parse(t, &a, argc, argv)) >= 0)
 		return rc;
+	if (a.background)
+		background();
+	if (a.private_ && !lstat(a.out, &sb)) {
+		if (a.verbosity)
+			cli_say("%s: %s: exists already; left as it is\n",
+			        t->name, a.out);
+		return EXIT_BAD_INPUT;
+	}
 	memset(&o, 0, sizeof o);
 	o.prog = t->name;
 	o.name = a.in && strcmp(a.in, "-") ? a.in : "stdin";
@@ -246,10 +287,13 @@ int cli_suspects(const struct cli_tool *t, int argc, char **argv)
 		rc = EXIT_BAD_INPUT;
 		goto close_in;
 	}
-	if (out_open(&out, a.out, t->name, mode, !a.verbosity)) {
+	if (out_open(&out, a.out, t->name, a.private_ ? 0600 : mode,
+	             !a.verbosity)) {
 		rc = EXIT_BAD_INPUT;
 		goto close_in;
 	}
+	out.text = 1;
+	out.private_ = a.private_;
 	if (a.tree) {
 		static unsigned char tree_buf[1 << 16];
 		if (out_open_buf(&tree, strcmp(a.tree, "-") ? a.tree : NULL,
@@ -260,6 +304,7 @@ int cli_suspects(const struct cli_tool *t, int argc, char **argv)
 			goto close_in;
 		}
 		tree_open = 1;
+		tree.text = 1;
 	}
 	dir_of(a.out ? a.out : a.tree, dir, sizeof dir);
 	o.json = a.json;
