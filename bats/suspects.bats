@@ -152,14 +152,14 @@ agrees() {
 	# what the named ones must give
 	"$GD" write "$T/g/diamond.spec" "$T/g.hprof"
 	run tree_of "$T/g.hprof"
-	assert_line "0x28 0x10 2 4"
-	assert_line "0x30 0x28 1 0"
+	assert_line "0x28 0x10 2 12"
+	assert_line "0x30 0x28 1 4"
 	"$GD" write "$T/g/dangling.spec" "$T/g.hprof"
 	"$STRIP" --suspects -o "$T/rep" "$T/g.hprof"
 	grep -q "2 to ids not in the dump" "$T/rep"
 	"$GD" write "$T/g/duplicate.spec" "$T/g.hprof"
 	run tree_of "$T/g.hprof"
-	assert_line "0x20 0x18 1 0"
+	assert_line "0x20 0x18 1 8"
 	refute_line --partial "0x28 "
 }
 

@@ -30,8 +30,9 @@
  *   - a root's dominator is the virtual root (0x0); an id no object has
  *     is no reference; of two objects of one id the first counts; a file
  *     of several heap dumps is its first, to the first HEAP_DUMP_END.
- * Sizes: an instance's field bytes, an array's elements' bytes, a
- * class's static values' bytes. Exit 1 with a line on a dump that does
+ * Sizes, .histo's: an instance's class dump's instance size (without a
+ * class dump, its field bytes), an array's elements' bytes, each and an
+ * id for the header; a class's static values' bytes. Exit 1 with a line on a dump that does
  * not parse; 2 on usage or memory.
  */
 #include "walk.h"
@@ -320,7 +321,7 @@ static void read_dump(void)
 				o->id = s.id;
 				o->off = s.off;
 				o->size = s.tag == 0x20 ? class_statics(&s, NULL, NULL)
-				          : (uint64_t)s.count * s.esize;
+				          : (uint64_t)s.count * s.esize + id;
 				break;
 			case 0xFE:
 				break;
@@ -400,6 +401,18 @@ int main(int argc, char **argv)
 	walk_vec_sort(&texts, walk_by_key_off);
 	walk_vec_sort(&cnames, walk_by_key);
 	n = objs.n;
+	for (i = 0; i < n; i++) {
+		struct obj *o = (struct obj *)objs.p + i;
+		struct walk_sub s, c;
+		if (w.b[o->off] != 0x21)
+			continue;
+		s = sub_at(o->off);
+		if (class_dump_of(s.cls, &c)) {
+			uint64_t isz = walk_u(&w, c.off + 1 + 7 * w.idsize + 4, 4);
+			if (isz)
+				o->size = isz + w.idsize;
+		}
+	}
 	java_lang_class = class_of_name("java.lang.Class");
 	{
 		static const char *const jvm[12] = { 0, 0, 0, 0, "[Z", "[C",

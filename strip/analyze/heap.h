@@ -62,6 +62,7 @@ struct hclass {
 	                          HEAP_NONE: not known yet */
 	uint32_t nflat;
 	uint32_t bytes;        /* an instance's field bytes, supers' too */
+	uint32_t isize;        /* CLASS_DUMP's instance size */
 	uint32_t watch_off;    /* Android: mDestroyed's (an Activity) or
 	                          mFragmentManager's (a Fragment) offset */
 	uint8_t watch;         /* WATCH_* */

@@ -440,6 +440,17 @@ static int flatten(struct heap *h, uint32_t c)
 	return 0;
 }
 
+/* An instance's shallow bytes as .histo counts them: its class dump's
+ * instance size, or without one its field bytes, and an id for its
+ * header. */
+static uint64_t inst_size(const struct heap *h, uint32_t c, uint32_t len)
+{
+	const struct hclass *k = c == HEAP_NONE ? NULL : &H_CLS(h)[c];
+
+	return (k && k->obj != HEAP_NONE && k->isize ? k->isize : len) +
+	       (uint64_t)h->idsize;
+}
+
 /* an instance's references from its field bytes, its class c flattened */
 static int instance_edges(struct heap *h, uint32_t obj, uint32_t c,
                           const unsigned char *v, uint32_t len)
@@ -546,7 +557,7 @@ static int instance(struct heap *h, uint64_t id, uint64_t cid,
 		h->deferred++;
 		return 0;
 	}
-	obj = obj_add(h, id, len, OBJ_INSTANCE, c);
+	obj = obj_add(h, id, inst_size(h, c, len), OBJ_INSTANCE, c);
 	if (obj == HEAP_NONE || edge_add(h, h->strong ? 0 : cid))
 		return -1;
 	return instance_edges(h, obj, c, v, len);
@@ -565,7 +576,8 @@ static int undefer(struct heap *h)
 		memcpy(pair, b + p + 4, 16);
 		p += 20;
 		c = heap_class(h, pair[1]);
-		obj = obj_add(h, pair[0], len, OBJ_INSTANCE, class_get(h, pair[1]));
+		obj = obj_add(h, pair[0], inst_size(h, c, len), OBJ_INSTANCE,
+		              class_get(h, pair[1]));
 		if (obj == HEAP_NONE || edge_add(h, h->strong ? 0 : pair[1]))
 			return -1;
 		if (c != HEAP_NONE && flatten(h, c) == 0) {
@@ -635,6 +647,7 @@ static int class_dump(struct rd *r, uint64_t sub)
 	unsigned id = h->idsize, t, sz;
 	const unsigned char *p;
 	uint64_t cid, super, loader, statics = 0, sname;
+	uint32_t isize;
 	uint32_t c, obj, n, i, first;
 	struct hfield f;
 
@@ -642,6 +655,7 @@ static int class_dump(struct rd *r, uint64_t sub)
 	cid = rid(h, p);
 	super = rid(h, p + id + 4);
 	loader = rid(h, p + 2 * id + 4);
+	isize = be32(p + 7 * id + 4);
 	r->pos += 7 * id + 8;
 	/* the constant pool: u2 count, (u2 index, u1 type, value) */
 	NEED(p, r, 2, sub);
@@ -730,6 +744,7 @@ static int class_dump(struct rd *r, uint64_t sub)
 		k->obj = obj;
 		k->fields = first;
 		k->nfields = n;
+		k->isize = isize;
 		H_SIZE(h)[obj] = statics > UINT32_MAX ? UINT32_MAX
 		                                      : (uint32_t)statics;
 		h->shallow_total += statics;
@@ -764,7 +779,7 @@ static int obj_array(struct rd *r, uint64_t sub)
 	} else {
 		obj = class_get(h, cid);
 		if (obj != HEAP_NONE)
-			obj = obj_add(h, aid, (uint64_t)count * id, OBJ_ARRAY,
+			obj = obj_add(h, aid, (uint64_t)count * id + id, OBJ_ARRAY,
 			              obj);
 		if (obj == HEAP_NONE || edge_add(h, h->strong ? 0 : cid))
 			return -1;
@@ -780,7 +795,7 @@ static int obj_array(struct rd *r, uint64_t sub)
 			h->n = n0;
 			h->id.len -= 8, h->size.len -= 4, h->kind.len -= 1,
 			h->off.len -= 4, h->ocls.len -= 4;
-			h->shallow_total -= (uint64_t)count * id;
+			h->shallow_total -= (uint64_t)count * id + id;
 			return cut_at(r, sub);
 		}
 		for (uint32_t j = 0; j < k; j++) {
@@ -822,7 +837,7 @@ static int prim_array(struct rd *r, uint64_t sub, int nodata)
 		return cut_at(r, sub);
 	if (h->probe)
 		return 0;
-	obj = obj_add(h, aid, (uint64_t)count * sz, OBJ_PRIM | t << 2,
+	obj = obj_add(h, aid, (uint64_t)count * sz + id, OBJ_PRIM | t << 2,
 	              h->prim_class[t]);
 	if (obj == HEAP_NONE)
 		return -1;
