@@ -382,6 +382,13 @@ Try 'hprofstrip-run --help'."
 			[[ $txt == *"$o"* ]] || fail "$page does not mention $o"
 		done
 	done
+	# and every option of hprofstrip --suspects
+	run bash -c "'$B/hprofstrip' --suspects --help | grep -oE '^  +-[-a-zA-Z]+' | tr -d ' '"
+	[ "${#lines[@]}" -ge 10 ]
+	txt=$(text "$man/strip/cli/hprofstrip.1")
+	for o in "${lines[@]}" --background --private; do
+		[[ $txt == *"$o"* ]] || fail "hprofstrip.1 does not mention $o"
+	done
 	# the installed pages read
 	run --separate-stderr man -l "$U/share/man/man1/hprofstrip-run.1"
 	assert_success

@@ -306,7 +306,9 @@ int cli_suspects(const struct cli_tool *t, int argc, char **argv)
 		tree_open = 1;
 		tree.text = 1;
 	}
-	dir_of(a.out ? a.out : a.tree, dir, sizeof dir);
+	/* beside the report, the tree, or a file input */
+	dir_of(a.out ? a.out : a.tree && strcmp(a.tree, "-") ? a.tree
+	       : dc.seekable ? a.in : NULL, dir, sizeof dir);
 	o.json = a.json;
 	o.top = a.top;
 	o.strong = a.strong;
