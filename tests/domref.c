@@ -474,7 +474,8 @@ int main(int argc, char **argv)
 				push32(&rootlist, (uint32_t)(i + 1));
 			isroot[i + 1] = 1;
 		}
-	qsort(xs, nx, sizeof *xs, by_u64);
+	if (nx)
+		qsort(xs, nx, sizeof *xs, by_u64);
 	/* successors, into one list: node 0 the virtual root */
 	soff = calloc(n + 2, sizeof *soff);
 	if (!soff)
@@ -590,5 +591,11 @@ int main(int argc, char **argv)
 	}
 	if (fflush(stdout) || ferror(stdout))
 		return 2;
+	/* all given back, for LeakSanitizer's builds */
+	free(ret), free(cnt), free(idom), free(poff), free(pred), free(po);
+	free(rpo), free(st), free(cur), free(seen), free(soff), free(succ);
+	free(isroot), free(xs), free(rootlist.p), free(v.p), free(roots);
+	free(objs.p), free(texts.p), free(cnames.p);
+	walk_unload(&f);
 	return 0;
 }

@@ -20,7 +20,7 @@ uint64_t heap_size_of(const struct heap *h, uint32_t i)
 
 static int zeroed(struct big *b, size_t bytes)
 {
-	if (big_reserve(b, bytes))
+	if (big_reserve(b, bytes ? bytes : 1))
 		return -1;
 	memset(b->p, 0, bytes);
 	b->len = bytes;

@@ -240,7 +240,8 @@ static int roots_resolve(struct heap *h)
 	h->nroots = kept;
 	h->roots.len = kept * sizeof *r;
 	h->nxedge = h->xedge.len / 8;
-	qsort(h->xedge.p, h->nxedge, 8, by_pair);
+	if (h->nxedge)
+		qsort(h->xedge.p, h->nxedge, 8, by_pair);
 	return 0;
 }
 
