@@ -671,7 +671,7 @@ static int class_dump(struct rd *r, uint64_t sub)
 			return cut_at(r, sub);
 	}
 	struct step *ps = h->probe ? probe_find(h, cid) : NULL, *pe;
-	pe = h->probe + h->nprobe;
+	pe = h->probe ? h->probe + h->nprobe : NULL;
 	for (struct step *q = ps; q && q < pe && q->from == cid; q++)
 		if (q->to == super)
 			q->kind = STEP_SUPER;
@@ -868,17 +868,19 @@ static int inst(struct rd *r, uint64_t sub)
 		r->pos += len;
 		return instance(h, oid, cid, p, len);
 	}
-	/* a huge instance: gathered */
-	if (big_cap < len) {
-		unsigned char *b = realloc(big_fields, len);
-		if (!b)
-			return nomem(h);
-		big_fields = b;
-		big_cap = len;
-	}
+	/* a huge instance: gathered, its buffer grown as its bytes come
+	   (a length past the input's end costs what came, no more) */
 	for (uint32_t got = 0; got < len;) {
 		uint32_t k = len - got < RBUF / 2 ? len - got : RBUF / 2;
 		NEED(p, r, k, sub);
+		if (big_cap < (size_t)got + k) {
+			size_t cap = ((size_t)got + k) * 2;
+			unsigned char *b = realloc(big_fields, cap < len ? cap : len);
+			if (!b)
+				return nomem(h);
+			big_fields = b;
+			big_cap = cap < len ? cap : len;
+		}
 		memcpy(big_fields + got, p, k);
 		r->pos += k;
 		got += k;

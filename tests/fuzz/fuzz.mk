@@ -5,7 +5,7 @@
 #   make fuzz            every target FUZZ_SECONDS (1800); make -j2 fuzz
 #                        runs two at a time
 #   make fuzz-TARGET     one target for FUZZ_SECONDS (engine, restore, info,
-#                        diff)
+#                        suspects, diff)
 #   make fuzz-regress    replay the regression inputs only
 #   make fuzz-seeds      seeds cut from the corpus (HPROFSTRIP_CORPUS)
 #   make fuzz-coverage   line/branch coverage of strip/ by each target's
@@ -30,7 +30,7 @@ FUZZ_MAX_LEN ?= 131072
 OLD_REV = f918e88
 HAVE_OLD := $(shell git cat-file -e $(OLD_REV)^{commit} 2>/dev/null && echo yes)
 # (the targets built from their fuzz_TARGET.c and FUZZ_SRC alone)
-FUZZ_PLAIN_TARGETS = engine restore info
+FUZZ_PLAIN_TARGETS = engine restore info suspects
 FUZZ_TARGETS = $(FUZZ_PLAIN_TARGETS) $(if $(HAVE_OLD),diff)
 FUZZ_SKIP = $(if $(HAVE_OLD),,echo "fuzz diff: skipped: commit $(OLD_REV) \
 	(the old engine) is not in this clone (shallow?)";)
@@ -58,6 +58,13 @@ $(FUZZ_BUILD)/fuzz_info: tests/fuzz/fuzz_info.c strip/cli/info.c strip/cli/info.
 	@mkdir -p $(@D)
 	$(FUZZ_CC) $(FUZZ_CFLAGS) -o $@ tests/fuzz/fuzz_info.c strip/cli/info.c \
 		$(FUZZ_SRC)
+
+# the leak analysis (strip/analyze/), its own reader: no engine run
+$(FUZZ_BUILD)/fuzz_suspects: tests/fuzz/fuzz_suspects.c $(ANALYZE) $(ANALYZE_HDRS) \
+		strip/io/lineout.c $(FUZZ_DEPS)
+	@mkdir -p $(@D)
+	$(FUZZ_CC) $(FUZZ_CFLAGS) -o $@ tests/fuzz/fuzz_suspects.c $(ANALYZE) \
+		strip/io/lineout.c $(FUZZ_SRC)
 
 # The differential target's old side: the engine, cutrun.c and common.c
 # of OLD_REV (git archive into FUZZ_BUILD/old) and diff_side.c, compiled
@@ -105,6 +112,7 @@ $(FUZZ_SEEDS): $(FUZZ_BUILD)/mkseeds tests/fuzz/fuzz.mk
 	mkdir -p $(FUZZ_PLAIN_TARGETS:%=$(@D)/%) $(@D)/diff
 	$(FUZZ_BUILD)/mkseeds $(@D) $(HPROFSTRIP_CORPUS)/art/*.hprof $(HPROFSTRIP_CORPUS)/hotspot/*.hprof
 	cp $(@D)/engine/* $(@D)/diff/
+	cp $(@D)/engine/* $(@D)/suspects/
 	touch $@
 
 fuzz-build: $(FUZZ_BINS)
