@@ -88,6 +88,32 @@ static int to_file(struct big *b, size_t cap)
 	return 0;
 }
 
+/* A new array in memory of cap bytes from the largest kept mapping,
+ * grown or shrunk to it: 0, or -1 (none kept, or it would not move). */
+static int take_spare(struct big *b, size_t cap)
+{
+	struct big_pool *p = b->pool;
+	int i, best = -1;
+	void *q;
+
+	for (i = 0; i < 6; i++)
+		if (p->spare[i].p && (best < 0 || p->spare[i].cap > p->spare[best].cap))
+			best = i;
+	if (best < 0)
+		return -1;
+	q = p->spare[best].cap == cap ? p->spare[best].p
+	    : mremap(p->spare[best].p, p->spare[best].cap, cap, MREMAP_MAYMOVE);
+	if (q == MAP_FAILED)
+		return -1;
+	/* the kept bytes were counted: now this array's, resized */
+	p->used -= p->spare[best].cap;
+	p->spare[best].p = NULL;
+	account(b, 0, cap, 0);
+	b->p = q;
+	b->cap = cap;
+	return 0;
+}
+
 int big_reserve(struct big *b, size_t need)
 {
 	struct big_pool *p = b->pool;
@@ -106,6 +132,8 @@ int big_reserve(struct big *b, size_t need)
 		return to_file(b, cap);
 	if (b->fd >= 0 && ftruncate(b->fd, (off_t)cap))
 		return fail(b, errno);
+	if (!b->p && b->fd < 0 && take_spare(b, cap) == 0)
+		return 0;
 	if (!b->p)
 		q = mmap(NULL, cap, PROT_READ | PROT_WRITE,
 		         MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
@@ -113,6 +141,12 @@ int big_reserve(struct big *b, size_t need)
 		q = mremap(b->p, b->cap, cap, MREMAP_MAYMOVE);
 	if (q == MAP_FAILED)
 		return fail(b, errno);
+#ifdef MADV_HUGEPAGE
+	/* large arrays in huge pages where the kernel has them on request:
+	   a 512th of the page faults */
+	if (b->fd < 0 && cap >= ((size_t)8 << 20))
+		madvise(q, cap, MADV_HUGEPAGE);
+#endif
 	account(b, b->cap, cap, b->fd >= 0);
 	b->p = q;
 	b->cap = cap;
@@ -150,6 +184,18 @@ void big_trim(struct big *b)
 
 void big_free(struct big *b)
 {
+	struct big_pool *p = b->pool;
+	int i;
+
+	/* a large mapping in memory is kept for the next array (not under a
+	   cap: what is kept would count against it) */
+	for (i = 0; b->p && b->fd < 0 && !p->cap && b->cap >= ((size_t)1 << 20) &&
+	     i < 6; i++)
+		if (!p->spare[i].p) {
+			p->spare[i].p = b->p;
+			p->spare[i].cap = b->cap;
+			b->p = NULL;
+		}
 	if (b->p) {
 		munmap(b->p, b->cap);
 		account(b, b->cap, 0, b->fd >= 0);
@@ -157,4 +203,16 @@ void big_free(struct big *b)
 	if (b->fd >= 0)
 		close(b->fd);
 	big_init(b, b->pool);
+}
+
+void big_pool_end(struct big_pool *pool)
+{
+	int i;
+
+	for (i = 0; i < 6; i++)
+		if (pool->spare[i].p) {
+			munmap(pool->spare[i].p, pool->spare[i].cap);
+			pool->used -= pool->spare[i].cap;
+			pool->spare[i].p = NULL;
+		}
 }

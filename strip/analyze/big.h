@@ -20,6 +20,10 @@ struct big_pool {
 	const char *dir;       /* where temporary files go */
 	int files;             /* arrays that went to a file */
 	int err;               /* the first failure's errno */
+	/* mappings freed and kept for the next array, whose pages are
+	   there already (no page faults, no kernel zeroing): counted in
+	   used while kept */
+	struct { void *p; size_t cap; } spare[6];
 };
 
 struct big {
@@ -36,8 +40,21 @@ void big_init(struct big *b, struct big_pool *pool);
 int big_reserve(struct big *b, size_t need);
 /* Appends n bytes (b->len grows): 0 or -1 as big_reserve. */
 int big_put(struct big *b, const void *p, size_t n);
+/* big_put of one value, inline while there is room */
+static inline int big_put_fast(struct big *b, const void *p, size_t n)
+{
+	if (b->cap - b->len >= n) {
+		__builtin_memcpy((char *)b->p + b->len, p, n);
+		b->len += n;
+		return 0;
+	}
+	return big_put(b, p, n);
+}
+
 /* Gives back what is mapped past len. */
 void big_trim(struct big *b);
 void big_free(struct big *b);
+/* the kept mappings given back (the analysis's end) */
+void big_pool_end(struct big_pool *pool);
 
 #endif

@@ -107,7 +107,8 @@ struct heap {
 	struct big roots;      /* struct root[nroots]; after heap_resolve,
 	                          .id is the object's index */
 	uint64_t nroots;
-	uint32_t *obj_slot;    /* heap_resolve's id index: index + 1 */
+	struct big oslot;      /* heap_resolve's id index, */
+	uint32_t *obj_slot;    /* ... its slots: index + 1 */
 	uint64_t obj_slots;
 	/* classes, hashed by id */
 	struct big cls;        /* struct hclass[ncls] */

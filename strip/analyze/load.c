@@ -109,14 +109,25 @@ static uint32_t be32(const unsigned char *p)
 	       (uint32_t)p[2] << 8 | p[3];
 }
 
-static uint64_t rid(const struct heap *h, const unsigned char *p)
+static inline uint64_t rid(const struct heap *h, const unsigned char *p)
 {
-	uint64_t v = 0;
-	unsigned i;
+	uint64_t v;
+	uint32_t w;
 
-	for (i = 0; i < h->idsize; i++)
-		v = v << 8 | p[i];
-	return v;
+	if (h->idsize == 8) {
+		memcpy(&v, p, 8);
+#if __BYTE_ORDER__ == __ORDER_BIG_ENDIAN__
+		return v;
+#else
+		return __builtin_bswap64(v);
+#endif
+	}
+	memcpy(&w, p, 4);
+#if __BYTE_ORDER__ == __ORDER_BIG_ENDIAN__
+	return w;
+#else
+	return __builtin_bswap32(w);
+#endif
 }
 
 unsigned heap_type_size(const struct heap *h, unsigned t)
@@ -287,9 +298,9 @@ static uint32_t obj_add(struct heap *h, uint64_t id, uint64_t size,
 		h->bad = 1;
 		return HEAP_NONE;
 	}
-	if (big_put(&h->id, &id, 8) || big_put(&h->size, &s, 4) ||
-	    big_put(&h->kind, &k, 1) || big_put(&h->off, &off, 4) ||
-	    big_put(&h->ocls, &cls, 4)) {
+	if (big_put_fast(&h->id, &id, 8) || big_put_fast(&h->size, &s, 4) ||
+	    big_put_fast(&h->kind, &k, 1) || big_put_fast(&h->off, &off, 4) ||
+	    big_put_fast(&h->ocls, &cls, 4)) {
 		nomem(h);
 		return HEAP_NONE;
 	}
@@ -305,7 +316,7 @@ static uint32_t obj_add(struct heap *h, uint64_t id, uint64_t size,
 	return h->n++;
 }
 
-static int edge_add(struct heap *h, uint64_t to)
+static inline int edge_add(struct heap *h, uint64_t to)
 {
 	if (!to)
 		return 0;
@@ -315,7 +326,7 @@ static int edge_add(struct heap *h, uint64_t to)
 		h->bad = 1;
 		return -1;
 	}
-	if (big_put(&h->edge, &to, 8))
+	if (big_put_fast(&h->edge, &to, 8))
 		return nomem(h);
 	h->nedge++;
 	return 0;

@@ -27,6 +27,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #define PATH_ENDS 24           /* a path longer than 2 * this is cut */
 #define FANOUT_ROWS 5
@@ -841,10 +842,18 @@ static int put_tree(struct rep *r)
 	return i ? -1 : 0;
 }
 
+static double now(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (double)ts.tv_sec + ts.tv_nsec / 1e9;
+}
+
 static void result(struct suspects_result *res, const struct heap *h,
                    const struct big_pool *pool)
 {
 	res->objects = h->n;
+	res->references = h->nedge;
 	res->peak = pool->peak;
 	res->file_peak = pool->file_peak;
 	res->cut = h->cut;
@@ -884,13 +893,25 @@ int suspects_run(const struct suspects_opt *o, const struct heap_src *src,
 	r.d = &d;
 	r.l.out = io->out;
 	r.l.user = io->user;
+	double t = now(), t1;
 	if (heap_load(&h, src, o->salvage))
 		goto out;
-	if (heap_resolve(&h) || dom_compute(&d, &h)) {
+	t1 = now();
+	res->t_read = t1 - t;
+	if (heap_resolve(&h)) {
 		if (!h.err)
 			h.err = pool.err ? pool.err : ENOMEM;
 		goto out;
 	}
+	t = now();
+	res->t_resolve = t - t1;
+	if (dom_compute(&d, &h)) {
+		if (!h.err)
+			h.err = pool.err ? pool.err : ENOMEM;
+		goto out;
+	}
+	t1 = now();
+	res->t_dom = t1 - t;
 	res->reachable = d.k;
 	if (o->tree && put_tree(&r)) {
 		h.err = errno ? errno : EIO;
@@ -929,6 +950,7 @@ int suspects_run(const struct suspects_opt *o, const struct heap_src *src,
 		h.err = errno ? errno : EIO;
 		goto out;
 	}
+	res->t_report = now() - t1;
 	rc = 0;
 	goto out;
 nomem:
@@ -944,5 +966,6 @@ out:
 	big_free(&r.bfs);
 	dom_free(&d);
 	heap_free(&h);
+	big_pool_end(&pool);
 	return rc;
 }

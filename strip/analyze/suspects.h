@@ -44,7 +44,8 @@ struct suspects_io {
 
 /* What the run found, for the front end's messages. */
 struct suspects_result {
-	uint64_t objects, reachable, peak, file_peak;
+	uint64_t objects, reachable, references, peak, file_peak;
+	double t_read, t_resolve, t_dom, t_report;  /* seconds per phase */
 	int cut, bad, err;
 	uint64_t err_off, cut_off;
 	char msg[256];

@@ -375,13 +375,18 @@ int cli_suspects(const struct cli_tool *t, int argc, char **argv)
 	if (rc == 0 && a.verbosity >= 2) {
 		struct rusage ru;
 		getrusage(RUSAGE_SELF, &ru);
-		cli_say("%s: %s: %llu objects, %llu reachable; arrays held %llu "
-		        "KiB at most (%llu KiB in files), max RSS %ld KiB, %.2f s\n",
+		cli_say("%s: %s: %llu objects, %llu reachable, %llu references; "
+		        "arrays held %llu KiB at most (%llu KiB in files), max RSS "
+		        "%ld KiB (%.1f bytes an object); %.2f s (read %.2f, ids "
+		        "%.2f, dominators %.2f, report %.2f)\n",
 		        t->name, o.name, (unsigned long long)res.objects,
 		        (unsigned long long)res.reachable,
+		        (unsigned long long)res.references,
 		        (unsigned long long)(res.peak >> 10),
 		        (unsigned long long)(res.file_peak >> 10),
-		        (long)ru.ru_maxrss, now() - t0);
+		        (long)ru.ru_maxrss, res.objects ? (double)ru.ru_maxrss *
+		        1024 / (double)res.objects : 0, now() - t0, res.t_read,
+		        res.t_resolve, res.t_dom, res.t_report);
 	}
 	rc = rc ? EXIT_BAD_INPUT : EXIT_OK;
 close_in:
