@@ -39,6 +39,10 @@
 #      HotSpot's order and ART's form, and the corpus's Dalvik dump: full,
 #      plain strip and --keep-bitmaps sizes, the arrays kept from a file
 #      and from a pipe
+#  12. the leak analysis, hprofstrip --suspects (tests/bench/suspects.sh):
+#      against cat, VisualVM's library and --max-memory at a quarter, on a
+#      1 GiB small-object heap and a 10-million-object cache leak; peak
+#      RSS per object
 #  11. what a process that never dumps pays for the shim in its
 #      LD_PRELOAD (tests/bench/bystander.sh, also make bench-bystander):
 #      process starts, a file loop, tar x and a JVM's start, each paired
@@ -494,4 +498,6 @@ BUILD=$B BENCH_DIR=$W "$here/histo.sh"
 BUILD=$B BENCH_DIR=$W "$here/bitmaps.sh"
 # ---- 11. what a bystander pays -------------------------------------------
 BUILD=$B BENCH_DIR=$W "$here/bystander.sh"
+# ---- 12. the leak analysis -------------------------------------------------
+BUILD=$B BENCH_DIR=$W "$here/suspects.sh"
 footer
