@@ -292,9 +292,9 @@ static uint32_t obj_add(struct heap *h, uint64_t id, uint64_t size,
 	uint32_t off = (uint32_t)h->nedge;
 	uint8_t k = (uint8_t)kind;
 
-	if (h->n == HEAP_NONE - 1 || h->nedge > UINT32_MAX - (1u << 24)) {
-		snprintf(h->msg, sizeof h->msg, "more than 4 billion objects "
-		         "or references: past what --suspects holds");
+	if (h->n >= 0x7FFFFFFFu || h->nedge > UINT32_MAX - (1u << 24)) {
+		snprintf(h->msg, sizeof h->msg, "more than 2^31 objects or 4 "
+		         "billion references: past what --suspects holds");
 		h->bad = 1;
 		return HEAP_NONE;
 	}

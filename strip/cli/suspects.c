@@ -159,6 +159,9 @@ struct again {
 	struct decomp *dc;
 	const char *name, *prog;
 	int verbosity;
+	int first_failed;      /* the first pass's decompressor failed */
+	int first_cut;         /* ... saying its input was cut short */
+	char first_msg[512];
 };
 
 /* the input from its start again: a file seeked back, a compressed file
@@ -171,7 +174,12 @@ static int read_again(void *user, struct heap_src *src)
 	if (!d->seekable)
 		return -1;
 	if (d->prog) {
-		decomp_finish(d, 1);
+		/* the first pass's decompressor has its word first */
+		if (decomp_finish(d, 0)) {
+			g->first_failed = 1;
+			g->first_cut = d->cut;
+			snprintf(g->first_msg, sizeof g->first_msg, "%s", d->msg);
+		}
 		if (decomp_start(d))
 			return -1;
 		src->fd = d->fd;
@@ -323,6 +331,7 @@ int cli_suspects(const struct cli_tool *t, int argc, char **argv)
 	io.user = &out;
 	io.tree_out = out_write;
 	io.tree_user = &tree;
+	memset(&g, 0, sizeof g);
 	g.dc = &dc;
 	g.name = o.name;
 	g.prog = t->name;
@@ -333,7 +342,13 @@ int cli_suspects(const struct cli_tool *t, int argc, char **argv)
 	src.head = dc.head;
 	src.head_len = dc.prog ? 0 : dc.head_len;
 	rc = suspects_run(&o, &src, &io, &res);
-	/* a compressed input: its decompressor's word on it */
+	/* a compressed input: its decompressor's word on it (the first
+	   pass's, when the input was decompressed again for the paths) */
+	if (rc == 0 && g.first_failed && !(a.salvage && g.first_cut)) {
+		if (a.verbosity)
+			cli_say("%s: %s: %s\n", t->name, o.name, g.first_msg);
+		rc = -2;
+	}
 	if (dc.prog && decomp_finish(&dc, rc != 0) && rc == 0 &&
 	    !(a.salvage && dc.cut)) {
 		if (a.verbosity)
