@@ -332,53 +332,41 @@ static inline int edge_add(struct heap *h, uint64_t to)
 	return 0;
 }
 
-/* java.lang.ref's classes, by name (HotSpot's '/' or ART's '.') */
-static int ref_kind_named(const char *t, uint32_t n)
+/* The classes the analysis knows by name (HotSpot's '/' or ART's '.'):
+ * java.lang.ref's, whose referent --strong does not follow, and
+ * Android's Activity and Fragments, whose state the report reads. *ref
+ * and *watch: REF_NONE and WATCH_NONE for any other. */
+static void class_named(const char *t, uint32_t n, uint8_t *ref,
+                        uint8_t *watch)
 {
-	static const struct { const char *name; int kind; } k[] = {
-		{ "java.lang.ref.SoftReference", REF_SOFT },
-		{ "java.lang.ref.WeakReference", REF_WEAK },
-		{ "java.lang.ref.PhantomReference", REF_PHANTOM },
-		{ "java.lang.ref.FinalReference", REF_FINAL },
-		{ "java.lang.ref.FinalizerReference", REF_FINAL },
-		{ "java.lang.ref.Reference", REF_OTHER },
+	static const struct { const char *name; uint8_t ref, watch; } k[] = {
+		{ "java.lang.ref.SoftReference", REF_SOFT, WATCH_NONE },
+		{ "java.lang.ref.WeakReference", REF_WEAK, WATCH_NONE },
+		{ "java.lang.ref.PhantomReference", REF_PHANTOM, WATCH_NONE },
+		{ "java.lang.ref.FinalReference", REF_FINAL, WATCH_NONE },
+		{ "java.lang.ref.FinalizerReference", REF_FINAL, WATCH_NONE },
+		{ "java.lang.ref.Reference", REF_OTHER, WATCH_NONE },
+		{ "android.app.Activity", REF_NONE, WATCH_ACTIVITY },
+		{ "android.app.Fragment", REF_NONE, WATCH_FRAGMENT },
+		{ "androidx.fragment.app.Fragment", REF_NONE, WATCH_FRAGMENT },
+		{ "android.support.v4.app.Fragment", REF_NONE, WATCH_FRAGMENT },
 	};
 	char b[64];
 	uint32_t i;
 
+	*ref = REF_NONE;
+	*watch = WATCH_NONE;
 	if (n >= sizeof b)
-		return REF_NONE;
+		return;
 	for (i = 0; i < n; i++)
 		b[i] = t[i] == '/' ? '.' : t[i];
 	b[n] = 0;
 	for (i = 0; i < sizeof k / sizeof *k; i++)
-		if (!strcmp(b, k[i].name))
-			return k[i].kind;
-	return REF_NONE;
-}
-
-static int watch_named(const char *t, uint32_t n)
-{
-	static const char *const act[] = { "android.app.Activity", NULL };
-	static const char *const frag[] = {
-		"android.app.Fragment", "androidx.fragment.app.Fragment",
-		"android.support.v4.app.Fragment", NULL
-	};
-	char b[64];
-	uint32_t i;
-
-	if (n >= sizeof b)
-		return WATCH_NONE;
-	for (i = 0; i < n; i++)
-		b[i] = t[i] == '/' ? '.' : t[i];
-	b[n] = 0;
-	for (i = 0; act[i]; i++)
-		if (!strcmp(b, act[i]))
-			return WATCH_ACTIVITY;
-	for (i = 0; frag[i]; i++)
-		if (!strcmp(b, frag[i]))
-			return WATCH_FRAGMENT;
-	return WATCH_NONE;
+		if (!strcmp(b, k[i].name)) {
+			*ref = k[i].ref;
+			*watch = k[i].watch;
+			return;
+		}
 }
 
 /* Class c's instance layout, its supers' included: the reference offsets
@@ -409,10 +397,13 @@ static int flatten(struct heap *h, uint32_t c)
 	for (d = c; d != HEAP_NONE; d = q->super ? heap_class(h, q->super)
 	                                         : HEAP_NONE) {
 		q = &H_CLS(h)[d];
+		uint8_t qref = REF_NONE, qwatch = WATCH_NONE;
 		t = heap_text(h, q->name, &tlen);
-		if (t && ref == REF_NONE)
-			ref = (uint8_t)ref_kind_named(t, tlen);
-		w = t ? watch_named(t, tlen) : WATCH_NONE;
+		if (t)
+			class_named(t, tlen, &qref, &qwatch);
+		if (ref == REF_NONE)
+			ref = qref;
+		w = qwatch;
 		for (i = 0; i < q->nfields; i++) {
 			const struct hfield *f = &H_FIELDS(h)[q->fields + i];
 			unsigned sz = heap_type_size(h, f->type);
