@@ -170,7 +170,7 @@ static uint32_t eval(uint32_t *anc, uint32_t *label, const uint32_t *semi,
 	return label[p];
 }
 
-int dom_compute(struct dom *d, const struct heap *h)
+int dom_compute(struct dom *d, struct heap *h)
 {
 	struct big par, poff, pred, label, semi, stack;
 	uint32_t *anc, *lab, *sem, *idom, *po, *pr, t, k, u;
@@ -184,6 +184,8 @@ int dom_compute(struct dom *d, const struct heap *h)
 	big_init(&d->idom, h->pool);
 	big_init(&d->ret, h->pool);
 	big_init(&d->cnt, h->pool);
+	big_init(&d->foff, h->pool);
+	big_init(&d->fwd, h->pool);
 	big_init(&par, h->pool);
 	big_init(&poff, h->pool);
 	big_init(&pred, h->pool);
@@ -197,6 +199,12 @@ int dom_compute(struct dom *d, const struct heap *h)
 	k = d->k;
 	if (preds(d, h, &poff, &pred))
 		goto out;
+	/* every reference that counts is in the predecessor lists now: the
+	   heap's are given back, and so are the objects' numbers (vert
+	   maps numbers to objects; the report needs no way back) */
+	big_free(&h->edge);
+	big_free(&h->off);
+	big_free(&d->pre);
 	if (big_reserve(&d->idom, ((size_t)k + 1) * 4) ||
 	    big_reserve(&label, ((size_t)k + 1) * 4) ||
 	    big_reserve(&semi, ((size_t)k + 1) * 4))
@@ -223,8 +231,6 @@ int dom_compute(struct dom *d, const struct heap *h)
 		}
 		sem[t] = s;
 	}
-	big_free(&pred);
-	big_free(&poff);
 	big_free(&label);
 	big_free(&par);
 	big_free(&stack);
@@ -237,6 +243,34 @@ int dom_compute(struct dom *d, const struct heap *h)
 		idom[t] = u;
 	}
 	big_free(&semi);
+	/* the references forward again, by number, from the predecessor
+	   lists (the virtual root's aside), for the report's paths */
+	if (zeroed(&d->foff, ((size_t)k + 2) * 4))
+		goto out;
+	{
+		uint32_t *fo = d->foff.p, *fw, s;
+		uint64_t sum = 0;
+		for (j = 0; j < po[k + 1]; j++)
+			if (pr[j])
+				fo[pr[j] + 1]++;
+		for (t = 0; t <= k; t++) {
+			sum += fo[t + 1];
+			fo[t + 1] = (uint32_t)sum;
+		}
+		if (big_reserve(&d->fwd, (size_t)sum * 4 + 4))
+			goto out;
+		d->fwd.len = (size_t)sum * 4;
+		fw = d->fwd.p;
+		for (t = 1; t <= k; t++)
+			for (j = po[t]; j < po[t + 1]; j++)
+				if ((s = pr[j]) != 0)
+					fw[fo[s]++] = t;
+		for (t = k + 1; t > 0; t--)
+			fo[t] = fo[t - 1];
+		fo[0] = 0;
+	}
+	big_free(&pred);
+	big_free(&poff);
 	/* retained: each object's own, then up to its dominator */
 	if (zeroed(&d->ret, ((size_t)k + 1) * 8) ||
 	    zeroed(&d->cnt, ((size_t)k + 1) * 4))
@@ -264,6 +298,8 @@ out:
 
 void dom_free(struct dom *d)
 {
+	big_free(&d->foff);
+	big_free(&d->fwd);
 	big_free(&d->pre);
 	big_free(&d->vert);
 	big_free(&d->idom);

@@ -9,9 +9,11 @@
  * nearest common ancestor), iterative throughout: a chain of millions of
  * objects needs no deep recursion.
  *
- * Memory, per reachable object: 4 bytes for its number (per object),
- * 4 its object, 4 its dominator, 12 its retained bytes and count; while
- * computing, 12 more and 4 per reference for the predecessor lists.
+ * Memory, per reachable object: 4 its object, 4 its dominator, 12 its retained bytes and count, 4 its
+ * references' offset and 4 a reference. While computing: the tree
+ * parent, semidominator and label (4 each) and the predecessor lists (4
+ * an object and 4 a reference), once the heap's references and the
+ * numbers are given back (their peak: while the lists are built, both).
  */
 #ifndef HPROFSTRIP_ANALYZE_DOM_H
 #define HPROFSTRIP_ANALYZE_DOM_H
@@ -21,12 +23,16 @@
 struct dom {
 	uint32_t k;            /* reachable objects, numbered 1..k */
 	struct big pre;        /* uint32_t[n]: object -> number, 0: not
-	                          reachable */
+	                          reachable; given back once the
+	                          predecessor lists are built */
 	struct big vert;       /* uint32_t[k + 1]: number -> object */
 	struct big idom;       /* uint32_t[k + 1]: number -> its immediate
 	                          dominator's number, 0: the virtual root */
 	struct big ret;        /* uint64_t[k + 1]: retained bytes */
 	struct big cnt;        /* uint32_t[k + 1]: retained objects */
+	struct big foff, fwd;  /* the references between reachable objects,
+	                          by number: t's are fwd[foff[t], foff[t + 1])
+	                          (none into a root) */
 	uint64_t reach_bytes;  /* the reachable objects' shallow bytes */
 };
 
@@ -35,9 +41,13 @@ struct dom {
 #define D_IDOM(d) ((uint32_t *)(d)->idom.p)
 #define D_RET(d) ((uint64_t *)(d)->ret.p)
 #define D_CNT(d) ((uint32_t *)(d)->cnt.p)
+#define D_FOFF(d) ((uint32_t *)(d)->foff.p)
+#define D_FWD(d) ((uint32_t *)(d)->fwd.p)
 
-/* 0, or -1: no memory (h->pool->err) */
-int dom_compute(struct dom *d, const struct heap *h);
+/* 0, or -1: no memory (h->pool->err). The heap's references (h->edge,
+ * h->off) are given back on the way: afterwards they are d's, by number
+ * (foff, fwd). */
+int dom_compute(struct dom *d, struct heap *h);
 void dom_free(struct dom *d);
 /* the numbers 1..k in the order of their objects' ids, into order
  * (uint32_t[k]): 0 or -1 */

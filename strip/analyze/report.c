@@ -41,8 +41,11 @@ struct rep {
 	struct dom *d;
 	struct io_line l;
 	struct big choff, ch;          /* the dominator tree's children */
-	struct big bfs;                /* uint32_t[n]: breadth-first parent,
-	                                  HEAP_NONE unseen; a root its own */
+	struct big bfs;                /* uint32_t[k + 1], by number: the
+	                                  breadth-first parent, HEAP_NONE
+	                                  unseen; a root its own */
+	uint32_t *wt;                  /* the watched objects' numbers, 0: not
+	                                  reachable */
 	struct step *steps;            /* the paths' steps, labelled */
 	size_t nsteps;
 	int labelled;                  /* the dump was read again */
@@ -88,42 +91,46 @@ static int children(struct rep *r)
 static int bfs(struct rep *r)
 {
 	const struct heap *h = r->h;
+	const struct dom *d = r->d;
+	const uint32_t *fo = D_FOFF(d), *fw = D_FWD(d);
 	struct big q;
-	uint32_t *par, *qu;
+	uint32_t *par, *qu, t, k = d->k;
 	size_t head = 0, tail = 0;
-	uint64_t i;
 
 	big_init(&q, h->pool);
-	if (big_reserve(&r->bfs, (size_t)h->n * 4 + 4) ||
-	    big_reserve(&q, (size_t)r->d->k * 4 + 4)) {
+	if (big_reserve(&r->bfs, ((size_t)k + 1) * 4) ||
+	    big_reserve(&q, ((size_t)k + 1) * 4)) {
 		big_free(&q);
 		return pool_fail(r);
 	}
 	par = r->bfs.p;
 	qu = q.p;
-	memset(par, 0xFF, (size_t)h->n * 4);
-	for (i = 0; i < h->nroots; i++) {
-		uint32_t o = (uint32_t)H_ROOTS(h)[i].id;
-		if (par[o] == HEAP_NONE) {
-			par[o] = o;
-			qu[tail++] = o;
+	memset(par, 0xFF, ((size_t)k + 1) * 4);
+	/* the roots, in the order of the dump's root list (the order they
+	   were numbered in: nothing but the virtual root leads to a root) */
+	for (t = 1; t <= k; t++)
+		if (H_KIND(h)[D_VERT(d)[t]] & KIND_ROOT) {
+			par[t] = t;
+			qu[tail++] = t;
 		}
-	}
 	while (head < tail) {
-		uint32_t v = qu[head++];
-		FOR_SUCC(h, v, w, {
-			if (par[w] == HEAP_NONE) {
-				par[w] = v;
-				qu[tail++] = w;
+		uint32_t v = qu[head++], j;
+		for (j = fo[v]; j < fo[v + 1]; j++)
+			if (par[fw[j]] == HEAP_NONE) {
+				par[fw[j]] = v;
+				qu[tail++] = fw[j];
 			}
-		});
 	}
 	big_free(&q);
+	/* the references are not needed again */
+	big_free(&r->d->foff);
+	big_free(&r->d->fwd);
 	return 0;
 }
 
-/* the objects of the path from a root to o, root first, into p (cap):
- * how many there are (more than cap: the first and last cap/2 kept) */
+/* the objects (their numbers) of the path from a root to number o, root
+ * first, into p (cap): how many there are (more than cap: the first and
+ * last cap/2 kept) */
 static size_t path_of(const struct rep *r, uint32_t o, uint32_t *p,
                       size_t cap)
 {
@@ -185,7 +192,7 @@ static int label(struct rep *r, const uint32_t *targets, size_t n)
 		m = len < 2 * PATH_ENDS ? len : 2 * PATH_ENDS;
 		for (j = 0; j + 1 < m; j++)
 			if ((len <= 2 * PATH_ENDS || j + 1 != PATH_ENDS) &&
-			    step_add(r, p[j], p[j + 1]))
+			    step_add(r, D_VERT(r->d)[p[j]], D_VERT(r->d)[p[j + 1]]))
 				return -1;
 	}
 	if (!r->nsteps)
@@ -283,7 +290,7 @@ static double share(const struct rep *r, uint64_t b)
 	return r->d->reach_bytes ? (double)b / (double)r->d->reach_bytes : 0;
 }
 
-/* the path to o, as lines (text) or a JSON array */
+/* the path to number o, as lines (text) or a JSON array */
 static void put_path(struct rep *r, uint32_t o, const char *indent)
 {
 	uint32_t p[2 * PATH_ENDS];
@@ -295,8 +302,7 @@ static void put_path(struct rep *r, uint32_t o, const char *indent)
 	if (r->o->json)
 		io_put(&r->l, "[");
 	for (j = 0; j < m; j++) {
-		uint32_t v = p[j];
-		uint32_t t = D_PRE(r->d)[v];
+		uint32_t t = p[j], v = D_VERT(r->d)[t];
 		int elided = len > 2 * PATH_ENDS && j == PATH_ENDS;
 		obj_name(h, v, name, sizeof name);
 		if (j == 0)
@@ -304,7 +310,7 @@ static void put_path(struct rep *r, uint32_t o, const char *indent)
 		else if (elided)
 			snprintf(lab, sizeof lab, "...");
 		else
-			step_text(r, p[j - 1], v, lab, sizeof lab);
+			step_text(r, D_VERT(r->d)[p[j - 1]], v, lab, sizeof lab);
 		if (r->o->json) {
 			io_put(&r->l, "%s{\"%s\":", j ? "," : "",
 			       j == 0 ? "root" : "via");
@@ -493,6 +499,45 @@ static struct grp *by_class(struct rep *r, size_t *rows)
 	return g;
 }
 
+/* the watched objects' numbers (r->wt), from one pass over the numbers:
+ * the objects' own numbers were given back with the dominators */
+static int by_u32(const void *a, const void *b)
+{
+	const uint32_t *x = a, *y = b;
+	return *x < *y ? -1 : *x > *y;
+}
+
+static int watched_numbers(struct rep *r)
+{
+	const struct heap *h = r->h;
+	const struct watched *w = h->watched.p;
+	uint32_t *objs, *hit, t;
+	uint64_t i, n = h->nwatched;
+
+	r->wt = calloc(n + 1, sizeof *r->wt);
+	objs = malloc((n + 1) * 2 * sizeof *objs);
+	if (!r->wt || !objs) {
+		free(objs);
+		return -1;
+	}
+	for (i = 0; i < n; i++) {
+		objs[2 * i] = w[i].obj;
+		objs[2 * i + 1] = 0;
+	}
+	qsort(objs, n, 2 * sizeof *objs, by_u32);
+	for (t = 1; n && t <= r->d->k; t++) {
+		hit = bsearch(&D_VERT(r->d)[t], objs, n, 2 * sizeof *objs, by_u32);
+		if (hit)
+			hit[1] = t;
+	}
+	for (i = 0; i < n; i++) {
+		hit = bsearch(&w[i].obj, objs, n, 2 * sizeof *objs, by_u32);
+		r->wt[i] = hit ? hit[1] : 0;
+	}
+	free(objs);
+	return 0;
+}
+
 /* ---- the report ------------------------------------------------------------------ */
 
 struct top {
@@ -663,7 +708,7 @@ static void put_top(struct rep *r, const struct top *tp, size_t n)
 			io_put(&r->l, ",");
 			put_object(r, a, "accumulation");
 			io_put(&r->l, ",\"path\":");
-			put_path(r, D_VERT(r->d)[a], "");
+			put_path(r, a, "");
 			io_put(&r->l, ",\"fanout\":");
 			put_fanout(r, a);
 			io_put(&r->l, "}");
@@ -691,7 +736,7 @@ static void put_top(struct rep *r, const struct top *tp, size_t n)
 		}
 		io_put(&r->l, "    the shortest path from a GC root:\n");
 		io_flush(&r->l);
-		put_path(r, D_VERT(r->d)[a], "      ");
+		put_path(r, a, "      ");
 		if (CH_OFF(r)[a + 1] > CH_OFF(r)[a]) {
 			io_put(&r->l, "    what %s holds, by class:\n",
 			       a != t ? "it" : "the object");
@@ -771,7 +816,7 @@ static void put_android(struct rep *r)
 			         "(mFragmentManager null)");
 		first = 1;
 		for (i = 0; i < h->nwatched; i++) {
-			uint32_t o = w[i].obj, t = D_PRE(r->d)[o];
+			uint32_t o = w[i].obj, t = r->wt[i];
 			if (w[i].watch != kind || !t)
 				continue;
 			obj_name(h, o, name, sizeof name);
@@ -782,14 +827,14 @@ static void put_android(struct rep *r)
 				io_json_string(&r->l, name);
 				io_put(&r->l, ",\"retained\":%llu,\"path\":",
 				       (unsigned long long)D_RET(r->d)[t]);
-				put_path(r, o, "");
+				put_path(r, t, "");
 				io_put(&r->l, "}");
 			} else {
 				io_put(&r->l, "  %s @ 0x%llx retains %llu bytes\n",
 				       name, (unsigned long long)H_ID(h)[o],
 				       (unsigned long long)D_RET(r->d)[t]);
 				io_flush(&r->l);
-				put_path(r, o, "      ");
+				put_path(r, t, "      ");
 			}
 			first = 0;
 			io_flush(&r->l);
@@ -917,7 +962,8 @@ int suspects_run(const struct suspects_opt *o, const struct heap_src *src,
 		h.err = errno ? errno : EIO;
 		goto out;
 	}
-	if (children(&r))
+	/* the paths first: the references are given back after them */
+	if (bfs(&r) || children(&r))
 		goto nomem;
 	tp = calloc(o->top ? o->top : 1, sizeof *tp);
 	targets = calloc(2 * (size_t)(o->top ? o->top : 1) + h.nwatched + 1,
@@ -927,14 +973,14 @@ int suspects_run(const struct suspects_opt *o, const struct heap_src *src,
 	n = biggest(&r, tp, o->top);
 	for (i = 0; i < n; i++) {
 		tp[i].acc = accumulation(&r, tp[i].t);
-		targets[nt++] = D_VERT(&d)[tp[i].acc];
+		targets[nt++] = tp[i].acc;
 	}
-	for (i = 0; i < h.nwatched; i++) {
-		uint32_t w = ((const struct watched *)h.watched.p)[i].obj;
-		if (D_PRE(&d)[w])
-			targets[nt++] = w;
-	}
-	if (bfs(&r) || label(&r, targets, nt))
+	if (watched_numbers(&r))
+		goto nomem;
+	for (i = 0; i < h.nwatched; i++)
+		if (r.wt[i])
+			targets[nt++] = r.wt[i];
+	if (label(&r, targets, nt))
 		goto nomem;
 	put_header(&r);
 	put_top(&r, tp, n);
@@ -961,6 +1007,7 @@ out:
 	free(tp);
 	free(targets);
 	free(r.steps);
+	free(r.wt);
 	big_free(&r.choff);
 	big_free(&r.ch);
 	big_free(&r.bfs);
