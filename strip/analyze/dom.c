@@ -316,7 +316,6 @@ int dom_by_id(const struct dom *d, const struct heap *h, struct big *order)
 	const uint64_t *id = H_ID(h);
 	const uint32_t *vert = D_VERT(d);
 	uint32_t *a, *b, *s, k = d->k, t;
-	size_t width;
 
 	big_init(&tmp, h->pool);
 	if (big_reserve(order, (size_t)k * 4 + 4) ||
@@ -357,7 +356,6 @@ int dom_by_id(const struct dom *d, const struct heap *h, struct big *order)
 		if (runs <= 1)
 			break;
 	}
-	(void)width;
 	if (a != order->p)
 		memcpy(order->p, a, (size_t)k * 4);
 	big_free(&tmp);

@@ -361,11 +361,6 @@ const char *heap_class_name(const struct heap *h, uint32_t c, char *buf,
 	return buf;
 }
 
-uint32_t heap_class_of(const struct heap *h, uint32_t i)
-{
-	return H_OCLS(h)[i];
-}
-
 const char *heap_obj_class_name(const struct heap *h, uint32_t i, char *buf,
                                 size_t cap)
 {

@@ -201,9 +201,6 @@ void heap_xedges(const struct heap *h, uint32_t i, uint64_t *a, uint64_t *b);
 uint32_t heap_class(const struct heap *h, uint64_t id);
 /* STRING id's text, NULL if none */
 const char *heap_text(const struct heap *h, uint64_t id, uint32_t *len);
-/* The class of object i: its class index, or HEAP_NONE; a class
- * object's is the class itself (heap.kind says OBJ_CLASS) */
-uint32_t heap_class_of(const struct heap *h, uint32_t i);
 /* A class's name as Java source writes it ("java.util.HashMap$Node[]",
  * "byte[]"), into buf (always ended): buf. */
 const char *heap_class_name(const struct heap *h, uint32_t c, char *buf,
