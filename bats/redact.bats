@@ -502,7 +502,7 @@ Try 'hprofstrip --help'."
 	[ "$(awk '{ n += $2 } END { print n }' "$T/red.depths")" -eq 500 ]
 }
 
-@test "shim: replayed with each runtime's system calls, HPROFSTRIP_REDACT=values gives hprofstrip --redact's bytes" {
+@test "shim: replayed with each runtime's system calls, HPROFSTRIP_REDACT=values gives hprofstrip --redact's bytes (JDK 22 and 25's segment files too)" {
 	local f n mode said
 	for f in "$D/orig.hprof" $(corpus_files); do
 		n=$(basename "$f")
@@ -510,7 +510,7 @@ Try 'hprofstrip --help'."
 		run --separate-stderr bash -c 'cat "$1" | "$2" --redact -o "$3"' _ "$f" "$STRIP" "$T/want"
 		assert_success
 		said=$(printf '%s\n' "$stderr" | sed -n 's/^hprofstrip: stdin: --redact: \([0-9]*\) instances .*/\1/p')
-		for mode in random threads jdk8 art pwrite writev; do
+		for mode in random threads jdk8 art pwrite writev jdk22 jdk25; do
 			rm -f "$T/$mode.hprof"
 			HPROFSTRIP_REDACT=values LD_PRELOAD=$SHIM timeout 60 \
 				"$REPLAY" "$mode" "$f" "$T/$mode.hprof" 7 2>"$T/err" ||
@@ -536,13 +536,65 @@ Try 'hprofstrip --help'."
 	histo "$T/s.r.hprof" >"$T/red.histo"
 	histo "$D/plain.r.hprof" >"$T/plain.histo"
 	diff "$T/plain.histo" "$T/red.histo"
-	# JDK 22's segment files: no secret either (each .pN is its own
-	# stream, without the class dumps: every instance's fields are zeros)
+	# JDK 22's segment files: exactly the same, no secret either
 	rm -f "$T/jdk22.hprof"
 	HPROFSTRIP_REDACT=values LD_PRELOAD=$SHIM timeout 60 \
 		"$REPLAY" jdk22 "$D/orig.hprof" "$T/jdk22.hprof" 7 2>"$T/err"
+	cmp_dump "$T/jdk22.hprof" "$T/want"
 	assert_no_secret "$T/jdk22.hprof"
-	assert_stripped_dump "$T/jdk22.hprof"
+}
+
+# sealed_run NAME N KILL LEVEL: a JDK 25 replay of Secrets' dump as
+# $T/d/NAME with N dumpers under HPROFSTRIP_REDACT=LEVEL, the segment
+# files hard-linked into $T/keep as they were before the merge;
+# KILL: REPLAY_KILL's moment, or "" (the dump ends)
+sealed_run() {
+	rm -rf "$T/d" "$T/keep"
+	mkdir "$T/d" "$T/keep"
+	run --separate-stderr env REPLAY_DUMPERS="$2" REPLAY_KILL="$3" \
+		REPLAY_PN_KEEP="$T/keep" HPROFSTRIP_REDACT="$4" \
+		HPROFSTRIP_NAMES_KEY=$KEY LD_PRELOAD=$SHIM \
+		timeout 60 "$REPLAY" jdk25 "$D/orig.hprof" "$T/d/$1" 5
+}
+
+@test "JDK 25's segment files under HPROFSTRIP_REDACT: sealed on disk till the merge, none readable when the runtime is killed before it or mid-dump; a sniffed heap.bin's too; the dump exactly --redact's, 1 to 8 dumpers" {
+	local name n kill lvl f
+	"$STRIP" --redact -o "$T/values" "$D/orig.hprof"
+	HPROFSTRIP_NAMES_KEY=$KEY "$STRIP" --redact=names -o "$T/names" "$D/orig.hprof"
+	# the secrets are in the segment files of a plain strip (long and
+	# int fields): the scans below can fail
+	sealed_run x.hprof 4 "" no
+	assert_success
+	cat "$T"/keep/* >"$T/plain-segments"
+	run "$FIND" "$T/plain-segments" "${PATS[@]}"
+	assert_failure
+	for name in x.hprof heap.bin; do
+		for n in 1 4 8; do
+			for lvl in values names; do
+				sealed_run "$name" "$n" "" "$lvl"
+				assert_success
+				cmp_dump "$T/d/$name" "$T/$lvl" || fail "$name, $n dumpers, $lvl"
+				[ -z "$(ls "$T/d" | grep '\.p[0-9]')" ] || fail "$name: $(ls "$T/d")"
+				for f in "$T"/keep/* "$T"/d/*; do
+					assert_no_secret "$f"
+				done
+				refute_output --partial "written before"
+			done
+		done
+		# killed before the merge, or right after the class dumps:
+		# the main file (its non-heap records) and the sealed segments
+		for kill in merge segments; do
+			sealed_run "$name" 4 "$kill" values
+			assert_equal "$status" 137
+			ls "$T/d" | grep -q '\.p0$' || fail "$kill: no segment left: $(ls "$T/d")"
+			for f in "$T"/d/*; do
+				assert_no_secret "$f"
+			done
+		done
+	done
+	# a sealed segment is no HPROF record: random bytes, not 0x1C
+	sealed_run x.hprof 2 merge values
+	[ "$(head -c 1 "$T/d/x.hprof.p0" | od -An -tx1 | tr -d ' ')" != 1c ]
 }
 
 @test "HPROFSTRIP_REDACT: values, no, level words in any case and blanks, a word it does not know (said once, the names level), with HPROFSTRIP_KEEP=strings" {

@@ -223,18 +223,28 @@ per_gc() {
 	per_gc Serial
 }
 
-@test "replay: every runtime's write pattern with HPROFSTRIP_KEEP=strings gives exactly the streamed hprofstrip --keep-strings" {
+@test "replay: every runtime's write pattern with HPROFSTRIP_KEEP=strings gives exactly the streamed hprofstrip --keep-strings (JDK 22 and 25's segment files too, 1 to 8 dumpers)" {
 	local f mode out
 	for f in $(corpus_files); do
 		# the shim streams: its result is that of a pipe, not a file's
 		cat "$f" | "$STRIP" --keep-strings >"$T/want"
-		for mode in random threads jdk8 art artcloexec pwrite writev; do
+		for mode in random threads jdk8 art artcloexec pwrite writev jdk22 jdk25; do
 			out=$T/$mode.hprof
 			rm -f "$out"
 			HPROFSTRIP_KEEP=strings HPROFSTRIP_QUIET=1 LD_PRELOAD=$SHIM \
 				timeout 60 "$REPLAY" "$mode" "$f" "$out" 7 ||
 				fail "$mode: replay failed on $f"
 			cmp_dump "$out" "$T/want" || fail "$mode: $f"
+		done
+		# JDK 25: a serial dump (jcmd's -parallel=1), 4 and 8 dumpers,
+		# the class dumps of .p0 written after the others' first segments
+		for n in 1 4 8; do
+			out=$T/jdk25.$n.hprof
+			rm -f "$out"
+			REPLAY_DUMPERS=$n HPROFSTRIP_KEEP=strings HPROFSTRIP_QUIET=1 \
+				LD_PRELOAD=$SHIM timeout 60 "$REPLAY" jdk25 "$f" "$out" 3 ||
+				fail "jdk25, $n dumpers: replay failed on $f"
+			cmp_dump "$out" "$T/want" || fail "jdk25, $n dumpers: $f"
 		done
 	done
 }

@@ -11,6 +11,7 @@
 #include "libc.h"
 #include "refuse.h"
 #include "say.h"
+#include "seal.h"
 
 #include <errno.h>
 #include <limits.h>
@@ -206,7 +207,16 @@ int session_ftruncate(struct session *s, int fd, struct call *c)
 		}
 		return CALL_LET_GO;
 	}
-	if (len == 0) {
+	if (s->sealed && len && (uint64_t)len < s->st.in_off) {
+		/* a sealed segment holds the runtime's bytes one for one */
+		if (session_flush(s, fd))
+			r = (errno = s->ob.err, -1);
+		else if ((r = hst.ftruncate(fd, len)) == 0) {
+			io_ob_truncate(&s->ob, (uint64_t)len);
+			s->st.in_off = s->st.out_off = (uint64_t)len;
+			s->ext = 0;
+		}
+	} else if (len == 0) {
 		r = hst.ftruncate(fd, 0);
 		if (r == 0)
 			session_restart(s);
@@ -237,11 +247,24 @@ static ssize_t pump_into(struct session *s, int out_fd, int in_fd,
 {
 	size_t done = 0;
 	int e = 0, saved = errno;
+	/* a sealed segment of s's is read back in the clear (seal.h) */
+	uint64_t nonce = session_sealed(s, in_fd);
+	int64_t at = nonce && !off ? hst.lseek(in_fd, 0, SEEK_CUR) : 0;
 
+	if (at < 0) {
+		errno = saved;
+		nonce = 0;  /* no position: it cannot be unsealed */
+	}
 	while (done < count) {
 		size_t want = count - done < IN_BUF ? count - done : IN_BUF;
 		ssize_t n = off ? hst.pread(in_fd, s->in, want, *off)
 		                : hst.read(in_fd, s->in, want);
+
+		if (n > 0 && nonce) {
+			seal_xor(nonce, (uint64_t)(off ? *off : at), s->in, s->in,
+			         (size_t)n);
+			at += n;
+		}
 		if (n < 0 && errno == EINTR)
 			continue;
 		if (n < 0) {

@@ -216,6 +216,55 @@ static void untracked(int fd, int dirfd, const char *path, const char *why,
 		say("hprofstrip: %s: %s; written unstripped", path, why);
 }
 
+/* A sniffed dump's segment file (path, relative to dirfd, is "<X>.pN"
+ * and X has no dump's name): its main is the file X that this process
+ * has open, either tracked already (sniffed at its first write) or
+ * opened fresh and not written yet, as HotSpot's main file is while its
+ * dumpers write their segments; that fd's dump starts now, its header
+ * vetted when it comes. NULL: X is no file this process writes afresh.
+ * table_lock held. */
+static struct session *sniffed_main(int dirfd, const char *path, size_t n,
+                                    int vet)
+{
+	struct stat xs, sb;
+	struct session *m;
+	char x[PATH_MAX], full[PATH_MAX], link[64];
+	int i, nomem;
+	ssize_t k;
+
+	if (n >= sizeof x)
+		return NULL;
+	memcpy(x, path, n);
+	x[n] = 0;
+	if (fstatat(dirfd, x, &xs, 0) || !S_ISREG(xs.st_mode))
+		return NULL;
+	for (i = 0; i < MAX_FD; i++) {
+		unsigned char st = fd_state(i);
+		if (st != FD_FRESH && (st == 0 || st == FD_SEEN))
+			continue;
+		if (st != FD_FRESH && ((m = table_session(i)) == NULL ||
+		                       m->kind != S_MAIN))
+			continue;
+		if (fstat(i, &sb) || sb.st_dev != xs.st_dev ||
+		    sb.st_ino != xs.st_ino)
+			continue;
+		if (st != FD_FRESH)
+			return table_session(i);
+		if (sb.st_size > 0 || !(m = pool_take(&nomem)))
+			return NULL;
+		snprintf(link, sizeof link, "/proc/self/fd/%d", i);
+		k = readlink(link, full, sizeof full - 1);
+		if (k > 0)
+			full[k] = 0;
+		else
+			snprintf(full, sizeof full, "%s", x);
+		session_start(m, S_MAIN, full, "", 0, AT_FDCWD, full, vet, 0);
+		map_fd(i, m);
+		return m;
+	}
+	return NULL;
+}
+
 /* After a successful open: start tracking fd if its path is a dump, or
  * (force: hst_begin) whatever its path, as a main dump. */
 static void track(int fd, int dirfd, const char *path, int flags, int force)
@@ -225,6 +274,8 @@ static void track(int fd, int dirfd, const char *path, int flags, int force)
 	char base[PATH_MAX];
 	int kind, vet = VET_MAGIC, saved = errno, nomem;
 	unsigned i, idsize = (unsigned)sizeof(void *);
+	uint64_t nonce;
+	size_t sniffed = 0;   /* a sniffed dump's segment: its base's length */
 
 	if (!path || (flags & O_ACCMODE) == O_RDONLY || (flags & O_APPEND))
 		return;
@@ -235,6 +286,14 @@ static void track(int fd, int dirfd, const char *path, int flags, int force)
 		kind = kind_of(dirfd, path, base, sizeof base);
 		if (kind != DUMP_NONE)
 			vet = scope();
+		/* "<X>.pN" of a file X found by its first bytes (sniffing) */
+		else if (policy()->sniff &&
+		         (sniffed = policy_numbered_base(path, "p")) != 0 &&
+		         (vet = scope()) >= 0 && sniffed < sizeof base) {
+			kind = DUMP_SEGMENT;
+			memcpy(base, path, sniffed);
+			base[sniffed] = 0;
+		}
 	}
 	errno = saved;
 	if (kind == DUMP_NONE || vet < 0)
@@ -252,6 +311,11 @@ static void track(int fd, int dirfd, const char *path, int flags, int force)
 		goto out;
 	}
 	pthread_mutex_lock(&table_lock);
+	/* (a sniffed segment's main first: it may take a slot) */
+	if (sniffed && !(main = sniffed_main(dirfd, path, sniffed, vet))) {
+		pthread_mutex_unlock(&table_lock);
+		goto out;  /* no file of this process's: none of a dump's */
+	}
 	s = pool_take(&nomem);
 	if (!s) {
 		pthread_mutex_unlock(&table_lock);
@@ -259,18 +323,19 @@ static void track(int fd, int dirfd, const char *path, int flags, int force)
 		          nomem ? "free memory, or " OFFLINE : ONE_OF_16);
 		goto out;
 	}
-	/* a segment's ids are its dump's, if the shim saw its header, else
-	 * the process's pointer size (HotSpot's id size) */
-	for (i = 0; kind == DUMP_SEGMENT && i < MAX_SESSIONS &&
+	for (i = 0; kind == DUMP_SEGMENT && !sniffed && i < MAX_SESSIONS &&
 	            (m = slot(i)) != NULL; i++)
-		if (m->kind == S_MAIN && !strcmp(m->base, base)) {
+		if (m->kind == S_MAIN && !strcmp(m->base, base))
 			main = m;
-			/* its writer sets it, under its lock */
-			pthread_mutex_lock(&main->lock);
-			if (main->st.idsize)
-				idsize = main->st.idsize;
-			pthread_mutex_unlock(&main->lock);
-		}
+	/* a segment's ids are its dump's, if the shim saw its header, else
+	 * the process's pointer size (HotSpot's id size); its writer sets
+	 * them, under its lock */
+	if (main) {
+		pthread_mutex_lock(&main->lock);
+		if (main->st.idsize)
+			idsize = main->st.idsize;
+		pthread_mutex_unlock(&main->lock);
+	}
 	if (kind == DUMP_SEGMENT) {
 		/* a segment of no dump being stripped is written as it
 		 * comes: its dump's file will get it verbatim too */
@@ -286,9 +351,31 @@ static void track(int fd, int dirfd, const char *path, int flags, int force)
 		/* only a runtime writes segment files: its dump is its own,
 		 * whatever the stamp will say (vet) */
 		__atomic_store_n(&main->segments, 1, __ATOMIC_RELAXED);
+		/* HPROFSTRIP_KEEP: the Strings' values are known where the
+		 * class dumps are, in the merge: the segment goes as it comes,
+		 * and its main strips it there, as from a file */
+		if (policy()->keep_strings || policy()->keep_bitmaps) {
+			if (!policy()->redact) {
+				pthread_mutex_unlock(&table_lock);
+				goto out;
+			}
+		}
+		/* HPROFSTRIP_REDACT: sealed till the merge, where its main
+		 * knows every class dump; if it cannot be, refused */
+		if (policy()->redact && session_seal(main, s, fd)) {
+			pthread_mutex_unlock(&table_lock);
+			refuse_fd(fd, dirfd, path, "a segment file that cannot "
+			          "be sealed (no random key, or more than "
+			          STR(MAX_SEALS) " segments)",
+			          "dump with fewer threads (jcmd GC.heap_dump "
+			          "-parallel=N), or " OFFLINE);
+			goto out;
+		}
 	}
+	nonce = kind == DUMP_SEGMENT ? s->nonce : 0;
 	session_start(s, kind == DUMP_SEGMENT ? S_SEGMENT : S_MAIN, path, base,
 	              idsize, dirfd, path, vet, S_ISFIFO(sb.st_mode));
+	s->nonce = nonce;
 	s->main = main;
 	map_fd(fd, s);
 	pthread_mutex_unlock(&table_lock);
@@ -337,7 +424,8 @@ void hst_opened(int fd, int dirfd, const char *path, int flags)
 	/* (a name no glob can match is let go here, in a few loads; a bad
 	 * glob is said in track's kind_of) */
 	if (writes && path &&
-	    ((p = policy())->pattern_bad[0] || policy_may_match(p, path)))
+	    ((p = policy())->pattern_bad[0] || policy_may_match(p, path) ||
+	     (p->sniff && policy_numbered_base(path, "p"))))
 		track(fd, dirfd, path, flags, 0);
 	if (!table_session(fd))
 		set_fd_state(fd, writes && (flags & (O_CREAT | O_TRUNC))

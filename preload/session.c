@@ -11,6 +11,7 @@
 #include "session.h"
 #include "libc.h"
 #include "say.h"
+#include "seal.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -328,6 +329,94 @@ static void start_child(struct session *s, int fd)
 	s->piped = pipe_start(&s->pm->pipe, fd) == 1;
 }
 
+/* ---- sealed segments (seal.h) ---------------------------------------- */
+
+/* A sealed segment's bytes (seal.h) at at, zeros first from its end up
+ * to at; in_off stands for its length, as the engine's would. */
+static int put_sealed(struct session *s, int fd, const unsigned char *b,
+                      size_t len, uint64_t at)
+{
+	static const unsigned char zeros[4096];
+	unsigned char x[4096];
+
+	while (!s->ob.err && (len || at > s->st.in_off)) {
+		uint64_t where = at > s->st.in_off ? s->st.in_off : at;
+		size_t n = sizeof x;
+		const unsigned char *from = zeros;
+
+		if (at > s->st.in_off && at - s->st.in_off < n)
+			n = (size_t)(at - s->st.in_off);
+		if (at <= s->st.in_off) {
+			from = b;
+			if (n > len)
+				n = len;
+			/* a rewrite ends where the file does, then appends */
+			if (where < s->st.in_off && s->st.in_off - where < n)
+				n = (size_t)(s->st.in_off - where);
+			b += n;
+			len -= n;
+			at += n;
+		}
+		seal_xor(s->nonce, where, from, x, n);
+		if (where == s->st.in_off) {
+			io_ob_write(&s->ob, x, n);
+			s->st.in_off += n;
+			s->st.out_off += n;
+		} else if (!io_ob_flush(&s->ob)) {
+			int e = io_pwrite_full(s->ob.pwrite, NULL, fd, x, n, where);
+			if (e)
+				s->ob.err = e;
+		}
+	}
+	return s->ob.err;
+}
+
+int session_seal(struct session *main, struct session *seg, int fd)
+{
+	struct stat sb;
+	int saved = errno, ok = 0;
+	unsigned i;
+
+	if (fstat(fd, &sb) || !(seg->nonce = seal_nonce())) {
+		errno = saved;
+		return -1;
+	}
+	pthread_mutex_lock(&main->lock);
+	/* a file of the same inode was an earlier segment's, removed since
+	 * (two live files never share one): this one takes its place */
+	for (i = 0; i < main->nseals; i++)
+		if (main->seals[i].dev == (uint64_t)sb.st_dev &&
+		    main->seals[i].ino == (uint64_t)sb.st_ino)
+			break;
+	if (i < MAX_SEALS) {
+		main->seals[i] = (struct seal_file){
+			(uint64_t)sb.st_dev, (uint64_t)sb.st_ino, seg->nonce };
+		if (i == main->nseals)
+			main->nseals++;
+		ok = 1;
+	}
+	pthread_mutex_unlock(&main->lock);
+	errno = saved;
+	return ok ? 0 : -1;
+}
+
+uint64_t session_sealed(const struct session *s, int fd)
+{
+	struct stat sb;
+	int saved = errno;
+	unsigned i;
+
+	if (!s->nseals || fstat(fd, &sb)) {
+		errno = saved;
+		return 0;
+	}
+	for (i = 0; i < s->nseals; i++)
+		if (s->seals[i].dev == (uint64_t)sb.st_dev &&
+		    s->seals[i].ino == (uint64_t)sb.st_ino)
+			return s->seals[i].nonce;
+	return 0;
+}
+
 /* ---- life ------------------------------------------------------------- */
 
 void session_start(struct session *s, int kind, const char *path,
@@ -382,8 +471,12 @@ void session_start(struct session *s, int kind, const char *path,
 		cfg.flags |= keep;
 		cfg.keep = &strings;
 	}
-	/* (the engine drops keep-strings when it redacts) */
-	if (redact_tables(s, &red)) {
+	/* (the engine drops keep-strings when it redacts; a sealed segment
+	 * is redacted by its main, at the merge) */
+	s->sealed = kind == S_SEGMENT && policy()->redact;
+	s->nonce = 0;
+	s->nseals = 0;
+	if (!s->sealed && redact_tables(s, &red)) {
 		cfg.flags |= HS_REDACT;
 		cfg.redact = &red;
 	}
@@ -436,6 +529,9 @@ void session_restart(struct session *s)
 	int vet = s->vet_stamp ? VET_STAMP : s->kind == S_MAIN ? VET_MAGIC
 	                                                      : VET_NONE;
 
+	uint64_t nonce = s->nonce;
+	unsigned nseals = s->nseals;
+
 	memcpy(path, s->path, sizeof path);
 	memcpy(base, s->base, sizeof base);
 	memcpy(histo, s->histo_path, sizeof histo);
@@ -454,6 +550,9 @@ void session_restart(struct session *s)
 	s->refs = refs;
 	s->voff = voff;  /* ftruncate leaves the file position alone */
 	s->main = main;
+	/* a sealed segment keeps its key stream, a main its segments */
+	s->nonce = nonce;
+	s->nseals = nseals;
 }
 
 /* Feeds zeros up to input offset at (the runtime wrote past its end). */
@@ -526,6 +625,13 @@ void session_finish(struct session *s, int fd)
 	if (!s->st.in_off && !s->seg_in && !s->ob.len && !s->ext) {
 		/* nothing was written (touch, an open to check a name): the
 		 * file stays as it was, old content and all */
+		s->kind = S_FREE;
+		return;
+	}
+	if (s->sealed) {
+		/* its main reads it back at the merge: nothing to end here */
+		put_sealed(s, fd, NULL, 0, s->ext);
+		session_flush(s, fd);
 		s->kind = S_FREE;
 		return;
 	}
@@ -626,6 +732,8 @@ int session_put(struct session *s, int fd, const void *buf, size_t len,
 	s->ob.fd = fd;
 	if (s->ob.err)
 		return s->ob.err;
+	if (s->sealed)
+		return put_sealed(s, fd, buf, len, at);
 	if (s->pipe_pending)
 		start_child(s, fd);
 	if (at > s->st.in_off)

@@ -29,6 +29,10 @@
 
 enum { S_FREE, S_MAIN, S_SEGMENT };
 
+/* The sealed segment files a dump's main file can read back: more
+ * dumpers than this (HotSpot's: 3/8 of the cpus) are refused */
+#define MAX_SEALS 128
+
 /* How a session judges the dump's first bytes before anything of it is
  * written (s->vet): not at all (a JDK 22 .pN file has no header), for
  * an HPROF header (not gzip, not something else), or also for its stamp:
@@ -90,6 +94,14 @@ struct session {
 	unsigned hdr_len;
 	unsigned char hdr[HDR_MAX];
 	int segments;            /* JDK 22 .pN files of it were opened */
+	int sealed;              /* HPROFSTRIP_REDACT: a segment written
+	                            enciphered (seal.h), not stripped: its
+	                            main redacts it at the merge */
+	uint64_t nonce;          /* ... its key stream's */
+	unsigned nseals;         /* main: its sealed segment files */
+	struct seal_file {
+		uint64_t dev, ino, nonce;
+	} seals[MAX_SEALS];
 	int piped;               /* this dump streams to pm->pipe */
 	int pipe_pending;        /* ... from its first write on */
 	unsigned char buf[OUT_BUF];
@@ -117,6 +129,12 @@ extern uint64_t hst_born_ms;
 void session_start(struct session *s, int kind, const char *path,
                    const char *base, unsigned idsize, int dirfd,
                    const char *dump, int vet, int fifo);
+/* HPROFSTRIP_REDACT: seg, a segment of main's just opened as fd, is
+ * sealed (seal.h), and main can read it back. 0, or -1: it cannot be
+ * (no key, main has MAX_SEALS already); errno kept. main not locked. */
+int session_seal(struct session *main, struct session *seg, int fd);
+/* The nonce of s's sealed segment that fd reads, or 0 (s locked). */
+uint64_t session_sealed(const struct session *s, int fd);
 /* Start over: ftruncate(fd, 0). */
 void session_restart(struct session *s);
 /* A write of len bytes at virtual offset at, through the engine, flushed

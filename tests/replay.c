@@ -29,6 +29,10 @@
  *              records to OUT.p0, OUT.p1 ... (written by threads), then
  *              merged into OUT with sendfile and removed; HEAP_DUMP_END
  *              last. O_EXCL: OUT and OUT.pN must not exist.
+ *   jdk25      as jdk22, with JDK 25's schedule: every class dump in
+ *              OUT.p0, written after the other dumpers' first segments;
+ *              REPLAY_DUMPERS=N dumpers; REPLAY_GZIP=L gzip members
+ *              (then OUT decompresses to IN).
  *   art        Android ART hprof.cc: open O_WRONLY|O_CREAT|O_TRUNC|
  *              O_CLOEXEC 0644, dup, close the original, header alone in
  *              one write, then one whole top-level record per write,
@@ -90,10 +94,13 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <pthread.h>
+#include <signal.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <spawn.h>
+#include <sys/mman.h>
 #include <sys/sendfile.h>
 #include <sys/stat.h>
 #include <sys/types.h>
@@ -246,6 +253,8 @@ struct wbuf {
 	int fd;
 	unsigned char *buf;
 	size_t size, pos;
+	int gzip;      /* jdk25, REPLAY_GZIP: each flush a gzip member */
+	int members;   /* ... members written (the first has the comment) */
 };
 
 static void wb_init(struct wbuf *w, int fd, size_t size)
@@ -254,12 +263,18 @@ static void wb_init(struct wbuf *w, int fd, size_t size)
 	w->size = size;
 	w->pos = 0;
 	w->buf = xmalloc(size);
+	w->gzip = w->members = 0;
 }
+
+static void gz_member(struct wbuf *w);
 
 static void wb_flush(struct wbuf *w)
 {
 	if (w->pos > 0) {
-		sd_write_all(w->fd, w->buf, w->pos);
+		if (w->gzip)
+			gz_member(w);
+		else
+			sd_write_all(w->fd, w->buf, w->pos);
 		w->pos = 0;
 	}
 }
@@ -772,6 +787,249 @@ static void mode_jdk22(struct hprof *h, const char *out)
 }
 
 /* ==================================================================
+ * jdk25: JDK 25's heap dump (openjdk/jdk and Corretto 25,
+ * src/hotspot/share/services/heapDumper.cpp; tests/runtimes.md, 3).
+ * As jdk22 (DumpMerger), with what a current JDK does besides:
+ *  - the dumpers: REPLAY_DUMPERS=N (default: 1 to 4, seeded); 1 is a
+ *    serial dump (jcmd GC.heap_dump's default -parallel=1), still
+ *    through OUT.p0 and the merge;
+ *  - the VM dumper (dumper 0, OUT.p0) writes every CLASS_DUMP first: its
+ *    file takes at least every heap record of IN that holds one, and its
+ *    first write waits until every other dumper has written its first
+ *    segment (their objects reach the disk before the class dumps, the
+ *    schedule JDK-8306441's workers make when the class dumps are long);
+ *  - the main file's 1 MiB buffer is written in exact 1 MiB pieces, its
+ *    last partial buffer only after every segment file is closed;
+ *  - REPLAY_GZIP=L (HeapDumpGzipLevel, jcmd -gz=L;
+ *    heapDumperCompression.cpp's GZipCompressor): every flushed buffer,
+ *    of the main file and of each OUT.pN, becomes one gzip member
+ *    (gzip -L -n, LD_PRELOAD cleared), the first of each file carrying
+ *    the comment "HPROF BLOCKSIZE=1048576"; do_merge sends the .pN
+ *    files raw, and HEAP_DUMP_END is its own member, the main file's
+ *    writer's. OUT then decompresses to IN (but for the stamp).
+ * REPLAY_KILL=segments: SIGKILL after the VM dumper's first segment (the
+ * others' first ones written); =merge: after every segment file is
+ * closed and the main file flushed, before the merge.
+ * ================================================================== */
+static struct {
+	pthread_mutex_t mu;
+	pthread_cond_t cv;
+	size_t firsts;    /* dumpers other than 0 that wrote a segment */
+	size_t others;    /* ... of how many */
+} g25 = { PTHREAD_MUTEX_INITIALIZER, PTHREAD_COND_INITIALIZER, 0, 0 };
+
+static int g_gzip;  /* REPLAY_GZIP */
+
+/* One gzip member of w's buffer, compressed by gzip -L -n into a
+ * memfd, written with one write (the first with the comment). */
+static void gz_member(struct wbuf *w)
+{
+	static const char comment[] = "HPROF BLOCKSIZE=1048576";
+	extern char **environ;
+	char lvl[8], *argv[] = { "gzip", lvl, "-n", "-c", NULL }, **env;
+	int in[2], out = memfd_create("gz", MFD_CLOEXEC), st;
+	size_t n = 0, i, k = 0;
+	posix_spawn_file_actions_t fa;
+	pid_t pid;
+	struct stat sb;
+
+	snprintf(lvl, sizeof lvl, "-%d", w->gzip);
+	while (environ[n])
+		n++;
+	env = xmalloc((n + 1) * sizeof *env);
+	for (i = 0; i < n; i++)
+		if (strncmp(environ[i], "LD_PRELOAD=", 11))
+			env[k++] = environ[i];
+	env[k] = NULL;
+	if (out < 0 || pipe2(in, O_CLOEXEC))
+		die("gzip pipe");
+	posix_spawn_file_actions_init(&fa);
+	posix_spawn_file_actions_adddup2(&fa, in[0], 0);
+	posix_spawn_file_actions_adddup2(&fa, out, 1);
+	if ((errno = posix_spawnp(&pid, "gzip", &fa, NULL, argv, env)) != 0)
+		die("posix_spawn gzip");
+	posix_spawn_file_actions_destroy(&fa);
+	free(env);
+	close(in[0]);
+	sd_write_all(in[1], w->buf, w->pos);
+	close(in[1]);
+	if (waitpid(pid, &st, 0) != pid || !WIFEXITED(st) || WEXITSTATUS(st))
+		die_msg("gzip", "failed");
+	if (fstat(out, &sb))
+		die("fstat");
+	size_t len = (size_t)sb.st_size, extra = w->members ? 0 : sizeof comment;
+	unsigned char *z = xmalloc(len + extra);
+	if (pread(out, z, len, 0) != (ssize_t)len || len < 18)
+		die_msg("gzip", "short output");
+	close(out);
+	if (extra) {
+		/* FCOMMENT after the 10-byte header (gzip -n sets no flag) */
+		memmove(z + 10 + extra, z + 10, len - 10);
+		memcpy(z + 10, comment, extra);
+		z[3] |= 0x10;
+	}
+	sd_write_all(w->fd, z, len + extra);
+	w->members++;
+	free(z);
+}
+
+struct seg25 {
+	const char *path;
+	const unsigned char *d;
+	const struct rec *recs;
+	size_t nrec;
+	size_t id;
+	int first_told;
+};
+
+/* REPLAY_KILL=when: the process kills itself (SIGKILL) there. */
+static int kill_at(const char *when)
+{
+	const char *k = getenv("REPLAY_KILL");
+	return k && !strcmp(k, when);
+}
+
+static void *seg25_main(void *argp)
+{
+	struct seg25 *j = argp;
+	struct wbuf w;
+
+	wb_init(&w, create_binary_file(j->path), MIB);
+	w.gzip = g_gzip;
+	if (j->id == 0) {
+		/* the VM dumper's class dumps go after the others' first
+		 * segments */
+		pthread_mutex_lock(&g25.mu);
+		while (g25.firsts < g25.others)
+			pthread_cond_wait(&g25.cv, &g25.mu);
+		pthread_mutex_unlock(&g25.mu);
+	}
+	for (size_t i = 0; i < j->nrec; i++) {
+		wb_flush(&w);   /* start_sub_record */
+		wb_raw(&w, j->d + j->recs[i].off, j->recs[i].len);
+		wb_flush(&w);   /* finish_dump_segment */
+		if (j->id == 0 && kill_at("segments"))
+			raise(SIGKILL);  /* the dump's process dies mid-dump */
+		if (j->id && !j->first_told) {
+			j->first_told = 1;
+			pthread_mutex_lock(&g25.mu);
+			g25.firsts++;
+			pthread_cond_broadcast(&g25.cv);
+			pthread_mutex_unlock(&g25.mu);
+		}
+	}
+	free(w.buf);
+	xclose(w.fd);
+	return NULL;
+}
+
+/* Does heap record r hold a CLASS_DUMP? */
+static int has_class_dump(struct hprof *h, const struct rec *r)
+{
+	struct walk_sub sub;
+	uint64_t q;
+	int rc;
+
+	for (q = r->off + 9; (rc = walk_sub(&h->w, q, r->off + r->len, &sub)) > 0;
+	     q = sub.end)
+		if (sub.tag == 0x20)
+			return 1;
+	return 0;
+}
+
+static void j25_heap_run(struct hprof *h, struct wbuf *main_w, const char *out,
+                         const struct rec *recs, size_t n)
+{
+	const char *dn = getenv("REPLAY_DUMPERS");
+	size_t nfiles = dn && atoi(dn) > 0 ? (size_t)atoi(dn)
+	                                   : rnd_range(1, n < 4 ? n : 4);
+	size_t classes = 1, i;
+
+	if (nfiles > n)
+		nfiles = n;
+	for (i = 0; i < n; i++)
+		if (has_class_dump(h, &recs[i]))
+			classes = i + 1;
+	if (nfiles > 1 && n - classes < nfiles - 1)
+		nfiles = n - classes + 1;
+	struct seg25 *jobs = xmalloc(nfiles * sizeof *jobs);
+	pthread_t *tids = xmalloc(nfiles * sizeof *tids);
+	size_t start = 0;
+	for (size_t f = 0; f < nfiles; f++) {
+		size_t left_files = nfiles - f, left_recs = n - start;
+		size_t lo = f == 0 ? classes : 1;
+		size_t take = left_files == 1 ? left_recs
+		            : rnd_range(lo, left_recs - (left_files - 1));
+		jobs[f] = (struct seg25){ seg_path(out, f), h->d, recs + start,
+		                          take, f, 0 };
+		start += take;
+	}
+	g25.firsts = 0;
+	g25.others = nfiles - 1;
+	for (size_t f = 0; f < nfiles; f++)
+		if ((errno = pthread_create(&tids[f], NULL, seg25_main,
+		                            &jobs[f])) != 0)
+			die("pthread_create");
+	for (size_t f = 0; f < nfiles; f++)
+		if ((errno = pthread_join(tids[f], NULL)) != 0)
+			die("pthread_join");
+	wb_flush(main_w);  /* the last partial buffer, after every segment */
+	if (kill_at("merge"))
+		raise(SIGKILL);  /* the process dies before the merge */
+	const char *keep = getenv("REPLAY_PN_KEEP");
+	for (size_t f = 0; keep && f < nfiles; f++) {
+		char *k = xmalloc(strlen(keep) + 24);
+		snprintf(k, strlen(keep) + 24, "%s/p%zu", keep, f);
+		unlink(k);
+		if (link(jobs[f].path, k) != 0)
+			die("link");
+		free(k);
+	}
+	for (size_t f = 0; f < nfiles; f++) {
+		merge_file(main_w->fd, jobs[f].path);  /* raw, gzip or not */
+		if (remove(jobs[f].path) != 0)
+			die("remove");
+		free((char *)jobs[f].path);
+	}
+	free(tids);
+	free(jobs);
+}
+
+static void mode_jdk25(struct hprof *h, const char *out)
+{
+	const char *gz = getenv("REPLAY_GZIP");
+	struct wbuf w;
+
+	g_gzip = gz && *gz ? atoi(gz) : 0;
+	if (g_gzip < 0 || g_gzip > 9)
+		die_msg("REPLAY_GZIP", "not a level 1 to 9");
+	wb_init(&w, create_binary_file(out), MIB);
+	w.gzip = g_gzip;
+	wb_raw(&w, h->d, h->hdr_len);
+	size_t i = 0;
+	while (i < h->nrec) {
+		if (!walk_heap_tag(h->recs[i].tag)) {
+			wb_raw(&w, h->d + h->recs[i].off, h->recs[i].len);
+			i++;
+			continue;
+		}
+		size_t j = i;
+		while (j < h->nrec && walk_heap_tag(h->recs[j].tag))
+			j++;
+		j25_heap_run(h, &w, out, h->recs + i, j - i);
+		i = j;
+		if (i < h->nrec && h->recs[i].tag == 0x2C) {
+			wb_raw(&w, h->d + h->recs[i].off, h->recs[i].len);
+			wb_flush(&w);
+			i++;
+		}
+	}
+	wb_flush(&w);
+	free(w.buf);
+	xclose(w.fd);
+}
+
+/* ==================================================================
  * art / artcloexec / artpipe: Android ART runtime/hprof/hprof.cc.
  * LineageOS/android_art runtime/hprof/hprof.cc, Hprof::DumpToFile: with
  * an fd from `am dumpheap` (VMDebug.dumpHprofData(name, fd)) it writes
@@ -971,7 +1229,7 @@ static void usage(void)
 {
 	fprintf(stderr,
 	        "usage: replay MODE IN OUT [SEED]\n"
-	        "modes: random threads jdk8 jdk22 art artcloexec artpipe "
+	        "modes: random threads jdk8 jdk22 jdk25 art artcloexec artpipe "
 	        "pwrite writev bytes artfail setlength\n");
 	exit(2);
 }
@@ -1065,6 +1323,9 @@ int main(int argc, char **argv)
 	} else if (strcmp(mode, "jdk22") == 0) {
 		parse_hprof(&h, in);
 		mode_jdk22(&h, out);
+	} else if (strcmp(mode, "jdk25") == 0) {
+		parse_hprof(&h, in);
+		mode_jdk25(&h, out);
 	} else if (strcmp(mode, "art") == 0 || strcmp(mode, "artpipe") == 0) {
 		parse_hprof(&h, in);
 		mode_art(&h, out, 0, 0);
