@@ -793,11 +793,14 @@ static void mode_jdk22(struct hprof *h, const char *out)
  *  - the dumpers: REPLAY_DUMPERS=N (default: 1 to 4, seeded); 1 is a
  *    serial dump (jcmd GC.heap_dump's default -parallel=1), still
  *    through OUT.p0 and the merge;
- *  - the VM dumper (dumper 0, OUT.p0) writes every CLASS_DUMP first: its
- *    file takes at least every heap record of IN that holds one, and its
- *    first write waits until every other dumper has written its first
- *    segment (their objects reach the disk before the class dumps, the
- *    schedule JDK-8306441's workers make when the class dumps are long);
+ *  - the VM dumper (dumper 0, the first worker to ask for an id) writes
+ *    the main file's header and non-heap records while the other
+ *    dumpers already write their segments (VM_HeapDumper::work: it holds
+ *    the global writer, signal_start(), then opens OUT.p0 once it lets
+ *    go of it); OUT.p0 takes every CLASS_DUMP first: at least every heap
+ *    record of IN that holds one, and its first write waits until every
+ *    other dumper has written its first segment (their objects reach
+ *    the disk before the class dumps: the worst order for a shim);
  *  - the main file's 1 MiB buffer is written in exact 1 MiB pieces, its
  *    last partial buffer only after every segment file is closed;
  *  - REPLAY_GZIP=L (HeapDumpGzipLevel, jcmd -gz=L;
@@ -880,6 +883,9 @@ struct seg25 {
 	size_t nrec;
 	size_t id;
 	int first_told;
+	struct wbuf *main_w;      /* dumper 0: the main file's writer ... */
+	const struct rec *pre;    /* ... and the non-heap records it writes */
+	size_t npre;              /* there first, the others dumping */
 };
 
 /* REPLAY_KILL=when: the process kills itself (SIGKILL) there. */
@@ -894,16 +900,20 @@ static void *seg25_main(void *argp)
 	struct seg25 *j = argp;
 	struct wbuf w;
 
-	wb_init(&w, create_binary_file(j->path), MIB);
-	w.gzip = g_gzip;
 	if (j->id == 0) {
-		/* the VM dumper's class dumps go after the others' first
-		 * segments */
+		/* the VM dumper holds the main writer first (the header,
+		 * UTF8, LOAD_CLASS, FRAME/TRACE records, in 1 MiB pieces)
+		 * while the others dump; then it opens .p0, and its class
+		 * dumps go after the others' first segments */
+		for (size_t i = 0; i < j->npre; i++)
+			wb_raw(j->main_w, j->d + j->pre[i].off, j->pre[i].len);
 		pthread_mutex_lock(&g25.mu);
 		while (g25.firsts < g25.others)
 			pthread_cond_wait(&g25.cv, &g25.mu);
 		pthread_mutex_unlock(&g25.mu);
 	}
+	wb_init(&w, create_binary_file(j->path), MIB);
+	w.gzip = g_gzip;
 	for (size_t i = 0; i < j->nrec; i++) {
 		wb_flush(&w);   /* start_sub_record */
 		wb_raw(&w, j->d + j->recs[i].off, j->recs[i].len);
@@ -938,6 +948,7 @@ static int has_class_dump(struct hprof *h, const struct rec *r)
 }
 
 static void j25_heap_run(struct hprof *h, struct wbuf *main_w, const char *out,
+                         const struct rec *pre, size_t npre,
                          const struct rec *recs, size_t n)
 {
 	const char *dn = getenv("REPLAY_DUMPERS");
@@ -961,7 +972,8 @@ static void j25_heap_run(struct hprof *h, struct wbuf *main_w, const char *out,
 		size_t take = left_files == 1 ? left_recs
 		            : rnd_range(lo, left_recs - (left_files - 1));
 		jobs[f] = (struct seg25){ seg_path(out, f), h->d, recs + start,
-		                          take, f, 0 };
+		                          take, f, 0, main_w, f ? NULL : pre,
+		                          f ? 0 : npre };
 		start += take;
 	}
 	g25.firsts = 0;
@@ -1008,15 +1020,18 @@ static void mode_jdk25(struct hprof *h, const char *out)
 	wb_raw(&w, h->d, h->hdr_len);
 	size_t i = 0;
 	while (i < h->nrec) {
-		if (!walk_heap_tag(h->recs[i].tag)) {
-			wb_raw(&w, h->d + h->recs[i].off, h->recs[i].len);
+		size_t p = i;  /* the non-heap records before the next run */
+		while (i < h->nrec && !walk_heap_tag(h->recs[i].tag))
 			i++;
-			continue;
+		if (i == h->nrec) {
+			for (; p < i; p++)
+				wb_raw(&w, h->d + h->recs[p].off, h->recs[p].len);
+			break;
 		}
 		size_t j = i;
 		while (j < h->nrec && walk_heap_tag(h->recs[j].tag))
 			j++;
-		j25_heap_run(h, &w, out, h->recs + i, j - i);
+		j25_heap_run(h, &w, out, h->recs + p, i - p, h->recs + i, j - i);
 		i = j;
 		if (i < h->nrec && h->recs[i].tag == 0x2C) {
 			wb_raw(&w, h->d + h->recs[i].off, h->recs[i].len);
