@@ -61,8 +61,9 @@ $(BUILD)/hprofrestore: restore/hprofrestore.c $(ENGINE) $(CLI) $(HDRS) | $(BUILD
 SHIM_SRC = preload/wrappers.c preload/libc.c preload/policy.c preload/say.c \
 	preload/api.c preload/fdtable.c preload/session.c preload/summary.c \
 	preload/calls.c preload/pipe.c preload/refuse.c preload/histofile.c \
-	preload/suspects.c preload/seal.c $(ENGINE) $(IO)
+	preload/suspects.c preload/seal.c preload/inflate.c $(ENGINE) $(IO)
 SHIM_HDRS = preload/libc.h preload/policy.h preload/say.h preload/seal.h \
+	preload/inflate.h \
 	preload/fdtable.h preload/session.h preload/pipe.h preload/refuse.h \
 	strip/engine/hprof.h strip/engine/format.h strip/engine/layers.h \
 	strip/engine/internal.h strip/engine/histo.h \

@@ -95,24 +95,30 @@ replay: $1: $call: Operation not permitted"
 	assert_equal "$status" 1
 }
 
-@test "fail closed, a real JVM: jcmd GC.heap_dump -gz=1 (JDK 17) under HPROFSTRIP_REDACT: 'Dump file is incomplete', no file; replayed gzip streams likewise" {
-	local mode
+@test "a real JVM: jcmd GC.heap_dump -gz=1 (JDK 17) under HPROFSTRIP_REDACT is redacted as written, gzip; with no gzip to inflate with, refused: 'Dump file is incomplete', no file" {
 	start_jvm HPROFSTRIP_REDACT=values LD_PRELOAD="$SHIM" HeapBuilder
+	run env -u LD_PRELOAD timeout "$TMO" jcmd "$JVM" GC.heap_dump -gz=1 "$T/d/jvm.hprof"
+	stop_jvm
+	assert_line --partial "Heap dump file created"
+	grep -qx "hprofstrip: $T/d/jvm.hprof: gzip -1 wrote the stripped dump in its place" "$JVM_ERR" ||
+		fail "$(cat "$JVM_ERR")"
+	gzip -dc "$T/d/jvm.hprof" >"$T/jvm.red"
+	"$RESTORE" -o "$T/jvm.r" "$T/jvm.red"
+	# redacted: a second redaction changes nothing
+	cmp "$T/jvm.red" <("$STRIP" --stream --redact "$T/jvm.r")
+	# no gzip on the JVM's PATH (java alone): refused, nothing on disk
+	rm -f "$T"/d/*
+	mkdir -p "$T/none"
+	ln -s "$(readlink -f "$(command -v java)")" "$T/none/java"
+	rm -f "$JVM_STOP"
+	start_jvm PATH="$T/none" HPROFSTRIP_REDACT=values LD_PRELOAD="$SHIM" HeapBuilder
 	run env -u LD_PRELOAD timeout "$TMO" jcmd "$JVM" GC.heap_dump -gz=1 "$T/d/jvm.hprof"
 	stop_jvm
 	assert_line "Dump file is incomplete: Operation not permitted"
 	refute_line --partial "Heap dump file created"
 	[ ! -e "$T/d/jvm.hprof" ]
-	assert_equal "$(cat "$JVM_ERR")" "hprofstrip: $T/d/jvm.hprof: a gzip-compressed dump (the runtime's -gz); $WHAT; drop -gz (HPROFSTRIP_COMPRESS compresses the redacted dump)"
-	# the same stream replayed, at both levels and with a compressor
-	gzip -c "$IN" >"$T/in.gz"
-	for mode in random threads pwrite writev; do
-		run --separate-stderr env HPROFSTRIP_REDACT=names HPROFSTRIP_COMPRESS=zstd \
-			LD_PRELOAD="$SHIM" timeout 60 "$REPLAY" "$mode" "$T/in.gz" "$T/d/x.hprof"
-		refused "$mode" "$T/d/x.hprof" "a gzip-compressed dump (the runtime's -gz)" \
-			"drop -gz (HPROFSTRIP_COMPRESS compresses the redacted dump)"
-		[ -z "$(ls "$T/d")" ] || fail "$mode: left $(ls "$T/d")"
-	done
+	assert_equal "$(cat "$JVM_ERR")" "hprofstrip: $T/d/jvm.hprof: a gzip-compressed dump (the runtime's -gz) that cannot be inflated here; $WHAT; put gzip on PATH, or drop -gz (HPROFSTRIP_COMPRESS compresses the redacted dump)"
+	no_secret_in "$T/d"
 }
 
 @test "fail closed: too many dumps open at once, replayed in every runtime's pattern (JDK 22's segment files too): nothing on disk; without redaction written whole, said" {

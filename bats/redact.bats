@@ -597,6 +597,62 @@ sealed_run() {
 	[ "$(head -c 1 "$T/d/x.hprof.p0" | od -An -tx1 | tr -d ' ')" != 1c ]
 }
 
+@test "a runtime's gzip dump under HPROFSTRIP_REDACT (JDK 17's members, JDK 25's segments and merge): the streamed --redact, as gzip; no secret in any file, whole or killed before the merge or mid-dump" {
+	local mode n kill lvl f
+	"$STRIP" --stream --redact -o "$T/values" "$D/orig.hprof"
+	HPROFSTRIP_NAMES_KEY=$KEY "$STRIP" --stream --redact=names -o "$T/names" "$D/orig.hprof"
+	# the secrets are in the runtime's gzip stream: the scans can fail
+	REPLAY_GZIP=1 "$REPLAY" threads "$D/orig.hprof" "$T/plain.gz"
+	gzip -dc "$T/plain.gz" >"$T/plain"
+	run "$FIND" "$T/plain" "${PATS[@]}"
+	assert_failure
+	for lvl in values names; do
+		for mode in random threads pwrite writev; do
+			rm -rf "$T/d" && mkdir "$T/d"
+			REPLAY_GZIP=1 HPROFSTRIP_REDACT=$lvl HPROFSTRIP_NAMES_KEY=$KEY \
+				HPROFSTRIP_QUIET=1 LD_PRELOAD=$SHIM timeout 60 \
+				"$REPLAY" "$mode" "$D/orig.hprof" "$T/d/x.hprof.gz" 3
+			cmp_dump <(gzip -dc "$T/d/x.hprof.gz") "$T/$lvl" || fail "$mode, $lvl"
+		done
+		for n in 1 4; do
+			rm -rf "$T/d" "$T/keep" && mkdir "$T/d" "$T/keep"
+			REPLAY_GZIP=1 REPLAY_DUMPERS=$n REPLAY_PN_KEEP=$T/keep \
+				HPROFSTRIP_REDACT=$lvl HPROFSTRIP_NAMES_KEY=$KEY \
+				HPROFSTRIP_QUIET=1 LD_PRELOAD=$SHIM timeout 60 \
+				"$REPLAY" jdk25 "$D/orig.hprof" "$T/d/x.hprof.gz" 5
+			cmp_dump <(gzip -dc "$T/d/x.hprof.gz") "$T/$lvl" || fail "jdk25, $n, $lvl"
+			for f in "$T"/keep/* "$T"/d/*; do
+				assert_no_secret "$f"
+			done
+		done
+	done
+	# killed: the main file holds the runtime's stream sealed, the
+	# segments too; gzip -dc finds no gzip in them
+	for kill in merge segments; do
+		rm -rf "$T/d" && mkdir "$T/d"
+		run env REPLAY_GZIP=1 REPLAY_DUMPERS=4 REPLAY_KILL=$kill \
+			HPROFSTRIP_REDACT=values LD_PRELOAD=$SHIM timeout 60 \
+			"$REPLAY" jdk25 "$D/orig.hprof" "$T/d/x.hprof.gz" 5
+		assert_equal "$status" 137
+		ls "$T/d" | grep -q '\.p0$' || fail "$kill: $(ls "$T/d")"
+		for f in "$T"/d/*; do
+			assert_no_secret "$f"
+			case $f in
+			*.hprofstrip~)
+				# the stripped dump's stand-in, its compressor
+				# ended when the runtime died (whole or cut):
+				# what it holds is redacted
+				run bash -c 'gzip -dc "$1" >"$2"' _ "$f" "$T/part"
+				[ -s "$T/part" ] || fail "$f: nothing in it"
+				assert_no_secret "$T/part" ;;
+			*)
+				run gzip -t "$f"
+				assert_failure ;;
+			esac
+		done
+	done
+}
+
 @test "HPROFSTRIP_REDACT: values, no, level words in any case and blanks, a word it does not know (said once, the names level), with HPROFSTRIP_KEEP=strings" {
 	local f=$D/orig.hprof w
 	export HPROFSTRIP_NAMES_KEY=$KEY
@@ -1302,4 +1358,18 @@ sizes_judged() {
 		assert_success
 	done
 	[ "$found" = 1 ] || fail "no ART dump holds a NativeAllocationRegistry"
+}
+
+@test "shim: HPROFSTRIP_REDACT zeroes a GC filler's words (jdk.internal.vm.FillerElement[], tests/filler-dump) in every runtime's pattern, as --redact does" {
+	local mode
+	"$ROOT"/tests/filler-dump "$T/f.hprof"
+	"$STRIP" --redact -o "$T/want" "$T/f.hprof"
+	for mode in random threads jdk8 jdk25 art pwrite writev bytes; do
+		rm -f "$T/$mode.hprof"
+		HPROFSTRIP_REDACT=values HPROFSTRIP_QUIET=1 LD_PRELOAD=$SHIM \
+			"$REPLAY" "$mode" "$T/f.hprof" "$T/$mode.hprof" 3
+		cmp_dump "$T/$mode.hprof" "$T/want" || fail "$mode"
+	done
+	run grep -c deadbeef <(od -An -v -tx1 "$T/want" | tr -d ' \n')
+	assert_output 0
 }

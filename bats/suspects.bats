@@ -309,3 +309,58 @@ agrees() {
 	run -0 "$STRIP" --suspects --top 0 "$CORPUS/hotspot/jdk6-x32-id4.hprof"
 	refute_output --partial ' 1. '
 }
+
+# hex FILE: FILE's bytes as one line of hex digits
+hex() {
+	od -An -v -tx1 "$1" | tr -d ' \n'
+}
+
+# the filler's sub-record header in tests/filler-dump's dump: 0x22, id
+# 0x3000, serial 0, 3 elements, class 0x200
+FILLER=22000000000000300000000000000000030000000000000200
+
+@test "a GC filler written as JDK-8391761 proposes (jdk.internal.vm.FillerElement[], an object array of dead words): stripped as an object array, counted under its name, unreachable, its words no references; --redact zeroes them" {
+	local f=$T/f.hprof
+	"$ROOT"/tests/filler-dump "$f"
+	# the strip: the primitive array beside it goes, the filler stays whole
+	"$STRIP" -o "$T/s.hprof" "$f"
+	run -0 "$STRIP" --info "$T/s.hprof"
+	assert_line --regexp '^  OBJECT_ARRAY_DUMP +0x22 +1 +49$'
+	assert_line --regexp '^  PRIMITIVE_ARRAY_NODATA +0xC3 +1 '
+	# (its 49 bytes as they came: id, serial, length 3, class, X, X, garbage)
+	hex "$T/s.hprof" | grep -q "${FILLER}0000000000002000000000000000200000000000deadbeef" ||
+		fail "the filler changed: $(hex "$T/s.hprof")"
+	# the histogram: one object array of 3 ids, (3 + 1) x 8 bytes
+	run -0 "$STRIP" --histo "$f"
+	assert_line --regexp '^ +[0-9]+: +1 +32  \[Ljdk\.internal\.vm\.FillerElement;$'
+	# the analyses: the filler and its class are unreachable (an array
+	# class is no system class); its words reach X, which H still
+	# dominates alone: the tree is domref's, which shares no code
+	"$DOMREF" "$f" >"$T/ref"
+	tree_of "$f" >"$T/mine"
+	diff "$T/ref" "$T/mine"
+	grep -qx '0x2000 0x1000 3 36' "$T/mine"
+	! grep -q '^0x3000 \|^0x200 ' "$T/mine"
+	run -0 "$STRIP" --suspects "$f"
+	assert_line 'reachable: 6 objects, 52 bytes; unreachable, left out: 2 objects, 32 bytes'
+	# --redact: the filler's words become zeros (dead memory may hold
+	# anything), its id, length and class as they came; the graph the same
+	"$STRIP" --redact -o "$T/r.hprof" "$f"
+	hex "$T/r.hprof" | grep -q "$FILLER$(printf '0%.0s' $(seq 48))" ||
+		fail "the filler's words are not zeros: $(hex "$T/r.hprof")"
+	run grep -c deadbeef <(hex "$T/r.hprof")
+	assert_output 0
+	tree_of "$T/r.hprof" >"$T/red"
+	diff "$T/mine" "$T/red"
+	# from a pipe too (the shim's: redact.bats)
+	cat "$f" | "$STRIP" --redact >"$T/rp.hprof"
+	cmp "$T/r.hprof" "$T/rp.hprof"
+	# JDK 21's filler, an int[] of class jdk.internal.vm.FillerArray: a
+	# primitive array (HPROF gives it no class), stripped, counted as int[]
+	"$ROOT"/tests/filler-dump "$T/i.hprof" --int-filler
+	run -0 "$STRIP" --histo "$T/i.hprof"
+	assert_line --regexp '^ +1: +2 +40  \[I$'
+	"$STRIP" -o "$T/is.hprof" "$T/i.hprof"
+	run -0 "$STRIP" --info "$T/is.hprof"
+	assert_line --regexp '^  PRIMITIVE_ARRAY_NODATA +0xC3 +2 '
+}

@@ -33,8 +33,8 @@ static const char *refuse_fix(int judged)
 	if (!policy()->redact || judged == HDR_OTHER || judged == HDR_COPY)
 		return NULL;
 	if (judged == HDR_GZIP)
-		return "drop -gz (HPROFSTRIP_COMPRESS compresses the redacted "
-		       "dump)";
+		return "put gzip on PATH, or drop -gz (HPROFSTRIP_COMPRESS "
+		       "compresses the redacted dump)";
 	return "dump without the shim and run hprofstrip --redact on the "
 	       "dump";
 }
@@ -49,8 +49,11 @@ static const char *why_not(int judged, uint64_t stamp, char *buf, size_t size,
 
 	switch (judged) {
 	case HDR_GZIP:
-		return refused ? "a gzip-compressed dump (the runtime's -gz)"
-		               : "gzip-compressed dump, written unchanged";
+		return refused ? "a gzip-compressed dump (the runtime's -gz) "
+		                 "that cannot be inflated here"
+		               : "gzip-compressed dump that cannot be inflated "
+		                 "here, written unchanged";
+
 	case HDR_COPY:
 		if (!gmtime_r(&sec, &tm) ||
 		    !strftime(buf, size, "a copy of a dump made %Y-%m-%d "
@@ -74,7 +77,7 @@ static const char *why_not(int judged, uint64_t stamp, char *buf, size_t size,
  * VET_LET_GO: not one (why->line says why), and the caller makes the real
  * call. */
 static int vet(struct session *s, const struct iovec *iov, int cnt,
-               uint64_t pos, size_t *took, struct why *why)
+               uint64_t pos, size_t *took, struct why *why, int peek)
 {
 	unsigned held = s->hdr_len;
 	uint64_t stamp = 0;
@@ -101,6 +104,15 @@ static int vet(struct session *s, const struct iovec *iov, int cnt,
 			s->vet = 0;
 			return VET_GO;
 		}
+		/* a runtime's gzip dump: written as it comes, and inflated,
+		 * stripped and compressed again beside it, to take its place
+		 * once whole if its inflated header is this runtime's dump's
+		 * (never from a copy's peeked bytes: no runtime copies its
+		 * first bytes) */
+		if (judged == HDR_GZIP && !peek && !session_gz_begin(s)) {
+			s->vet = 0;
+			return VET_GO;
+		}
 	}
 	/* the call's own bytes go out with the real call (refused: none) */
 	s->hdr_len = held;
@@ -124,8 +136,18 @@ int session_write(struct session *s, int fd, struct call *c)
 	start = pos = c->at < 0 ? s->voff : (uint64_t)c->at;
 	for (i = 0; i < c->cnt; i++)
 		total += c->iov[i].iov_len;
+	/* a segment of a runtime's gzip dump: its main inflates it at the
+	 * merge; till then it is the runtime's (a sealed one is sealed) */
+	if (s->kind == S_SEGMENT && !s->sealed && !s->st.in_off && !pos &&
+	    c->cnt && c->iov[0].iov_len >= 2 &&
+	    ((const unsigned char *)c->iov[0].iov_base)[0] == 0x1f &&
+	    ((const unsigned char *)c->iov[0].iov_base)[1] == 0x8b) {
+		c->why.line = NULL;
+		c->why.fix = NULL;
+		return CALL_LET_GO;
+	}
 	if (s->vet && total) {
-		switch (vet(s, c->iov, c->cnt, pos, &skip, &c->why)) {
+		switch (vet(s, c->iov, c->cnt, pos, &skip, &c->why, 0)) {
 		case VET_LET_GO:
 			return CALL_LET_GO;
 		case VET_HELD:
@@ -166,7 +188,7 @@ int session_lseek(struct session *s, int fd, struct call *c)
 	(void)fd;
 	if (s->fifo)
 		return CALL_PASS;  /* the real lseek's ESPIPE */
-	end = s->ext > s->st.in_off ? s->ext : s->st.in_off;
+	end = s->gz ? s->gz_in : s->ext > s->st.in_off ? s->ext : s->st.in_off;
 	if (end < s->hdr_len)
 		end = s->hdr_len;
 	pos = whence == SEEK_SET ? off
@@ -303,7 +325,7 @@ static int vet_copy(struct session *s, int out_fd, int in_fd,
 	size_t took;
 	int e;
 
-	switch (n > 0 ? vet(s, &v, 1, s->voff, &took, why) : -1) {
+	switch (n > 0 ? vet(s, &v, 1, s->voff, &took, why, 1) : -1) {
 	case VET_LET_GO:
 		return VET_LET_GO;
 	case VET_GO:

@@ -66,34 +66,25 @@ static void compressor_argv(const struct policy *pol, char **argv, char *lvl)
 	argv[i] = NULL;
 }
 
-static int spawn(struct pipe_out *p, const struct policy *pol, int in, int out)
+int pipe_spawn(pid_t *pid, const char *sh, char *const argv[], char **env,
+               int in, int out, int quiet)
 {
 	posix_spawn_file_actions_t fa;
 	posix_spawnattr_t at;
 	sigset_t none, all;
 	closefrom_fn closefrom;
-	char *argv[8], lvl[8], **env = environ;
-	size_t env_size = 0;
 	int rc;
 
-	if (pol->filter[0]) {
-		argv[0] = "sh";
-		argv[1] = "-c";
-		argv[2] = (char *)pol->filter;
-		argv[3] = NULL;
-		env = env_with_path(p->dump, &env_size);
-		if (!env)
-			return errno;
-	} else {
-		compressor_argv(pol, argv, lvl);
-	}
 	if ((rc = posix_spawn_file_actions_init(&fa)) != 0)
-		goto out_env;
+		return rc;
 	if ((rc = posix_spawnattr_init(&at)) != 0)
 		goto out_fa;
 	rc = posix_spawn_file_actions_adddup2(&fa, in, 0);
 	if (!rc && out >= 0)
 		rc = posix_spawn_file_actions_adddup2(&fa, out, 1);
+	if (!rc && quiet)
+		rc = posix_spawn_file_actions_addopen(&fa, 2, "/dev/null",
+		                                      O_WRONLY, 0);
 	closefrom = (closefrom_fn)dlsym(RTLD_DEFAULT,
 	                                "posix_spawn_file_actions_addclosefrom_np");
 	if (!rc && closefrom)
@@ -110,13 +101,40 @@ static int spawn(struct pipe_out *p, const struct policy *pol, int in, int out)
 		rc = posix_spawnattr_setflags(&at, POSIX_SPAWN_SETSIGMASK |
 		                                   POSIX_SPAWN_SETSIGDEF);
 	if (!rc)
-		rc = pol->filter[0]
-		         ? posix_spawn(&p->pid, "/bin/sh", &fa, &at, argv, env)
-		         : posix_spawnp(&p->pid, argv[0], &fa, &at, argv, env);
+		rc = sh ? posix_spawn(pid, sh, &fa, &at, argv, env)
+		        : posix_spawnp(pid, argv[0], &fa, &at, argv, env);
 	posix_spawnattr_destroy(&at);
 out_fa:
 	posix_spawn_file_actions_destroy(&fa);
-out_env:
+	return rc;
+}
+
+static int spawn(struct pipe_out *p, const struct policy *pol, int in, int out)
+{
+	char *argv[8], lvl[8], **env = environ;
+	size_t env_size = 0;
+	int rc;
+
+	if (pol->filter[0]) {
+		argv[0] = "sh";
+		argv[1] = "-c";
+		argv[2] = (char *)pol->filter;
+		argv[3] = NULL;
+		env = env_with_path(p->dump, &env_size);
+		if (!env)
+			return errno;
+	} else if (p->gz_level && !pol->compress[0]) {
+		/* a runtime's gzip dump, as gzip again at its level */
+		snprintf(lvl, sizeof lvl, "-%d", p->gz_level);
+		argv[0] = "gzip";
+		argv[1] = "-c";
+		argv[2] = lvl;
+		argv[3] = NULL;
+	} else {
+		compressor_argv(pol, argv, lvl);
+	}
+	rc = pipe_spawn(&p->pid, pol->filter[0] ? "/bin/sh" : NULL, argv, env,
+	                in, out, 0);
 	if (env_size)
 		munmap(env, env_size);
 	if (rc)
@@ -155,6 +173,7 @@ void pipe_prepare(struct pipe_out *p, int dirfd, const char *path)
 	p->sent = 0;
 	p->len = 0;
 	p->out[0] = 0;
+	p->gz_level = p->replace = 0;
 	if (path[0] == '/' || !policy_absolute(dirfd, path, p->dump,
 	                                       sizeof p->dump))
 		snprintf(p->dump, sizeof p->dump, "%s", path);
@@ -168,7 +187,7 @@ int pipe_start(struct pipe_out *p, int fd)
 	struct stat sb;
 	int sv[2], out = -1, rc, saved = errno;
 
-	if (!pol->filter[0] && !pol->compress[0])
+	if (!pol->filter[0] && !pol->compress[0] && !p->gz_level)
 		return 0;
 	if (fstat(fd, &sb)) {
 		rc = errno;
@@ -179,13 +198,33 @@ int pipe_start(struct pipe_out *p, int fd)
 	if (pol->filter[0]) {
 		snprintf(p->what, sizeof p->what, "HPROFSTRIP_FILTER");
 	} else {
-		snprintf(p->what, sizeof p->what, "%s -%d", pol->compress,
-		         pol->level);
-		c = io_compressor_named(pol->compress, strlen(pol->compress));
-		snprintf(p->out, sizeof p->out, "%s%s", p->dump,
-		         c ? c->suffix : ".out");
-		/* never over an existing file: an earlier dump's, maybe */
-		out = io_create(p->out, (int)(sb.st_mode & 0666));
+		size_t n = strlen(p->dump);
+
+		if (pol->compress[0]) {
+			snprintf(p->what, sizeof p->what, "%s -%d",
+			         pol->compress, pol->level);
+			c = io_compressor_named(pol->compress,
+			                        strlen(pol->compress));
+			/* a runtime's gzip dump x.gz: x.zst, not x.gz.zst */
+			if (p->gz_level && n > 3 &&
+			    !strcmp(p->dump + n - 3, ".gz"))
+				n -= 3;
+			snprintf(p->out, sizeof p->out, "%.*s%s", (int)n,
+			         p->dump, c ? c->suffix : ".out");
+		} else {
+			/* a runtime's gzip dump: gzip at its level, into a new
+			 * file renamed over the dump once whole */
+			snprintf(p->what, sizeof p->what, "gzip -%d",
+			         p->gz_level);
+			snprintf(p->out, sizeof p->out, "%s.hprofstrip~",
+			         p->dump);
+			p->replace = 1;
+		}
+		/* never over an existing file: an earlier dump's, maybe (a
+		 * gzip dump's stand-in: the first free name) */
+		out = p->replace ? io_create_free(p->out, sizeof p->out,
+		                                  (int)(sb.st_mode & 0666))
+		                 : io_create(p->out, (int)(sb.st_mode & 0666));
 		if (out < 0) {
 			rc = errno;
 			say("hprofstrip: %s: cannot create %s: %s; the stripped "
@@ -413,4 +452,18 @@ void pipe_remove_dump(struct pipe_out *p, int fd)
 		unlink(p->dump);
 	}
 	errno = saved;
+}
+
+int pipe_replace_dump(struct pipe_out *p)
+{
+	struct stat sb;
+	int saved = errno, r = -1;
+
+	if (stat(p->dump, &sb) == 0 && sb.st_dev == p->dev &&
+	    sb.st_ino == p->ino)
+		r = rename(p->out, p->dump);
+	if (r)
+		unlink(p->out);
+	errno = saved;
+	return r;
 }

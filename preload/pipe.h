@@ -40,12 +40,22 @@ struct pipe_out {
 	char dump[PATH_MAX];    /* the dump's path, absolute */
 	char out[PATH_MAX + 8]; /* <dump>.zst (.gz, .xz); "" for a filter */
 	char what[32];          /* "zstd -1", "filter": for messages */
+	int gz_level;           /* a runtime's gzip dump: its level (the
+	                           child is gzip at it, unless
+	                           HPROFSTRIP_COMPRESS says otherwise) */
+	int replace;            /* ... out is renamed over the dump */
 	dev_t dev;              /* the dump file, to remove only that file */
 	ino_t ino;
 	size_t len;             /* bytes in buf */
 	unsigned char buf[PIPE_BUF_SIZE];
 };
 
+/* posix_spawn of argv (through sh, a path, or argv[0] found on PATH),
+ * stdin in, stdout out (-1: the caller's), stderr /dev/null if quiet (its
+ * caller says what came of it), default signals, an empty mask, fds past
+ * 2 closed where the C library can. 0 or an errno. */
+int pipe_spawn(pid_t *pid, const char *sh, char *const argv[], char **env,
+               int in, int out, int quiet);
 /* Does the policy ask for a child (then the engine streams)? A value not
  * understood is said once. */
 int pipe_wanted(void);
@@ -66,6 +76,9 @@ int pipe_finish(struct pipe_out *p, char *msg, size_t size);
 void pipe_abort(struct pipe_out *p);
 /* In a forked child: the parent's child is not ours; close our end. */
 void pipe_forget(struct pipe_out *p);
+/* p->replace: the child's output renamed over p->dump, if that is still
+ * the dump's file. 0, or -1: its output removed. errno kept. */
+int pipe_replace_dump(struct pipe_out *p);
 /* Removes the dump's file at p->dump if it is still the file fd is (fd
  * < 0: the file it was at start), emptied first through fd. */
 void pipe_remove_dump(struct pipe_out *p, int fd);

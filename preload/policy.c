@@ -315,8 +315,9 @@ int policy_header(const unsigned char *h, size_t n, uint64_t born_ms,
 	size_t i, end;
 	uint64_t t = 0;
 
+	/* (its level is in the tenth byte, XFL) */
 	if (n >= 1 && h[0] == 0x1f && (n < 2 || h[1] == 0x8b))
-		return n < 2 ? HDR_MORE : HDR_GZIP;
+		return n < 10 ? HDR_MORE : HDR_GZIP;
 	for (i = 0; i < n && i < HS_MAGIC_LEN; i++)
 		if (h[i] != (unsigned char)HS_MAGIC[i])
 			return HDR_OTHER;
@@ -388,6 +389,11 @@ int policy_may_match(const struct policy *p, const char *path)
 
 	if (p->tails < 0)
 		return 1;
+	/* a ".gz" near the end: maybe a gzip dump's name (policy_kind
+	 * tells) */
+	for (b = n > 12 ? n - 12 : 0; b + 3 <= n; b++)
+		if (path[b] == '.' && path[b + 1] == 'g' && path[b + 2] == 'z')
+			return 1;
 	/* (most names: their last byte ends no tail, and is no digit) */
 	if (!far && !(p->tail_end[last / 8] & (1u << (last % 8))) &&
 	    (last < '0' || last > '9'))
@@ -414,14 +420,27 @@ static int prefix_of(const char *path, size_t n, char *base, size_t size)
 	return 1;
 }
 
+/* A match, or a match with ".gz" after it (a runtime's gzip dump:
+ * HotSpot names its -XX:HeapDumpGzipLevel dumps java_pid<pid>.hprof.gz). */
+static int matches_gz(const struct policy *p, const char *path)
+{
+	char base[PATH_MAX];
+	size_t n = strlen(path);
+
+	return policy_matches(p, path) ||
+	       (n > 3 && !strcmp(path + n - 3, ".gz") &&
+	        prefix_of(path, n - 3, base, sizeof base) &&
+	        policy_matches(p, base));
+}
+
 int policy_dump_name(const struct policy *p, const char *path)
 {
 	char base[PATH_MAX];
 
-	if (policy_matches(p, path))
+	if (matches_gz(p, path))
 		return 1;
 	return prefix_of(path, policy_numbered_base(path, ""), base,
-	                 sizeof base) && policy_matches(p, base);
+	                 sizeof base) && matches_gz(p, base);
 }
 
 int policy_kind(const struct policy *p, const char *path, char *base,

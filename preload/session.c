@@ -20,6 +20,7 @@
 #include <sys/mman.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
+#include <time.h>
 #include <unistd.h>
 
 uint64_t hst_born_ms;
@@ -262,7 +263,7 @@ static struct pipe_mem *pipe_tables(struct session *s, int kind, int fifo)
 {
 	static int told_mem;
 
-	if (kind != S_MAIN || (!fifo && !pipe_wanted()))
+	if (kind != S_MAIN || (!fifo && !s->gz && !pipe_wanted()))
 		return NULL;
 	if (!s->pm)
 		s->pm = map_tables(sizeof *s->pm, &told_mem, s->path,
@@ -331,44 +332,93 @@ static void start_child(struct session *s, int fd)
 
 /* ---- sealed segments (seal.h) ---------------------------------------- */
 
-/* A sealed segment's bytes (seal.h) at at, zeros first from its end up
- * to at; in_off stands for its length, as the engine's would. */
-static int put_sealed(struct session *s, int fd, const unsigned char *b,
-                      size_t len, uint64_t at)
+/* The runtime's bytes as it wrote them, at at, zeros first from the
+ * file's end up to at: a sealed segment's (seal.h), or a gzip dump's
+ * (sealed under HPROFSTRIP_REDACT: s->nonce). raw_len is the file's
+ * length; a sealed segment's engine is never fed, so its in_off is too. */
+static int put_raw(struct session *s, int fd, const unsigned char *b,
+                   size_t len, uint64_t at)
 {
 	static const unsigned char zeros[4096];
 	unsigned char x[4096];
 
-	while (!s->ob.err && (len || at > s->st.in_off)) {
-		uint64_t where = at > s->st.in_off ? s->st.in_off : at;
+	while (!s->ob.err && (len || at > s->raw_len)) {
+		uint64_t where = at > s->raw_len ? s->raw_len : at;
 		size_t n = sizeof x;
 		const unsigned char *from = zeros;
 
-		if (at > s->st.in_off && at - s->st.in_off < n)
-			n = (size_t)(at - s->st.in_off);
-		if (at <= s->st.in_off) {
+		if (at > s->raw_len && at - s->raw_len < n)
+			n = (size_t)(at - s->raw_len);
+		if (at <= s->raw_len) {
 			from = b;
 			if (n > len)
 				n = len;
 			/* a rewrite ends where the file does, then appends */
-			if (where < s->st.in_off && s->st.in_off - where < n)
-				n = (size_t)(s->st.in_off - where);
+			if (where < s->raw_len && s->raw_len - where < n)
+				n = (size_t)(s->raw_len - where);
 			b += n;
 			len -= n;
 			at += n;
 		}
-		seal_xor(s->nonce, where, from, x, n);
-		if (where == s->st.in_off) {
+		if (s->nonce)
+			seal_xor(s->nonce, where, from, x, n);
+		else
+			memcpy(x, from, n);
+		if (where == s->raw_len) {
 			io_ob_write(&s->ob, x, n);
-			s->st.in_off += n;
-			s->st.out_off += n;
+			s->raw_len += n;
 		} else if (!io_ob_flush(&s->ob)) {
 			int e = io_pwrite_full(s->ob.pwrite, NULL, fd, x, n, where);
 			if (e)
 				s->ob.err = e;
 		}
 	}
+	if (s->sealed)
+		s->st.in_off = s->st.out_off = s->raw_len;
 	return s->ob.err;
+}
+
+/* A gzip dump judged not this runtime's (a copy of an older one): its
+ * file, sealed so far under HPROFSTRIP_REDACT, is unsealed in place
+ * (read back through /proc/self/fd: the runtime's fd may be write-only)
+ * and written as it comes from now on. If it cannot be, the file goes at
+ * the end (gz_failed), said. */
+static void unseal_file(struct session *s, int fd)
+{
+	char link[64];
+	uint64_t at = 0;
+	int e = 0, rd, saved = errno;
+
+	if (!s->nonce)
+		return;
+	snprintf(link, sizeof link, "/proc/self/fd/%d", fd);
+	if (io_ob_flush(&s->ob) ||
+	    (rd = hst.open(link, O_RDONLY | O_CLOEXEC, 0)) < 0) {
+		e = s->ob.err ? s->ob.err : errno;
+		rd = -1;
+	}
+	while (rd >= 0 && at < s->raw_len && !e) {
+		size_t n = s->raw_len - at < sizeof s->in ? (size_t)(s->raw_len - at)
+		                                          : sizeof s->in;
+		ssize_t k = hst.pread(rd, s->in, n, (int64_t)at);
+		if (k <= 0) {
+			e = k < 0 ? errno : EIO;
+			break;
+		}
+		seal_xor(s->nonce, at, s->in, s->in, (size_t)k);
+		e = io_pwrite_full(s->ob.pwrite, NULL, fd, s->in, (size_t)k, at);
+		at += (uint64_t)k;
+	}
+	if (rd >= 0)
+		hst.close(rd);
+	if (e) {
+		s->gz_failed = 1;
+		say("hprofstrip: %s: its sealed bytes cannot be read back (%s); "
+		    "the file is removed", s->path, strerror(e));
+	} else {
+		s->nonce = 0;
+	}
+	errno = saved;
 }
 
 int session_seal(struct session *main, struct session *seg, int fd)
@@ -414,6 +464,194 @@ uint64_t session_sealed(const struct session *s, int fd)
 		if (s->seals[i].dev == (uint64_t)sb.st_dev &&
 		    s->seals[i].ino == (uint64_t)sb.st_ino)
 			return s->seals[i].nonce;
+	return 0;
+}
+
+/* ---- a runtime's gzip dump (inflate.h) -------------------------------- */
+
+/* The gzip dump is not stripped after all (not this runtime's, or the
+ * inflater or the stream failed: why): the children go, and the file,
+ * the stream as the runtime wrote it, is all there is; unsealed if it is
+ * not to be redacted (a copy), else removed at the end (fail_closed). */
+static void gz_give_up(struct session *s, int fd, const char *why,
+                       int fail_closed)
+{
+	if (s->gz_judged < 0)
+		return;
+	s->gz_judged = -1;
+	inflate_stop(s->inf, 0);
+	if (s->piped) {
+		s->piped = 0;
+		pipe_abort(&s->pm->pipe);
+	}
+	s->pipe_pending = 0;
+	if (!fail_closed)
+		unseal_file(s, fd);
+	if (fail_closed && s->nonce)
+		s->gz_failed = 1;
+	if (why)
+		say("hprofstrip: %s: %s%s", s->path, why,
+		    s->gz_failed ? "; HPROFSTRIP_REDACT cannot redact it, so "
+		                   "none of it is kept: the file is removed"
+		                 : "; the dump is kept as the runtime wrote it");
+}
+
+/* The engine's sink for a gzip dump: the compressor alone (the file
+ * holds the runtime's stream). */
+static int gz_sink(void *user, const void *buf, size_t len)
+{
+	struct session *s = user;
+
+	if (s->piped)
+		pipe_send(&s->pm->pipe, buf, len);
+	return 0;
+}
+
+/* What gzip -dc gives back: the runtime's plain dump, stripped, once its
+ * header shows it is this runtime's (gz_judged); a copy of an older dump
+ * is given up on, written as it came. */
+static void gz_put(void *user, const void *buf, size_t len)
+{
+	struct session *s = user;
+	const unsigned char *b = buf;
+	char line[160];
+	struct tm tm;
+	uint64_t stamp = 0;
+	time_t sec;
+
+	if (s->gz_judged < 0)
+		return;
+	if (!s->gz_judged) {
+		uint64_t born = s->vet_stamp &&
+		                !__atomic_load_n(&s->segments, __ATOMIC_RELAXED)
+		                ? hst_born_ms : 0;
+		size_t k = HDR_MAX - s->gz_head_len;
+		int j;
+
+		if (k > len)
+			k = len;
+		memcpy(s->gz_head + s->gz_head_len, b, k);
+		s->gz_head_len += (unsigned)k;
+		j = policy_header(s->gz_head, s->gz_head_len, born, &stamp);
+		if (j == HDR_MORE && s->gz_head_len < HDR_MAX)
+			return;
+		if (j != HDR_DUMP) {
+			sec = (time_t)(stamp / 1000);
+			if (j != HDR_COPY || !gmtime_r(&sec, &tm) ||
+			    !strftime(line, sizeof line, "a gzip stream of a copy "
+			              "of a dump made %Y-%m-%d %H:%M:%S UTC, before "
+			              "this process began: written unchanged", &tm))
+				snprintf(line, sizeof line, "%s",
+				         j == HDR_COPY ? "a gzip stream of a copy of "
+				         "an older dump: written unchanged"
+				         : "a gzip stream of no HPROF dump: written "
+				           "unchanged");
+			say("hprofstrip: %s: %s", s->path, line);
+			gz_give_up(s, s->ob.fd, NULL, 0);
+			return;
+		}
+		s->gz_judged = 1;
+		b += k;
+		len -= k;
+		if (s->pipe_pending)
+			start_child(s, s->ob.fd);
+		if (!s->piped) {
+			/* (pipe_start said why) */
+			gz_give_up(s, s->ob.fd, NULL, 1);
+			return;
+		}
+		hs_feed(&s->st, s->gz_head, s->gz_head_len);
+	}
+	if (len)
+		hs_feed(&s->st, b, len);
+	report(s);
+}
+
+/* The runtime's gzip bytes at at (its offsets): to the file as they
+ * come, and inflated in order; a write anywhere else cannot be followed
+ * by the inflated stream: the file as written is then the dump. */
+static int put_gz(struct session *s, int fd, const void *buf, size_t len,
+                  uint64_t at)
+{
+	char why[160];
+
+	if (!len || put_raw(s, fd, buf, len, at))
+		return s->ob.err;
+	if (s->gz_judged < 0)
+		return 0;
+	if (at != s->gz_in) {
+		snprintf(why, sizeof why, "a write at offset %llu of a gzip "
+		         "dump whose end is at %llu cannot be inflated",
+		         (unsigned long long)at, (unsigned long long)s->gz_in);
+		gz_give_up(s, fd, why, 1);
+		return 0;
+	}
+	s->gz_in += len;
+	if (inflate_push(s->inf, buf, len, gz_put, s) && s->gz_judged >= 0) {
+		snprintf(why, sizeof why, "gzip -dc failed (%s)",
+		         strerror(s->inf->err));
+		gz_give_up(s, fd, why, 1);
+	}
+	return s->ob.err;
+}
+
+/* The gzip stream's end: the rest of what gzip -dc holds. 0, or -1: the
+ * dump is the file as written (or, failed closed, none). */
+static int gz_end(struct session *s, int fd)
+{
+	char why[160];
+
+	s->ob.fd = fd;
+	if (s->gz_judged >= 0 && inflate_end(s->inf, gz_put, s, why, sizeof why))
+		gz_give_up(s, fd, why, 1);
+	else if (!s->gz_judged)
+		gz_give_up(s, fd, "a gzip stream too short to hold a dump's "
+		           "header", 0);
+	return s->gz_judged > 0 ? 0 : -1;
+}
+
+int session_gz_begin(struct session *s)
+{
+	static int told_mem;
+	unsigned char hdr[HDR_MAX];
+	unsigned hdr_len = s->hdr_len, xfl = hdr_len > 8 ? s->hdr[8] : 0;
+	int refs = s->refs, segments, vet_stamp = s->vet_stamp;
+	int trunc = s->trunc_at_end;
+	uint64_t voff = s->voff, nonce = 0;
+	unsigned nseals = s->nseals;
+	char path[sizeof s->path], base[sizeof s->base];
+	char histo[sizeof s->histo_path];
+
+	if (s->fifo || s->kind != S_MAIN)
+		return -1;
+	/* under HPROFSTRIP_REDACT the stream on disk is sealed */
+	if (policy()->redact && !(nonce = seal_nonce()))
+		return -1;
+	if (!s->inf && !(s->inf = map_tables(sizeof *s->inf, &told_mem,
+	                                     s->path, "no memory to inflate "
+	                                     "a gzip dump")))
+		return -1;
+	if (inflate_start(s->inf))
+		return -1;
+	memcpy(hdr, s->hdr, hdr_len);
+	memcpy(path, s->path, sizeof path);
+	memcpy(base, s->base, sizeof base);
+	memcpy(histo, s->histo_path, sizeof histo);
+	segments = __atomic_load_n(&s->segments, __ATOMIC_RELAXED);
+	/* zlib's XFL: 4 the fastest (level 1), 2 the best (9), else 6 */
+	s->gz_level = xfl == 4 ? 1 : xfl == 2 ? 9 : 6;
+	s->gz_pending = 1;
+	session_start(s, S_MAIN, path, base, 0, AT_FDCWD, s->dump, VET_NONE, 0);
+	memcpy(s->histo_path, histo, sizeof histo);
+	memcpy(s->hdr, hdr, hdr_len);
+	s->hdr_len = hdr_len;
+	s->vet_stamp = vet_stamp;
+	s->trunc_at_end = trunc;
+	s->refs = refs;
+	s->voff = voff;
+	s->nseals = nseals;
+	s->nonce = nonce;
+	__atomic_store_n(&s->segments, segments, __ATOMIC_RELAXED);
 	return 0;
 }
 
@@ -503,6 +741,15 @@ void session_start(struct session *s, int kind, const char *path,
 	if ((cfg.histo = histo_tables(s, kind)) != NULL)
 		cfg.flags |= HS_HISTO;
 	s->piped = s->pipe_pending = 0;
+	s->gz = s->gz_pending;
+	s->gz_pending = s->gz_warned = s->gz_failed = 0;
+	s->gz_in = s->raw_len = 0;
+	s->gz_judged = 0;
+	s->gz_head_len = 0;
+	if (kind == S_MAIN && dump != s->dump &&
+	    (dump[0] == '/' || !policy_absolute(dirfd, dump, s->dump,
+	                                        sizeof s->dump)))
+		snprintf(s->dump, sizeof s->dump, "%s", dump);
 	if ((pm = pipe_tables(s, kind, fifo)) != NULL && fifo) {
 		/* a FIFO is a stream: segments, never patched */
 		cfg.flags |= HS_STREAM;
@@ -510,9 +757,10 @@ void session_start(struct session *s, int kind, const char *path,
 	} else if (pm) {
 		/* nothing is ever patched: the child reads it as it comes */
 		pipe_prepare(&pm->pipe, dirfd, dump);
+		pm->pipe.gz_level = s->gz ? s->gz_level : 0;
 		cfg.flags |= HS_STREAM;
 		cfg.seg_buf = pm->seg;
-		sink.write = tee_write;
+		sink.write = s->gz ? gz_sink : tee_write;
 		sink.user = s;
 		s->pipe_pending = 1;  /* started at the first write */
 	}
@@ -536,6 +784,10 @@ void session_restart(struct session *s)
 	memcpy(base, s->base, sizeof base);
 	memcpy(histo, s->histo_path, sizeof histo);
 	map_close(s, MAP_REMOVE);  /* written anew from the first name */
+	if (s->gz) {
+		inflate_stop(s->inf, 0);  /* its header is judged again */
+		s->nonce = 0;
+	}
 	/* a child started over: the first child's output goes */
 	if (s->piped)
 		pipe_abort(&s->pm->pipe);
@@ -566,6 +818,25 @@ static void gap(struct session *s, uint64_t at)
 	}
 }
 
+/* A gzip dump that fails closed (HPROFSTRIP_REDACT): its file, sealed,
+ * emptied through fd and removed, if its path is still that file. */
+static void gz_remove(struct session *s, int fd)
+{
+	struct stat a, b;
+	int saved = errno;
+
+	if (!fstat(fd, &a) && !lstat(s->dump, &b) && a.st_dev == b.st_dev &&
+	    a.st_ino == b.st_ino) {
+		if (hst.ftruncate(fd, 0)) {
+			/* removed all the same */
+		}
+		unlink(s->dump);
+	}
+	errno = saved;
+}
+
+static void unseal_file(struct session *s, int fd);
+
 /* The dump's child has had every byte: wait for it. On success the
  * plain copy goes (the file the runtime opened, emptied and removed), and
  * the child's output is all there is; else the copy is the dump, and the
@@ -576,6 +847,41 @@ static void end_child(struct session *s, int fd)
 	char why[256];
 
 	s->piped = 0;
+	if (s->gz) {
+		/* a gzip dump: the file holds the runtime's stream; the
+		 * child's output takes its place, or goes */
+		if (pipe_finish(p, why, sizeof why) || s->st.err || fd < 0) {
+			if (!s->st.err && fd >= 0)
+				say("hprofstrip: %s: %s%s", s->path, why,
+				    s->nonce ? "; HPROFSTRIP_REDACT cannot redact it, "
+				    "so none of it is kept: the file is removed"
+				    : "; the dump is kept as the runtime wrote it");
+			if (p->replace && p->out[0])
+				unlink(p->out);
+			if (s->nonce && fd >= 0)
+				gz_remove(s, fd);
+			else if (fd >= 0)
+				unseal_file(s, fd);
+		} else if (p->replace && pipe_replace_dump(p)) {
+			say("hprofstrip: %s: %s's output could not take the "
+			    "dump's place (%s)%s", s->path, p->what,
+			    strerror(errno), s->nonce ? "; HPROFSTRIP_REDACT "
+			    "cannot keep the runtime's stream: the file is removed"
+			    : "; the dump is kept as the runtime wrote it");
+			if (s->nonce)
+				gz_remove(s, fd);
+			else
+				unseal_file(s, fd);
+		} else if (p->replace) {
+			say("hprofstrip: %s: %s wrote the stripped dump in its "
+			    "place", s->path, p->what);
+		} else {
+			pipe_remove_dump(p, fd);
+			say("hprofstrip: %s: %s wrote %s", s->path, p->what,
+			    p->out);
+		}
+		return;
+	}
 	if (pipe_finish(p, why, sizeof why)) {
 		if (s->ob.err || fd < 0)
 			say("hprofstrip: %s: %s; %s holds what was written "
@@ -622,7 +928,8 @@ void session_finish(struct session *s, int fd)
 		s->kind = S_FREE;
 		return;
 	}
-	if (!s->st.in_off && !s->seg_in && !s->ob.len && !s->ext) {
+	if (!s->st.in_off && !s->seg_in && !s->ob.len && !s->ext &&
+	    !s->raw_len) {
 		/* nothing was written (touch, an open to check a name): the
 		 * file stays as it was, old content and all */
 		s->kind = S_FREE;
@@ -630,8 +937,17 @@ void session_finish(struct session *s, int fd)
 	}
 	if (s->sealed) {
 		/* its main reads it back at the merge: nothing to end here */
-		put_sealed(s, fd, NULL, 0, s->ext);
+		put_raw(s, fd, NULL, 0, s->ext);
 		session_flush(s, fd);
+		s->kind = S_FREE;
+		return;
+	}
+	/* a gzip dump: what gzip -dc still holds; not stripped after all,
+	 * the file as written is the dump (or, failed closed, none) */
+	if (s->gz && gz_end(s, fd)) {
+		session_flush(s, fd);
+		if (s->gz_failed)
+			gz_remove(s, fd);
 		s->kind = S_FREE;
 		return;
 	}
@@ -688,6 +1004,8 @@ void session_lost(struct session *s)
 	if (s->kind == S_MAIN)
 		histo_end(s, 1, s->st.in_off);
 	map_close(s, MAP_DONE);
+	if (s->gz)
+		inflate_stop(s->inf, 0);
 	if (s->piped)
 		end_child(s, -1);
 	s->kind = S_FREE;
@@ -699,6 +1017,8 @@ void session_forget(struct session *s)
 	 * its stdin must not keep it open */
 	if (s->piped)
 		pipe_forget(&s->pm->pipe);
+	if (s->gz)
+		inflate_stop(s->inf, 1);
 	map_close(s, MAP_DROP);
 	s->piped = s->pipe_pending = 0;
 	s->kind = S_FREE;
@@ -733,7 +1053,9 @@ int session_put(struct session *s, int fd, const void *buf, size_t len,
 	if (s->ob.err)
 		return s->ob.err;
 	if (s->sealed)
-		return put_sealed(s, fd, buf, len, at);
+		return put_raw(s, fd, buf, len, at);
+	if (s->gz)
+		return put_gz(s, fd, buf, len, at);
 	if (s->pipe_pending)
 		start_child(s, fd);
 	if (at > s->st.in_off)

@@ -14,6 +14,7 @@
 #include "../strip/engine/hprof.h"
 #include "../strip/io/outbuf.h"
 #include "../strip/io/namesmap.h"
+#include "inflate.h"
 #include "pipe.h"
 #include "policy.h"
 #include "hprofstrip.h"
@@ -94,6 +95,26 @@ struct session {
 	unsigned hdr_len;
 	unsigned char hdr[HDR_MAX];
 	int segments;            /* JDK 22 .pN files of it were opened */
+	struct inflater *inf;    /* a runtime's gzip dump: gzip -dc (mapped
+	                            at the slot's first such dump) */
+	int gz;                  /* this dump is a runtime's gzip stream,
+	                            inflated and stripped (inflate.h) */
+	int gz_pending;          /* ... session_start makes it so */
+	int gz_level;            /* ... its level, from the gzip header */
+	int gz_warned;           /* ... a write it could not take was said */
+	int gz_failed;           /* ... given up on under HPROFSTRIP_REDACT:
+	                            its file is removed at the end */
+	uint64_t gz_in;          /* ... the runtime's bytes so far */
+	int gz_judged;           /* ... its inflated header: 0 not yet,
+	                            1 this runtime's dump, -1 not (then
+	                            the file is all there is) */
+	uint64_t raw_len;        /* a sealed segment's or a gzip dump's
+	                            file: its length (the bytes as the
+	                            runtime wrote them, sealed or not) */
+	unsigned gz_head_len;    /* ... the inflated bytes held to judge */
+	unsigned char gz_head[HDR_MAX];
+	char dump[PATH_MAX];     /* main: the dump's path as opened,
+	                            absolute where it can be */
 	int sealed;              /* HPROFSTRIP_REDACT: a segment written
 	                            enciphered (seal.h), not stripped: its
 	                            main redacts it at the merge */
@@ -135,6 +156,14 @@ void session_start(struct session *s, int kind, const char *path,
 int session_seal(struct session *main, struct session *seg, int fd);
 /* The nonce of s's sealed segment that fd reads, or 0 (s locked). */
 uint64_t session_sealed(const struct session *s, int fd);
+/* s (locked, vetting) turns out to hold a gzip stream (its first bytes
+ * in s->hdr): from now on its bytes go to the file as they come (sealed
+ * under HPROFSTRIP_REDACT) and to gzip -dc; what that gives back, once
+ * its header shows this runtime's dump, is stripped and compressed as
+ * gzip at the stream's level (or through HPROFSTRIP_COMPRESS) into a
+ * file that takes the dump's place when both are whole. 0, or -1: it
+ * cannot be (no gzip, no memory, a FIFO; s as it was). */
+int session_gz_begin(struct session *s);
 /* Start over: ftruncate(fd, 0). */
 void session_restart(struct session *s);
 /* A write of len bytes at virtual offset at, through the engine, flushed

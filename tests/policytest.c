@@ -178,6 +178,7 @@ static int may_match_is_safe(const char *pattern)
 		"x.hprofx", "hprof", ".hprof", "a.txt", "heap.bin", "heap.bin.p0",
 		"/tmp/x", "dumps/java_pid12.hprof", "java_pid12.hprof.7", "p1",
 		".p1", "x.p", "x.", "", "dumps/heap.bin", "srv/dumps/a.hprof", "12",
+		"x.hprof.gz", "x.hprof.gz.p1", "x.hprof.gz.2", "a.gz",
 	};
 	static const char *const dirs[] = { "/srv/", "/srv/dumps/", "/" };
 	struct policy p;
@@ -366,7 +367,12 @@ int main(void)
 		      "1.0.3 copy");
 		/* others */
 		CHECK(policy_header((const unsigned char *)"\x1f\x8b\x08", 3, born,
-		                    NULL) == HDR_GZIP, "gzip");
+		                    NULL) == HDR_MORE, "gzip's first 3 bytes");
+		CHECK(policy_header((const unsigned char *)"\x1f\x8b\x08\0\0\0\0\0\4",
+		                    9, born, NULL) == HDR_MORE,
+		      "gzip's header less its OS byte");
+		CHECK(policy_header((const unsigned char *)"\x1f\x8b\x08\0\0\0\0\0\4\3",
+		                    10, born, NULL) == HDR_GZIP, "gzip");
 		CHECK(policy_header((const unsigned char *)"\x1f", 1, born, NULL) ==
 		      HDR_MORE, "gzip's first byte");
 		CHECK(policy_header((const unsigned char *)"\x1f\x8c", 2, born,
@@ -441,6 +447,15 @@ int main(void)
 	kind_is(&p, "/d/gc.hprof.5", DUMP_MAIN, "/d/gc.hprof.5");
 	kind_is(&p, "java_pid7.hprof.3", DUMP_MAIN, "java_pid7.hprof.3");
 	kind_is(&p, "x.hprof.p0", DUMP_SEGMENT, "x.hprof");
+	/* a runtime's gzip dump: java_pid<pid>.hprof.gz, its numbered and
+	 * segment names; ".gz" alone, or after no dump's name, is none */
+	kind_is(&p, "java_pid7.hprof.gz", DUMP_MAIN, "java_pid7.hprof.gz");
+	kind_is(&p, "x.hprof.gz.1", DUMP_MAIN, "x.hprof.gz.1");
+	kind_is(&p, "x.hprof.gz.p3", DUMP_SEGMENT, "x.hprof.gz");
+	kind_is(&p, "x.hprof.gz.gz", DUMP_NONE, "");
+	kind_is(&p, "x.gz", DUMP_NONE, "");
+	kind_is(&p, ".gz", DUMP_NONE, "");
+	kind_is(&p, "heap.bin.gz", DUMP_NONE, "");
 	kind_is(&p, "gc.hprof.3.p12", DUMP_SEGMENT, "gc.hprof.3");
 	kind_is(&p, "gc.hprof.3.4", DUMP_NONE, "");
 	kind_is(&p, "heap.bin", DUMP_NONE, "");

@@ -33,6 +33,9 @@
  *              OUT.p0, written after the other dumpers' first segments;
  *              REPLAY_DUMPERS=N dumpers; REPLAY_GZIP=L gzip members
  *              (then OUT decompresses to IN).
+ *   (REPLAY_GZIP=L: random, threads, pwrite, writev, bytes and setlength
+ *              write IN as JDK 11.0.14-21's -gz=L file, a gzip member
+ *              per 1 MiB, IN's stamp made the replay's first)
  *   art        Android ART hprof.cc: open O_WRONLY|O_CREAT|O_TRUNC|
  *              O_CLOEXEC 0644, dup, close the original, header alone in
  *              one write, then one whole top-level record per write,
@@ -823,44 +826,46 @@ static struct {
 
 static int g_gzip;  /* REPLAY_GZIP */
 
-/* One gzip member of w's buffer, compressed by gzip -L -n into a
- * memfd, written with one write (the first with the comment). */
-static void gz_member(struct wbuf *w)
+/* One gzip member of in's n bytes, compressed by gzip -L -n (LD_PRELOAD
+ * cleared) through a memfd, with the comment HotSpot's writer puts on its
+ * first member if comment; malloc'd, its length in *outlen. */
+static unsigned char *gz_block(const unsigned char *in, size_t n, int level,
+                               int comment, size_t *outlen)
 {
-	static const char comment[] = "HPROF BLOCKSIZE=1048576";
+	static const char text[] = "HPROF BLOCKSIZE=1048576";
 	extern char **environ;
 	char lvl[8], *argv[] = { "gzip", lvl, "-n", "-c", NULL }, **env;
-	int in[2], out = memfd_create("gz", MFD_CLOEXEC), st;
-	size_t n = 0, i, k = 0;
+	int pin[2], out = memfd_create("gz", MFD_CLOEXEC), st;
+	size_t e = 0, i, k = 0;
 	posix_spawn_file_actions_t fa;
 	pid_t pid;
 	struct stat sb;
 
-	snprintf(lvl, sizeof lvl, "-%d", w->gzip);
-	while (environ[n])
-		n++;
-	env = xmalloc((n + 1) * sizeof *env);
-	for (i = 0; i < n; i++)
+	snprintf(lvl, sizeof lvl, "-%d", level);
+	while (environ[e])
+		e++;
+	env = xmalloc((e + 1) * sizeof *env);
+	for (i = 0; i < e; i++)
 		if (strncmp(environ[i], "LD_PRELOAD=", 11))
 			env[k++] = environ[i];
 	env[k] = NULL;
-	if (out < 0 || pipe2(in, O_CLOEXEC))
+	if (out < 0 || pipe2(pin, O_CLOEXEC))
 		die("gzip pipe");
 	posix_spawn_file_actions_init(&fa);
-	posix_spawn_file_actions_adddup2(&fa, in[0], 0);
+	posix_spawn_file_actions_adddup2(&fa, pin[0], 0);
 	posix_spawn_file_actions_adddup2(&fa, out, 1);
 	if ((errno = posix_spawnp(&pid, "gzip", &fa, NULL, argv, env)) != 0)
 		die("posix_spawn gzip");
 	posix_spawn_file_actions_destroy(&fa);
 	free(env);
-	close(in[0]);
-	sd_write_all(in[1], w->buf, w->pos);
-	close(in[1]);
+	close(pin[0]);
+	sd_write_all(pin[1], in, n);
+	close(pin[1]);
 	if (waitpid(pid, &st, 0) != pid || !WIFEXITED(st) || WEXITSTATUS(st))
 		die_msg("gzip", "failed");
 	if (fstat(out, &sb))
 		die("fstat");
-	size_t len = (size_t)sb.st_size, extra = w->members ? 0 : sizeof comment;
+	size_t len = (size_t)sb.st_size, extra = comment ? sizeof text : 0;
 	unsigned char *z = xmalloc(len + extra);
 	if (pread(out, z, len, 0) != (ssize_t)len || len < 18)
 		die_msg("gzip", "short output");
@@ -868,12 +873,47 @@ static void gz_member(struct wbuf *w)
 	if (extra) {
 		/* FCOMMENT after the 10-byte header (gzip -n sets no flag) */
 		memmove(z + 10 + extra, z + 10, len - 10);
-		memcpy(z + 10, comment, extra);
+		memcpy(z + 10, text, extra);
 		z[3] |= 0x10;
 	}
-	sd_write_all(w->fd, z, len + extra);
+	*outlen = len + extra;
+	return z;
+}
+
+/* w's buffer as one gzip member, in one write (the file's first with the
+ * comment). */
+static void gz_member(struct wbuf *w)
+{
+	size_t n;
+	unsigned char *z = gz_block(w->buf, w->pos, w->gzip, !w->members, &n);
+
+	sd_write_all(w->fd, z, n);
 	w->members++;
 	free(z);
+}
+
+/* REPLAY_GZIP=L for the modes that write bytes as they are (random,
+ * threads, pwrite, writev, bytes, setlength): IN becomes what JDK
+ * 11.0.14-21 writes with -gz=L (heapDumperCompression.cpp): a gzip member
+ * per 1 MiB block, the first with the comment. */
+static unsigned char *gz_file(const unsigned char *d, size_t len, int level,
+                              size_t *outlen)
+{
+	unsigned char *all = NULL;
+	size_t n = 0;
+
+	for (size_t off = 0; off < len; off += MIB) {
+		size_t k, take = len - off < MIB ? len - off : MIB;
+		unsigned char *z = gz_block(d + off, take, level, !off, &k);
+		all = realloc(all, n + k);
+		if (!all)
+			die("realloc");
+		memcpy(all + n, z, k);
+		n += k;
+		free(z);
+	}
+	*outlen = n;
+	return all;
 }
 
 struct seg25 {
@@ -1321,6 +1361,16 @@ int main(int argc, char **argv)
 	h.len = len;
 	stamp_header(d, len);
 	hold_files(out);
+	const char *gzl = getenv("REPLAY_GZIP");
+	if (gzl && *gzl && strcmp(mode, "jdk25")) {
+		size_t zl;
+		unsigned char *z = gz_file(d, len, atoi(gzl), &zl);
+		free(d);
+		d = z;
+		len = zl;
+		h.d = d;
+		h.len = len;
+	}
 
 	if (strcmp(mode, "random") == 0) {
 		mode_random(d, len, out);

@@ -11,6 +11,8 @@
  */
 #include "internal.h"
 
+#include <string.h>
+
 /* Ids are addresses: multiply, keep the high bits (as keep.c does). */
 static unsigned slot_of(uint64_t id, unsigned slots)
 {
@@ -191,6 +193,10 @@ void redact_names(struct hs_state *st, const unsigned char *h, unsigned n)
 	unsigned kind, pair = 0;
 
 	if (st->rec_tag == HS_REC_STRING) {
+		static const char filler[] = "[Ljdk/internal/vm/FillerElement;";
+		if (n == st->rec_len && n - id == sizeof filler - 1 &&
+		    !memcmp(h + id, filler, sizeof filler - 1))
+			st->rd.filler_name = rd_id(st, h);
 		if (hs_framework_name((const char *)h + id, n - id))
 			set_add(r->fw_names, r->fw_slots, &r->fw_names_used,
 			        rd_id(st, h));
@@ -201,6 +207,8 @@ void redact_names(struct hs_state *st, const unsigned char *h, unsigned n)
 		return;
 	}
 	/* LOAD_CLASS: u4 serial, class id, u4 trace, name id */
+	if (st->rd.filler_name && rd_id(st, h + 8 + id) == st->rd.filler_name)
+		st->rd.filler_class = rd_id(st, h + 4);
 	if (rd_set_has(r->fw_names, r->fw_slots, rd_id(st, h + 8 + id)))
 		set_add(r->fw_classes, r->fw_slots, &r->fw_classes_used,
 		        rd_id(st, h + 4));

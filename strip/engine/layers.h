@@ -72,6 +72,10 @@ struct hs_redacting {
 	unsigned char zero_rest;   /* a fallback: the rest of its heap record
 	                              goes out as zeros (and of the stream,
 	                              for a bad file header) */
+	uint64_t filler_name;      /* the STRING id, then the class id, of */
+	uint64_t filler_class;     /* jdk.internal.vm.FillerElement[] (a GC
+	                              filler, JDK-8391761): its words are dead
+	                              memory, not references: zeros */
 	const struct hs_layout *walk; /* the instance being read: the class
 	                              whose fields come next, */
 	uint32_t walk_i;           /* and its next field */

@@ -191,6 +191,25 @@ static int redact_instance(struct hs_state *st, struct cur *c, const unsigned ch
 	return 1;
 }
 
+/* An object array of jdk.internal.vm.FillerElement[] (h, len bytes of
+ * "ids"): a GC filler, whose words are the dead memory it covers, never
+ * references: they go out as zeros (nulls), its id, length and class as
+ * they came. 1 if taken. */
+static int redact_objarray(struct hs_state *st, struct cur *c,
+                           const unsigned char *h, uint64_t len)
+{
+	if (!st->mode.redact || st->act != ACT_PASS || !len ||
+	    !st->rd.filler_class ||
+	    rd_id(st, h + 1 + st->idsize + 8) != st->rd.filler_class)
+		return 0;
+	if (len > rec_left(st)) {
+		eng_fail(st, c, HS_E_OVERRUN, st->sub_in, NULL, 0);
+		return 1;
+	}
+	st->act = ACT_ZERO;
+	return eng_set_body(st, c, len, PH_SUB_END, NULL, 0);
+}
+
 /* A field of this type in the tables passes: a reference, a listed size */
 static int passes(unsigned t)
 {
@@ -419,6 +438,9 @@ static int zeros_copy(const struct hs_state *st)
 static int sweep_unit(struct hs_state *st, const unsigned char *p,
                       struct unit *u)
 {
+	if (*p == HS_SUB_OBJECT_ARRAY_DUMP)  /* a filler: the phases zero it */
+		return !st->rd.filler_class || !u->len ||
+		       rd_id(st, p + 1 + st->idsize + 8) != st->rd.filler_class;
 	if (*p != HS_SUB_INSTANCE_DUMP || !u->len)
 		return 1;
 	u->flat = redact_flat_of(st, rd_id(st, p + 1 + st->idsize + 4), u->len);
@@ -441,7 +463,7 @@ const struct hs_layer redact_layer = {
 	/* records */
 	.reads_record = reads_record, .record = record,
 	/* sub-records */
-	.instance = redact_instance,
+	.instance = redact_instance, .objarray = redact_objarray,
 	/* class dumps */
 	.class_start = redact_class, .value = redact_value,
 	.fields = always, .field = redact_field,

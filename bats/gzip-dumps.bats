@@ -1,0 +1,258 @@
+#!/usr/bin/env bats
+# A runtime's own gzip dump (issue 39, point 4: -XX:HeapDumpGzipLevel,
+# jcmd GC.heap_dump -gz): the shim writes the runtime's stream to the file
+# as it comes, inflates it with gzip -dc as it comes, strips it, and
+# compresses the result as gzip at the stream's level (zlib's XFL byte:
+# 1, 9, else 6) into a file that takes the dump's place once both are
+# whole; with HPROFSTRIP_COMPRESS through that compressor instead. It
+# gets its .histo like any dump. A gzip stream of a copy of an older dump,
+# or of no HPROF dump at all, is written as it came; one the shim cannot
+# inflate (no gzip on PATH) is written unchanged, said. A write the
+# inflated stream cannot follow keeps the runtime's stream. The replays
+# are JDK 11.0.14-21's gzip members (REPLAY_GZIP with the byte modes) and
+# JDK 25's (jdk25: segment files, the merge); the real JDK 17 dumps with
+# jcmd -gz=1, an OOM with HeapDumpGzipLevel=1 (java_pid<pid>.hprof.gz)
+# and the MXBean. Redaction of gzip dumps is in redact.bats.
+
+load common
+
+bats_require_minimum_version 1.5.0
+
+TMO=${GZIP_TIMEOUT:-120}
+
+setup_file() {
+	# test drivers, not among make all's: built here (a suite run alone has them)
+	build_tests replay oracle
+	"$JUDGE" build >&2
+}
+
+setup() {
+	clear_env
+	T=$BATS_TEST_TMPDIR
+	F=$CORPUS/hotspot/jdk11-string.hprof
+	mkdir -p "$T/d"
+}
+
+# xfl FILE: the XFL byte of FILE's gzip header, in decimal
+xfl() {
+	od -An -tu1 -j8 -N1 "$1" | tr -d ' '
+}
+
+# level_of FILE: the level zlib's XFL byte stands for (4: 1, 2: 9, else 6)
+level_of() {
+	case $(xfl "$1") in 4) echo 1 ;; 2) echo 9 ;; *) echo 6 ;; esac
+}
+
+@test "a gzip dump in JDK 11.0.14-21's members, replayed in every byte pattern at levels 1, 6 and 9, is stripped as written: gzip at its level, the streamed strip inside, its .histo, no larger than gzip of the offline strip, no fd or child left" {
+	local f mode lvl out
+	for f in $(corpus_files); do
+		"$STRIP" --stream -o "$T/want" "$f"
+		"$STRIP" --histo -o "$T/want.histo" "$f"
+		for lvl in 1 6 9; do
+			gzip -"$lvl" -c "$T/want" >"$T/want.gz"
+			for mode in random threads pwrite writev; do
+				out=$T/d/$mode.hprof
+				rm -f "$T"/d/*
+				run --separate-stderr env REPLAY_GZIP=$lvl REPLAY_LEFTOVERS=1 \
+					LD_PRELOAD="$SHIM" timeout 60 "$REPLAY" "$mode" "$f" "$out" 3
+				assert_success
+				cmp_dump <(gzip -dc "$out") "$T/want" || fail "$mode, -$lvl: $f"
+				assert_equal "$(level_of "$out")" "$lvl"
+				cmp "$out.histo" "$T/want.histo" || fail "$mode, -$lvl: $f: .histo"
+				[ "$(size_of "$out")" -le "$(size_of "$T/want.gz")" ] ||
+					fail "$mode, -$lvl: $(size_of "$out") bytes, gzip -$lvl of the strip $(size_of "$T/want.gz")"
+				assert_equal "$(ls "$T/d" | wc -l)" 2
+				grep -qx "hprofstrip: $out: gzip -$lvl wrote the stripped dump in its place" <<<"$stderr" ||
+					fail "$mode, -$lvl: $stderr"
+				# permissions: never wider than the runtime's file
+				assert_equal "$(stat -c %a "$out")" 600
+			done
+		done
+	done
+}
+
+@test "JDK 25's gzip dump (1 to 8 dumpers, segment files of gzip members, the merge): plain and HPROFSTRIP_KEEP=strings give the shim's own streamed strip of the plain dump; no segment file left" {
+	local f n e
+	for f in $(corpus_files); do
+		for e in "" HPROFSTRIP_KEEP=strings; do
+			rm -f "$T"/r.hprof*
+			env $e HPROFSTRIP_QUIET=1 HPROFSTRIP_COMPRESS=gzip LD_PRELOAD="$SHIM" \
+				"$REPLAY" threads "$f" "$T/r.hprof" 3
+			gzip -dc "$T/r.hprof.gz" >"$T/want"
+			for n in 1 4 8; do
+				rm -f "$T"/d/*
+				env $e HPROFSTRIP_QUIET=1 REPLAY_GZIP=1 REPLAY_DUMPERS=$n \
+					REPLAY_LEFTOVERS=1 LD_PRELOAD="$SHIM" timeout 60 \
+					"$REPLAY" jdk25 "$f" "$T/d/x.hprof.gz" 3 ||
+					fail "$e, $n dumpers: replay failed on $f"
+				cmp_dump <(gzip -dc "$T/d/x.hprof.gz") "$T/want" || fail "$e, $n dumpers: $f"
+				cmp "$T/d/x.hprof.gz.histo" "$T/r.hprof.histo" || fail "$e, $n: .histo"
+				assert_equal "$(ls "$T/d")" "x.hprof.gz
+x.hprof.gz.histo"
+			done
+		done
+	done
+	# the plain strip is hprofstrip's, streamed
+	"$STRIP" --stream -o "$T/want.plain" "$F"
+	REPLAY_GZIP=9 REPLAY_DUMPERS=4 HPROFSTRIP_QUIET=1 LD_PRELOAD="$SHIM" \
+		"$REPLAY" jdk25 "$F" "$T/j.hprof" 5
+	cmp_dump <(gzip -dc "$T/j.hprof") "$T/want.plain"
+	assert_equal "$(level_of "$T/j.hprof")" 9
+}
+
+@test "HPROFSTRIP_COMPRESS takes a gzip dump: x.hprof.gz becomes x.hprof.zst, the runtime's file goes" {
+	"$STRIP" --stream -o "$T/want" "$F"
+	run --separate-stderr env HPROFSTRIP_COMPRESS=zstd REPLAY_GZIP=1 REPLAY_LEFTOVERS=1 \
+		LD_PRELOAD="$SHIM" "$REPLAY" threads "$F" "$T/d/x.hprof.gz" 3
+	assert_success
+	grep -qx "hprofstrip: $T/d/x.hprof.gz: zstd -1 wrote $T/d/x.hprof.zst" <<<"$stderr"
+	assert_equal "$(ls "$T/d")" "x.hprof.gz.histo
+x.hprof.zst"
+	cmp_dump <(zstd -dc "$T/d/x.hprof.zst") "$T/want"
+	# named without .gz: the compressor's suffix after the whole name
+	run --separate-stderr env HPROFSTRIP_COMPRESS=zstd REPLAY_GZIP=1 \
+		LD_PRELOAD="$SHIM" "$REPLAY" threads "$F" "$T/d/y.hprof" 3
+	assert_success
+	[ -e "$T/d/y.hprof.zst" ] && [ ! -e "$T/d/y.hprof" ]
+}
+
+@test "a gzip stream of a copy of an older dump, or of no dump, is written as it came, said once; so with HPROFSTRIP_REDACT (the sealed bytes given back)" {
+	local e mode
+	REPLAY_STAMP=keep REPLAY_GZIP=1 "$REPLAY" random "$F" "$T/copy.gz" 3
+	gzip -c /etc/services >"$T/text.gz"
+	for e in HPROFSTRIP_QUIET=0 HPROFSTRIP_REDACT=values; do
+		for mode in random threads pwrite; do
+			rm -f "$T"/d/*
+			run --separate-stderr env $e REPLAY_STAMP=keep REPLAY_GZIP=1 \
+				REPLAY_LEFTOVERS=1 LD_PRELOAD="$SHIM" "$REPLAY" "$mode" "$F" "$T/d/c.hprof" 3
+			assert_success
+			cmp "$T/d/c.hprof" "$T/copy.gz"
+			assert_equal "$stderr" "hprofstrip: $T/d/c.hprof: a gzip stream of a copy of a dump made 2020-01-28 13:05:25 UTC, before this process began: written unchanged"
+			assert_equal "$(ls "$T/d")" c.hprof
+			run --separate-stderr env $e REPLAY_LEFTOVERS=1 LD_PRELOAD="$SHIM" \
+				"$REPLAY" "$mode" "$T/text.gz" "$T/d/t.hprof" 3
+			assert_success
+			cmp "$T/d/t.hprof" "$T/text.gz"
+			assert_equal "$stderr" "hprofstrip: $T/d/t.hprof: a gzip stream of no HPROF dump: written unchanged"
+		done
+	done
+}
+
+@test "a damaged gzip dump, or no gzip to inflate with: the runtime's stream is kept as written, said; under HPROFSTRIP_REDACT none of it is kept" {
+	local out=$T/d/x.hprof
+	REPLAY_GZIP=1 "$REPLAY" threads "$F" "$T/in.gz" 3
+	# cut inside a member: gzip -dc fails at the end
+	head -c 300000 "$T/in.gz" >"$T/cut.gz"
+	run --separate-stderr env REPLAY_LEFTOVERS=1 LD_PRELOAD="$SHIM" "$REPLAY" random "$T/cut.gz" "$out" 3
+	assert_success
+	cmp "$out" "$T/cut.gz"
+	assert_equal "$stderr" "hprofstrip: $out: gzip -dc exited with status 1 (the gzip stream is damaged); the dump is kept as the runtime wrote it"
+	assert_equal "$(ls "$T/d")" x.hprof
+	rm -f "$T"/d/*
+	run --separate-stderr env HPROFSTRIP_REDACT=values REPLAY_LEFTOVERS=1 LD_PRELOAD="$SHIM" \
+		"$REPLAY" random "$T/cut.gz" "$out" 3
+	assert_success
+	assert_equal "$stderr" "hprofstrip: $out: gzip -dc exited with status 1 (the gzip stream is damaged); HPROFSTRIP_REDACT cannot redact it, so none of it is kept: the file is removed"
+	assert_equal "$(ls "$T/d")" ""
+	# a gzip that dies at once
+	mkdir -p "$T/bin" "$T/none"
+	printf '#!/bin/sh\nexit 3\n' >"$T/bin/gzip"
+	chmod +x "$T/bin/gzip"
+	run --separate-stderr env PATH="$T/bin:$PATH" REPLAY_LEFTOVERS=1 LD_PRELOAD="$SHIM" \
+		"$REPLAY" random "$T/in.gz" "$out" 3
+	assert_success
+	cmp "$out" "$T/in.gz"
+	[[ $stderr =~ ^"hprofstrip: $out: gzip -dc "(failed \(Broken pipe\)|"exited with status 3 (the gzip stream is damaged)")"; the dump is kept as the runtime wrote it"$ ]] ||
+		fail "$stderr"
+	# no gzip at all: as ever, written unchanged; under redaction refused
+	rm -f "$T"/d/*
+	run --separate-stderr env PATH="$T/none" REPLAY_LEFTOVERS=1 LD_PRELOAD="$SHIM" \
+		"$REPLAY" random "$T/in.gz" "$out" 3
+	assert_success
+	cmp "$out" "$T/in.gz"
+	assert_equal "$stderr" "hprofstrip: $out: gzip-compressed dump that cannot be inflated here, written unchanged"
+	rm -f "$T"/d/*
+	run --separate-stderr env PATH="$T/none" HPROFSTRIP_REDACT=values LD_PRELOAD="$SHIM" \
+		"$REPLAY" random "$T/in.gz" "$out" 3
+	assert_failure 1
+	[[ ${stderr_lines[0]} == "hprofstrip: $out: a gzip-compressed dump (the runtime's -gz) that cannot be inflated here; "*"; put gzip on PATH, or drop -gz (HPROFSTRIP_COMPRESS compresses the redacted dump)" ]] ||
+		fail "$stderr"
+	assert_equal "$(ls "$T/d")" ""
+}
+
+@test "a write a gzip dump's inflated stream cannot follow (a pwrite back into it): the runtime's stream is kept as written, said" {
+	command -v python3 >/dev/null || fail "python3 not installed"
+	py=$(readlink -f "$(command -v python3)")
+	REPLAY_GZIP=1 "$REPLAY" threads "$F" "$T/in.gz" 3
+	cat >"$T/back.py" <<'PY'
+import os, sys
+d = open(sys.argv[1], "rb").read()
+fd = os.open(sys.argv[2], os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
+os.write(fd, d[:len(d) // 2])
+os.pwrite(fd, d[100:110], 100)   # over bytes already written
+os.write(fd, d[len(d) // 2:])
+os.close(fd)
+PY
+	run --separate-stderr env HPROFSTRIP_PROGRAMS="$(basename "$py")" LD_PRELOAD="$SHIM" \
+		"$py" "$T/back.py" "$T/in.gz" "$T/d/x.hprof"
+	assert_success
+	cmp "$T/d/x.hprof" "$T/in.gz"
+	assert_equal "$stderr" "hprofstrip: $T/d/x.hprof: a write at offset 100 of a gzip dump whose end is at $(( $(size_of "$T/in.gz") / 2 )) cannot be inflated; the dump is kept as the runtime wrote it"
+}
+
+# ---- a real JVM ---------------------------------------------------------
+
+# judged_gz DUMP: DUMP is a gzip dump the shim stripped: gzip at level 1,
+# a stripped dump inside, its .histo with HeapBuilder's 12345 markers,
+# and restored, VisualVM's library gives the histogram of FULL (an
+# unstripped dump of the same heap), if given
+judged_gz() {
+	[ "$(od -An -tx1 -N2 "$1" | tr -d ' ')" = 1f8b ] || fail "$1: not gzip"
+	assert_equal "$(level_of "$1")" 1
+	gzip -dc "$1" >"$T/in.s"
+	assert_stripped_dump "$T/in.s"
+	grep -Eq '^ +[0-9]+: +12345 +[0-9]+  HeapBuilder\$Marker$' "$1.histo" ||
+		fail "no row of 12345 HeapBuilder\$Marker in $1.histo"
+	"$RESTORE" -o "$T/in.r" "$T/in.s"
+	"$JUDGE" histo "$T/in.r" >"$T/in.r.histo"
+	grep -q 'HeapBuilder\$Marker' "$T/in.r.histo" || fail "VisualVM: no HeapBuilder\$Marker"
+	if [ -n "${2:-}" ]; then
+		"$JUDGE" histo "$2" >"$T/full.histo"
+		diff "$T/full.histo" "$T/in.r.histo"
+	fi
+}
+
+@test "JDK 17: jcmd GC.heap_dump -gz=1 under the shim is stripped as it is written (gzip -1, its .histo); restored, VisualVM gives the unstripped dump's histogram" {
+	start_jvm HPROFSTRIP_SNIFF=no LD_PRELOAD="$SHIM" HeapBuilder
+	# the same heap unstripped first, under a name the shim leaves
+	# alone, after a dump that makes what dumping makes (its cleaners)
+	run env -u LD_PRELOAD timeout "$TMO" jcmd "$JVM" GC.heap_dump -gz=1 "$T/warm.bin"
+	run env -u LD_PRELOAD timeout "$TMO" jcmd "$JVM" GC.heap_dump -gz=1 "$T/full.bin"
+	assert_output --partial "Heap dump file created"
+	run env -u LD_PRELOAD timeout "$TMO" jcmd "$JVM" GC.heap_dump -gz=1 "$T/d/jcmd.hprof"
+	stop_jvm
+	assert_output --partial "Heap dump file created"
+	grep -qx "hprofstrip: $T/d/jcmd.hprof: gzip -1 wrote the stripped dump in its place" "$JVM_ERR" ||
+		fail "$(cat "$JVM_ERR")"
+	gzip -dc "$T/full.bin" >"$T/full.hprof"
+	judged_gz "$T/d/jcmd.hprof" "$T/full.hprof"
+	[ "$(size_of "$T/d/jcmd.hprof")" -lt "$(size_of "$T/full.bin")" ]
+}
+
+@test "JDK 17: an OOM dump with -XX:HeapDumpGzipLevel=1 (java_pid<pid>.hprof.gz, the default pattern) is stripped as written; the MXBean's dump in such a JVM (plain) is stripped too" {
+	run --separate-stderr env LD_PRELOAD="$SHIM" timeout "$TMO" java -Xmx64m \
+		-XX:+HeapDumpOnOutOfMemoryError -XX:HeapDumpGzipLevel=1 \
+		-XX:HeapDumpPath="$T/d" -cp "$B/java" HeapBuilder oom
+	local dump
+	dump=$(ls "$T"/d/java_pid*.hprof.gz)
+	[ -f "$dump" ] || fail "no OOM dump: $(ls "$T/d")"
+	[[ $stderr == *"hprofstrip: $dump: gzip -1 wrote the stripped dump in its place"* ]] ||
+		fail "$stderr"
+	judged_gz "$dump"
+	# the MXBean writes no gzip, HeapDumpGzipLevel or not: a plain strip
+	run --separate-stderr env LD_PRELOAD="$SHIM" timeout "$TMO" java \
+		-XX:HeapDumpGzipLevel=1 -cp "$B/java" HeapBuilder mxbean "$T/d/mx.hprof"
+	assert_success
+	assert_stripped_dump "$T/d/mx.hprof"
+	[ -s "$T/d/mx.hprof.histo" ]
+}
