@@ -128,7 +128,7 @@ assert_stripped_heap() {
 	want=$(expected "$J8")
 	# sniffing off too: the name alone makes it a dump
 	for sniff in 1 0; do
-		for mode in threads jdk8 jdk22 art random; do
+		for mode in threads jdk8 jdk22 jdk25 art random; do
 			rm -f "$T"/o.hprof.*
 			HPROFSTRIP_SNIFF=$sniff LD_PRELOAD=$SHIM "$REPLAY" "$mode" "$J8" "$T/o.hprof.12" 3 2>"$T/err"
 			cmp_dump "$want" "$T/o.hprof.12" || fail "$mode, sniff $sniff: $(cat "$T/err")"
@@ -171,7 +171,7 @@ assert_stripped_heap() {
 	want=$(expected "$J8")
 	wantart=$(expected "$ART")
 	for name in heap.bin x.hprof.tmp heapdump; do
-		for mode in threads jdk8 jdk22; do
+		for mode in threads jdk8 jdk22 jdk25; do
 			rm -f "$T/$name"*
 			LD_PRELOAD=$SHIM "$REPLAY" "$mode" "$J8" "$T/$name" 5 2>"$T/err"
 			cmp_dump "$want" "$T/$name" || fail "$mode $name: $(cat "$T/err")"

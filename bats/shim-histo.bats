@@ -155,7 +155,7 @@ check_histo() {
 @test "replay: under every runtime's pattern the .histo is hprofstrip --histo's of the unstripped dump, byte for byte" {
 	for f in $(corpus_files); do
 		w=$(want "$f")
-		for mode in random threads jdk8 jdk22 art artcloexec pwrite writev; do
+		for mode in random threads jdk8 jdk22 jdk25 art artcloexec pwrite writev; do
 			out=$T/$mode.hprof
 			rm -f "$out" "$out.histo"
 			HPROFSTRIP_QUIET=1 LD_PRELOAD=$SHIM timeout 60 "$REPLAY" "$mode" "$f" "$out" 7 ||

@@ -72,7 +72,7 @@ check_jvm_dump() {
 @test "replay: every runtime's write pattern gives exactly hprofstrip's output" {
 	for f in $(corpus_files); do
 		"$STRIP" -o "$BATS_TEST_TMPDIR/want" "$f"
-		for mode in random threads jdk8 jdk22 art artcloexec pwrite writev; do
+		for mode in random threads jdk8 jdk22 jdk25 art artcloexec pwrite writev; do
 			out=$BATS_TEST_TMPDIR/$mode.hprof
 			rm -f "$out"
 			HPROFSTRIP_QUIET=1 LD_PRELOAD=$SHIM timeout 60 "$REPLAY" "$mode" "$f" "$out" 7 ||
