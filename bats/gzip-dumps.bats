@@ -109,6 +109,15 @@ x.hprof.gz.histo"
 	assert_equal "$(ls "$T/d")" "x.hprof.gz.histo
 x.hprof.zst"
 	cmp_dump <(zstd -dc "$T/d/x.hprof.zst") "$T/want"
+	# HPROFSTRIP_FILTER takes the stripped stream, as from a plain dump
+	rm -f "$T"/d/*
+	run --separate-stderr env HPROFSTRIP_FILTER='cat >"$HPROFSTRIP_PATH.f"' REPLAY_GZIP=1 \
+		REPLAY_LEFTOVERS=1 LD_PRELOAD="$SHIM" "$REPLAY" threads "$F" "$T/d/f.hprof.gz" 3
+	assert_success
+	grep -qx "hprofstrip: $T/d/f.hprof.gz: HPROFSTRIP_FILTER took it ([0-9]* bytes); $T/d/f.hprof.gz removed" <<<"$stderr" ||
+		fail "$stderr"
+	cmp_dump "$T/d/f.hprof.gz.f" "$T/want"
+	[ ! -e "$T/d/f.hprof.gz" ]
 	# named without .gz: the compressor's suffix after the whole name
 	run --separate-stderr env HPROFSTRIP_COMPRESS=zstd REPLAY_GZIP=1 \
 		LD_PRELOAD="$SHIM" "$REPLAY" threads "$F" "$T/d/y.hprof" 3

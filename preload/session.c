@@ -877,8 +877,13 @@ static void end_child(struct session *s, int fd)
 			    "place", s->path, p->what);
 		} else {
 			pipe_remove_dump(p, fd);
-			say("hprofstrip: %s: %s wrote %s", s->path, p->what,
-			    p->out);
+			if (p->out[0])
+				say("hprofstrip: %s: %s wrote %s", s->path, p->what,
+				    p->out);
+			else
+				say("hprofstrip: %s: %s took it (%llu bytes); %s "
+				    "removed", s->path, p->what,
+				    (unsigned long long)p->sent, p->dump);
 		}
 		return;
 	}
