@@ -286,10 +286,14 @@ static void track(int fd, int dirfd, const char *path, int flags, int force)
 		kind = kind_of(dirfd, path, base, sizeof base);
 		if (kind != DUMP_NONE)
 			vet = scope();
-		/* "<X>.pN" of a file X found by its first bytes (sniffing) */
+		/* "<X>.pN" of a file X found by its first bytes (sniffing),
+		 * in a runtime's process (only a runtime writes segment
+		 * files; asked without a system call: any other process sees
+		 * exactly its own) */
 		else if (policy()->sniff &&
 		         (sniffed = policy_numbered_base(path, "p")) != 0 &&
-		         (vet = scope()) >= 0 && sniffed < sizeof base) {
+		         (vet = policy_hosts_runtime() ? VET_STAMP : -1) >= 0 &&
+		         sniffed < sizeof base) {
 			kind = DUMP_SEGMENT;
 			memcpy(base, path, sniffed);
 			base[sniffed] = 0;
