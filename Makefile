@@ -44,7 +44,7 @@ LAUNCHER = $(BUILD)/hprofstrip-run
 TESTBIN = $(BUILD)/splitcheck $(BUILD)/oracle $(BUILD)/replay \
 	$(BUILD)/libreenter.so $(BUILD)/policytest $(BUILD)/strcheck \
 	$(BUILD)/redactcheck $(BUILD)/embedtest $(BUILD)/holdtest $(BUILD)/namerule \
-	$(BUILD)/memtest $(BUILD)/libcrace $(BUILD)/domref
+	$(BUILD)/memtest $(BUILD)/libcrace $(BUILD)/domref $(BUILD)/sealtest
 ARCHIVE = $(BUILD)/libhprofstrip.a
 
 all: $(TOOLS) $(SHIM) $(LAUNCHER) $(ARCHIVE)
@@ -166,6 +166,9 @@ $(BUILD)/replay: tests/replay.c tests/shimdrive.h $(WALK) $(STUBS) | $(BUILD)
 		$(LDFLAGS)
 
 # the shim's policy as plain C, without LD_PRELOAD
+$(BUILD)/sealtest: tests/sealtest.c tests/check.h preload/seal.c preload/seal.h | $(BUILD)
+	$(CC) $(ALL_CFLAGS) -o $@ tests/sealtest.c $(LDFLAGS)
+
 $(BUILD)/policytest: tests/policytest.c tests/check.h preload/policy.c preload/policy.h \
 		strip/io/compressors.h strip/io/levels.h | $(BUILD)
 	$(CC) $(ALL_CFLAGS) -o $@ tests/policytest.c preload/policy.c \
@@ -190,6 +193,7 @@ check: deps all $(TESTBIN) check-man
 	$(MAKE) check-sanitize
 	$(MAKE) check-tsan
 	$(BUILD)/policytest
+	$(BUILD)/sealtest
 	$(BUILD)/libcrace
 	$(BUILD)/holdtest
 	$(BUILD)/memtest
