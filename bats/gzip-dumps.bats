@@ -1,9 +1,9 @@
 #!/usr/bin/env bats
 # A runtime's own gzip dump (issue 39, point 4: -XX:HeapDumpGzipLevel,
 # jcmd GC.heap_dump -gz): the shim writes the runtime's stream to the file
-# as it comes, inflates it with gzip -dc as it comes, strips it, and
-# compresses the result as gzip at the stream's level (zlib's XFL byte:
-# 1, 9, else 6) into a file that takes the dump's place once both are
+# as it comes, inflates it with igzip -dc (else gzip -dc) as it comes,
+# strips it, and compresses the result with gzip at the stream's level
+# (zlib's XFL byte: 1, 9, else 6) into a file that takes the dump's place once both are
 # whole; with HPROFSTRIP_COMPRESS through that compressor instead. It
 # gets its .histo like any dump. A gzip stream of a copy of an older dump,
 # or of no HPROF dump at all, is written as it came; one the shim cannot
@@ -28,6 +28,10 @@ setup_file() {
 
 setup() {
 	clear_env
+	# the inflater the shim prefers when it is there (make deps installs
+	# it): igzip; else gzip
+	INF=gzip GZ=gzip
+	command -v igzip >/dev/null && INF=igzip
 	T=$BATS_TEST_TMPDIR
 	F=$CORPUS/hotspot/jdk11-string.hprof
 	mkdir -p "$T/d"
@@ -62,13 +66,28 @@ level_of() {
 				[ "$(size_of "$out")" -le "$(size_of "$T/want.gz")" ] ||
 					fail "$mode, -$lvl: $(size_of "$out") bytes, gzip -$lvl of the strip $(size_of "$T/want.gz")"
 				assert_equal "$(ls "$T/d" | wc -l)" 2
-				grep -qx "hprofstrip: $out: gzip -$lvl wrote the stripped dump in its place" <<<"$stderr" ||
+				grep -qx "hprofstrip: $out: $GZ -$lvl wrote the stripped dump in its place" <<<"$stderr" ||
 					fail "$mode, -$lvl: $stderr"
 				# permissions: never wider than the runtime's file
 				assert_equal "$(stat -c %a "$out")" 600
 			done
 		done
 	done
+}
+
+@test "with gzip alone on PATH (no igzip), gzip inflates: the same stripped dump" {
+	local t
+	mkdir -p "$T/gz"
+	for t in gzip sh cat; do
+		ln -s "$(command -v $t)" "$T/gz/$t"
+	done
+	"$STRIP" --stream -o "$T/want" "$F"
+	run --separate-stderr env PATH="$T/gz" REPLAY_GZIP=1 REPLAY_LEFTOVERS=1 \
+		LD_PRELOAD="$SHIM" "$REPLAY" threads "$F" "$T/d/x.hprof" 3
+	assert_success
+	grep -qx "hprofstrip: $T/d/x.hprof: gzip -1 wrote the stripped dump in its place" <<<"$stderr" ||
+		fail "$stderr"
+	cmp_dump <(gzip -dc "$T/d/x.hprof") "$T/want"
 }
 
 @test "JDK 25's gzip dump (1 to 8 dumpers, segment files of gzip members, the merge): plain and HPROFSTRIP_KEEP=strings give the shim's own streamed strip of the plain dump; no segment file left" {
@@ -155,23 +174,24 @@ x.hprof.zst"
 	run --separate-stderr env REPLAY_LEFTOVERS=1 LD_PRELOAD="$SHIM" "$REPLAY" random "$T/cut.gz" "$out" 3
 	assert_success
 	cmp "$out" "$T/cut.gz"
-	assert_equal "$stderr" "hprofstrip: $out: gzip -dc exited with status 1 (the gzip stream is damaged); the dump is kept as the runtime wrote it"
+	assert_equal "$stderr" "hprofstrip: $out: $INF -dc exited with status 1 (the gzip stream is damaged); the dump is kept as the runtime wrote it"
 	assert_equal "$(ls "$T/d")" x.hprof
 	rm -f "$T"/d/*
 	run --separate-stderr env HPROFSTRIP_REDACT=values REPLAY_LEFTOVERS=1 LD_PRELOAD="$SHIM" \
 		"$REPLAY" random "$T/cut.gz" "$out" 3
 	assert_success
-	assert_equal "$stderr" "hprofstrip: $out: gzip -dc exited with status 1 (the gzip stream is damaged); HPROFSTRIP_REDACT cannot redact it, so none of it is kept: the file is removed"
+	assert_equal "$stderr" "hprofstrip: $out: $INF -dc exited with status 1 (the gzip stream is damaged); HPROFSTRIP_REDACT cannot redact it, so none of it is kept: the file is removed"
 	assert_equal "$(ls "$T/d")" ""
-	# a gzip that dies at once
+	# a gzip (and igzip) that dies at once
 	mkdir -p "$T/bin" "$T/none"
 	printf '#!/bin/sh\nexit 3\n' >"$T/bin/gzip"
-	chmod +x "$T/bin/gzip"
+	cp "$T/bin/gzip" "$T/bin/igzip"
+	chmod +x "$T/bin/gzip" "$T/bin/igzip"
 	run --separate-stderr env PATH="$T/bin:$PATH" REPLAY_LEFTOVERS=1 LD_PRELOAD="$SHIM" \
 		"$REPLAY" random "$T/in.gz" "$out" 3
 	assert_success
 	cmp "$out" "$T/in.gz"
-	[[ $stderr =~ ^"hprofstrip: $out: gzip -dc "(failed \(Broken pipe\)|"exited with status 3 (the gzip stream is damaged)")"; the dump is kept as the runtime wrote it"$ ]] ||
+	[[ $stderr =~ ^"hprofstrip: $out: $INF -dc "(failed \(Broken pipe\)|"exited with status 3 (the gzip stream is damaged)")"; the dump is kept as the runtime wrote it"$ ]] ||
 		fail "$stderr"
 	# no gzip at all: as ever, written unchanged; under redaction refused
 	rm -f "$T"/d/*
@@ -241,7 +261,7 @@ judged_gz() {
 	run env -u LD_PRELOAD timeout "$TMO" jcmd "$JVM" GC.heap_dump -gz=1 "$T/d/jcmd.hprof"
 	stop_jvm
 	assert_output --partial "Heap dump file created"
-	grep -qx "hprofstrip: $T/d/jcmd.hprof: gzip -1 wrote the stripped dump in its place" "$JVM_ERR" ||
+	grep -qx "hprofstrip: $T/d/jcmd.hprof: $GZ -1 wrote the stripped dump in its place" "$JVM_ERR" ||
 		fail "$(cat "$JVM_ERR")"
 	gzip -dc "$T/full.bin" >"$T/full.hprof"
 	judged_gz "$T/d/jcmd.hprof" "$T/full.hprof"
@@ -255,7 +275,7 @@ judged_gz() {
 	local dump
 	dump=$(ls "$T"/d/java_pid*.hprof.gz)
 	[ -f "$dump" ] || fail "no OOM dump: $(ls "$T/d")"
-	[[ $stderr == *"hprofstrip: $dump: gzip -1 wrote the stripped dump in its place"* ]] ||
+	[[ $stderr == *"hprofstrip: $dump: $GZ -1 wrote the stripped dump in its place"* ]] ||
 		fail "$stderr"
 	judged_gz "$dump"
 	# the MXBean writes no gzip, HeapDumpGzipLevel or not: a plain strip

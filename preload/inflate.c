@@ -1,4 +1,4 @@
-/* A runtime's gzip dump inflated by gzip -dc: see inflate.h. */
+/* A runtime's gzip dump inflated by igzip -dc or gzip -dc: see inflate.h. */
 #include "inflate.h"
 #include "libc.h"
 #include "pipe.h"
@@ -17,7 +17,9 @@ extern char **environ;
 
 int inflate_start(struct inflater *f)
 {
-	char *argv[] = { "gzip", "-dc", NULL };
+	/* igzip (ISA-L) inflates about twice as fast as gzip: preferred
+	 * when it is on PATH */
+	char *fast[] = { "igzip", "-dcq", NULL }, *argv[] = { "gzip", "-dc", NULL };
 	int sv[2], po[2], rc, saved = errno;
 
 	f->pid = 0;
@@ -34,7 +36,12 @@ int inflate_start(struct inflater *f)
 		hst.close(sv[1]);
 		goto out;
 	}
-	rc = pipe_spawn(&f->pid, NULL, argv, environ, sv[1], po[1], 1);
+	rc = pipe_spawn(&f->pid, NULL, fast, environ, sv[1], po[1], 1);
+	if (rc == ENOENT)
+		rc = pipe_spawn(&f->pid, NULL, argv, environ, sv[1], po[1], 1);
+	f->what = rc ? "gzip -dc" : "igzip -dc";
+	if (!rc && !f->pid)
+		rc = ECHILD;
 	hst.close(sv[1]);
 	hst.close(po[1]);
 	if (rc) {
@@ -157,15 +164,15 @@ int inflate_end(struct inflater *f, inflate_put put, void *user, char *msg,
 		while (r < 0 && errno == EINTR);
 	f->pid = 0;
 	if (r < 0 || st == -1)
-		snprintf(msg, size, "gzip -dc: its exit status is unknown");
+		snprintf(msg, size, "%s: its exit status is unknown", f->what);
 	else if (WIFSIGNALED(st))
-		snprintf(msg, size, "gzip -dc was killed by signal %d",
+		snprintf(msg, size, "%s was killed by signal %d", f->what,
 		         WTERMSIG(st));
 	else if (WEXITSTATUS(st))
-		snprintf(msg, size, "gzip -dc exited with status %d (the gzip "
-		         "stream is damaged)", WEXITSTATUS(st));
+		snprintf(msg, size, "%s exited with status %d (the gzip "
+		         "stream is damaged)", f->what, WEXITSTATUS(st));
 	else if (f->err)
-		snprintf(msg, size, "gzip -dc failed after %llu bytes (%s)",
+		snprintf(msg, size, "%s failed after %llu bytes (%s)", f->what,
 		         (unsigned long long)f->fed, strerror(f->err));
 	else
 		ok = 1;

@@ -2,7 +2,8 @@
  * Inside dump tracking (hprofstrip.h): a runtime's gzip dump
  * (-XX:HeapDumpGzipLevel, jcmd GC.heap_dump -gz) inflated as it is
  * written. The C library has no inflate, so `gzip -dc` from PATH does it,
- * a child started with pipe_spawn when the dump's first bytes show gzip:
+ * (igzip -dc, ISA-L's, when it is there: twice as fast), a child started
+ * with pipe_spawn when the dump's first bytes show gzip:
  * the runtime's bytes go to its stdin (a socket: no SIGPIPE), and what it
  * writes comes back on a pipe, within the same call, to be stripped as
  * the runtime's plain dump would be (session.c). Memory: the buffer
@@ -21,6 +22,7 @@ struct inflater {
 	int status, reaped;
 	int err;              /* the first failure, sticky (an errno) */
 	uint64_t fed, got;    /* bytes given it, bytes it gave back */
+	const char *what;     /* "igzip -dc" or "gzip -dc", for messages */
 	unsigned char buf[64u * 1024];
 };
 

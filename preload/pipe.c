@@ -124,7 +124,8 @@ static int spawn(struct pipe_out *p, const struct policy *pol, int in, int out)
 		if (!env)
 			return errno;
 	} else if (p->gz_level && !pol->compress[0]) {
-		/* a runtime's gzip dump, as gzip again at its level */
+		/* a runtime's gzip dump, as gzip again at its level (gzip
+		 * itself: pigz's blocks make a larger file at 9) */
 		snprintf(lvl, sizeof lvl, "-%d", p->gz_level);
 		argv[0] = "gzip";
 		argv[1] = "-c";

@@ -588,7 +588,7 @@ static int put_gz(struct session *s, int fd, const void *buf, size_t len,
 	}
 	s->gz_in += len;
 	if (inflate_push(s->inf, buf, len, gz_put, s) && s->gz_judged >= 0) {
-		snprintf(why, sizeof why, "gzip -dc failed (%s)",
+		snprintf(why, sizeof why, "%s failed (%s)", s->inf->what,
 		         strerror(s->inf->err));
 		gz_give_up(s, fd, why, 1);
 	}
@@ -987,6 +987,13 @@ void session_finish(struct session *s, int fd)
 	}
 	if (s->piped)
 		end_child(s, fd);
+	else if (s->gz && s->nonce) {
+		/* a gzip dump whose compressor was given up (a full disk):
+		 * its file holds the runtime's stream, sealed */
+		say("hprofstrip: %s: HPROFSTRIP_REDACT cannot keep the "
+		    "runtime's gzip stream: the file is removed", s->path);
+		gz_remove(s, fd);
+	}
 	/* HPROFSTRIP_SUSPECTS: the analysis of the file as it now is */
 	suspects_start(s);
 	s->piped = s->pipe_pending = 0;

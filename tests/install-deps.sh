@@ -15,6 +15,9 @@ command -v zstd >/dev/null 2>&1 || need="$need zstd"
 command -v xz >/dev/null 2>&1 || need="$need xz-utils"
 # ... and lz4, which the shim can compress with too (bats/shim-compress.bats)
 command -v lz4 >/dev/null 2>&1 || need="$need lz4"
+# a runtime's gzip dump under the shim is inflated by igzip (ISA-L) when
+# it is there (bats/gzip-dumps.bats tests both it and gzip alone)
+command -v igzip >/dev/null 2>&1 || need="$need isal"
 # bats/bitmaps.bats: BitmapHeap encodes WEBP pictures with cwebp, HeapJudge
 # decodes them with dwebp
 command -v cwebp >/dev/null 2>&1 || need="$need webp"
