@@ -12,7 +12,9 @@
 #   shim         LD_PRELOAD=libhprofstrip.so
 #   shim, -gz=1  the JDK's own gzip under the shim (same JVM as shim): it
 #                inflates, strips and compresses again (issue 39); its file
-#                beside gzip -1 of the offline strip of the -gz=1 dump
+#                beside gzip -1 of the offline strip of a -gz=1 dump the
+#                same JVM wrote just before under a name the shim leaves
+#                alone (HPROFSTRIP_SNIFF=no, x.bin)
 #   shim+zstd    ... with HPROFSTRIP_COMPRESS=zstd (level 1)
 # The time is jcmd's wall time, from its start until it returns: the dump
 # is complete (for shim+zstd, the .zst is written and zstd has exited)
@@ -62,6 +64,7 @@ one_jvm() {
 		out=$f
 		case $v in
 		gz | shimgz) opt=-gz=1 out=$f ;;
+		shimraw) f=$W/run/$v.bin opt=-gz=1 out=$f ;;  # a name not stripped
 		zstd) opt= out=$f.zst ;;
 		*) opt= ;;
 		esac
@@ -78,9 +81,10 @@ one_jvm() {
 			BEST[$kind.$v]=$w
 		fi
 		SIZE[$kind.$v]=$(size_of "$out")
-		# the JDK's own gzip dump stripped offline, then gzip -1: what
-		# the shim's gzip dump is to be no larger than
-		if [ $v = gz ] && [ -z "${OFFGZ[$kind]:-}" ]; then
+		# the JDK's own gzip dump of the shim's JVM (the same heap, a
+		# name the shim leaves alone) stripped offline, then gzip -1:
+		# what the shim's gzip dump is to be no larger than
+		if [ $v = shimraw ] && [ -z "${OFFGZ[$kind]:-}" ]; then
 			OFFGZ[$kind]=$(gzip -dc "$out" | "$B/hprofstrip" --stream |
 				gzip -1 -c | wc -c)
 		fi
@@ -90,7 +94,7 @@ one_jvm() {
 		if [ $v = zstd ] && [ -e "$f" ]; then
 			die "zstd: $f was left beside $out"
 		fi
-		rm -f "$f" "$f.zst"
+		rm -f "$f" "$f.zst" "$f.histo"
 	done
 	touch "$W/run/stop"
 	wait $pid
@@ -104,8 +108,8 @@ for kind in $KINDS; do
 	for ((r = 1; r <= RUNS; r++)); do
 		ENVS=()
 		one_jvm $kind plain gz
-		ENVS=(LD_PRELOAD="$SHIM" HPROFSTRIP_QUIET=1)
-		one_jvm $kind shim shimgz
+		ENVS=(LD_PRELOAD="$SHIM" HPROFSTRIP_QUIET=1 HPROFSTRIP_SNIFF=no)
+		one_jvm $kind shim shimraw shimgz
 		ENVS=(LD_PRELOAD="$SHIM" HPROFSTRIP_QUIET=1 HPROFSTRIP_COMPRESS=zstd)
 		one_jvm $kind zstd
 	done
