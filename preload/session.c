@@ -793,8 +793,9 @@ void session_restart(struct session *s)
 		pipe_abort(&s->pm->pipe);
 	if (s->pm && (s->piped || s->pipe_pending))
 		memcpy(dump, s->pm->pipe.dump, sizeof dump);
-	else
-		snprintf(dump, sizeof dump, "%s", path);
+	else  /* (the path as opened, absolute: s->path may be cut) */
+		snprintf(dump, sizeof dump, "%s",
+		         s->kind == S_MAIN && s->dump[0] ? s->dump : path);
 	session_start(s, s->kind, path, base, s->st.idsize, AT_FDCWD, dump,
 	              vet, s->fifo);
 	/* the histogram goes where the first start put it (dirfd's) */
