@@ -216,6 +216,23 @@ static void untracked(int fd, int dirfd, const char *path, const char *why,
 		say("hprofstrip: %s: %s; written unstripped", path, why);
 }
 
+/* fd's path, as /proc/self/fd tells it, in out (size bytes); else
+ * fallback, or "fd N" (NULL). */
+static void fd_path(int fd, char *out, size_t size, const char *fallback)
+{
+	char link[64];
+	ssize_t k;
+
+	snprintf(link, sizeof link, "/proc/self/fd/%d", fd);
+	k = readlink(link, out, size - 1);
+	if (k > 0)
+		out[k] = 0;
+	else if (fallback)
+		snprintf(out, size, "%s", fallback);
+	else
+		snprintf(out, size, "fd %d", fd);
+}
+
 /* A sniffed dump's segment file (path, relative to dirfd, is "<X>.pN"
  * and X has no dump's name): its main is the file X that this process
  * has open, either tracked already (sniffed at its first write) or
@@ -228,9 +245,8 @@ static struct session *sniffed_main(int dirfd, const char *path, size_t n,
 {
 	struct stat xs, sb;
 	struct session *m;
-	char x[PATH_MAX], full[PATH_MAX], link[64];
+	char x[PATH_MAX], full[PATH_MAX];
 	int i, nomem;
-	ssize_t k;
 
 	if (n >= sizeof x)
 		return NULL;
@@ -252,12 +268,7 @@ static struct session *sniffed_main(int dirfd, const char *path, size_t n,
 			return table_session(i);
 		if (sb.st_size > 0 || !(m = pool_take(&nomem)))
 			return NULL;
-		snprintf(link, sizeof link, "/proc/self/fd/%d", i);
-		k = readlink(link, full, sizeof full - 1);
-		if (k > 0)
-			full[k] = 0;
-		else
-			snprintf(full, sizeof full, "%s", x);
+		fd_path(i, full, sizeof full, x);
 		session_start(m, S_MAIN, full, "", 0, AT_FDCWD, full, vet, 0);
 		map_fd(i, m);
 		return m;
@@ -496,10 +507,9 @@ struct session *table_sniff(int fd, const void *buf, size_t len, int64_t at)
 {
 	struct stat sb;
 	struct session *s = NULL;
-	char path[PATH_MAX], link[64];
+	char path[PATH_MAX];
 	unsigned char was = fd_state(fd);
 	int fl, vet, saved = errno, full = 0, nomem = 0;
-	ssize_t k;
 
 	/* (past the table a dump can only be refused: HPROFSTRIP_REDACT) */
 	if (was == FD_SEEN || fd < 0 || (fd >= MAX_FD && !refuse_wanted()))
@@ -517,12 +527,7 @@ struct session *table_sniff(int fd, const void *buf, size_t len, int64_t at)
 		goto out;
 	if ((at < 0 ? hst.lseek(fd, 0, SEEK_CUR) : at) != 0)
 		goto out;
-	snprintf(link, sizeof link, "/proc/self/fd/%d", fd);
-	k = readlink(link, path, sizeof path - 1);
-	if (k > 0)
-		path[k] = 0;
-	else
-		snprintf(path, sizeof path, "fd %d", fd);
+	fd_path(fd, path, sizeof path, NULL);
 	if (fd >= MAX_FD) {
 		char why[64];
 		snprintf(why, sizeof why, "fd %d is past the shim's table", fd);
