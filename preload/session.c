@@ -742,7 +742,7 @@ void session_start(struct session *s, int kind, const char *path,
 		cfg.flags |= HS_HISTO;
 	s->piped = s->pipe_pending = 0;
 	s->gz = s->gz_pending;
-	s->gz_pending = s->gz_warned = s->gz_failed = 0;
+	s->gz_pending = s->gz_failed = 0;
 	s->gz_in = s->raw_len = 0;
 	s->gz_judged = 0;
 	s->gz_head_len = 0;

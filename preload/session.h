@@ -101,7 +101,6 @@ struct session {
 	                            inflated and stripped (inflate.h) */
 	int gz_pending;          /* ... session_start makes it so */
 	int gz_level;            /* ... its level, from the gzip header */
-	int gz_warned;           /* ... a write it could not take was said */
 	int gz_failed;           /* ... given up on under HPROFSTRIP_REDACT:
 	                            its file is removed at the end */
 	uint64_t gz_in;          /* ... the runtime's bytes so far */
