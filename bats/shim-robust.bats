@@ -23,7 +23,7 @@ BUILDS="shimstress shimstress-lfs shimstress-fortify shimstress-fortify64"
 
 setup_file() {
 	# test drivers, not among make all's: built here (a suite run alone has them)
-	build_tests $BUILDS replay
+	build_tests $BUILDS replay libfaultinject.so
 }
 
 setup() {
@@ -116,6 +116,37 @@ shimstress: concurrent: ok"
 	stress shimstress concurrent 20
 	assert_line "shimstress: concurrent: exp 16 in 4"
 	[ "$(grep -c 'too many dumps open at once; written unstripped' <<<"$stderr")" = 4 ]
+}
+
+@test "two writers of a file judged no dump: the second writes after the first, not over it" {
+	# FAULT=slowunlock holds each unlocker 20 ms after it lets a lock go:
+	# the writer that waited for the let-go session's lock ran there
+	# before its fds were dropped, and wrote at offset 0 (16 bytes left)
+	local fi="$B/libfaultinject.so"
+	[ -r "$fi" ] || fail "run make $fi"
+	rm -rf "$T/d" && mkdir "$T/d"
+	run -0 --separate-stderr env HPROFSTRIP_PROGRAMS=shimstress \
+		LD_PRELOAD="$SHIM $fi" FAULT=slowunlock \
+		"$B/shimstress" letgo "$IN" "$IN" "$T/d" 20
+	assert_output "shimstress: letgo: ok"
+	[ "$(grep -c 'not an HPROF dump: written unchanged' <<<"$stderr")" = 20 ]
+	rm -rf "$T/d" && mkdir "$T/d"
+	run -0 --separate-stderr env HPROFSTRIP_PROGRAMS=shimstress \
+		LD_PRELOAD="$SHIM" "$B/shimstress" letgo "$IN" "$IN" "$T/d" 300
+	assert_output "shimstress: letgo: ok"
+}
+
+@test "a close that waits for its filter holds up no other thread's open, write or fork" {
+	rm -rf "$T/d" && mkdir "$T/d"
+	run -0 --separate-stderr env HPROFSTRIP_PROGRAMS=shimstress \
+		LD_PRELOAD="$SHIM" HPROFSTRIP_FILTER='cat >/dev/null; sleep 3' \
+		"$B/shimstress" closewait "$IN" "$IN" "$T/d" 1000
+	assert_line "shimstress: closewait: ok"
+	# the close did wait for its filter (else nothing was measured)
+	local ms
+	ms=$(sed -n 's/^shimstress: closewait: close \([0-9]*\) ms.*/\1/p' <<<"$output")
+	[ "$ms" -ge 2500 ] || fail "the close took $ms ms: its filter was not waited for"
+	[ "$(grep -c 'HPROFSTRIP_FILTER took it' <<<"$stderr")" = 2 ]
 }
 
 @test "fork mid-dump: the child's close leaves the parent's dump alone, the child's own dump is stripped" {

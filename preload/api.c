@@ -51,6 +51,8 @@ static int refuse_call(ssize_t *ret)
 static void let_go(struct session *s, int fd, const struct why *why,
                    char *path)
 {
+	/* (a thread that waits for s's lock comes after table_drop) */
+	__atomic_store_n(&s->leaving, why->fix ? 2 : 1, __ATOMIC_RELAXED);
 	if (why->fix) {
 		s->hdr_len = 0;
 		refuse_fd(fd, AT_FDCWD, s->path, why->line, why->fix);
@@ -63,7 +65,9 @@ static void let_go(struct session *s, int fd, const struct why *why,
 /* Runs call on fd's session s, s locked, if fd still refers to it; on
  * CALL_LET_GO s is let go of, or refused (c->why.fix), and its fds with
  * it (table_drop). Returns the call's CALL_*, or -1: fd has no session (s
- * NULL, or let go of in another thread). */
+ * NULL, or let go of in another thread), or -2: s was refused in another
+ * thread (fd's call fails too, whether or not table_drop has marked fd
+ * yet). */
 static int session_call(int fd, struct session *s, session_call_fn call,
                         struct call *c)
 {
@@ -73,9 +77,10 @@ static int session_call(int fd, struct session *s, session_call_fn call,
 	if (!s)
 		return -1;
 	pthread_mutex_lock(&s->lock);
-	if (!table_holds(fd, s)) {
+	r = __atomic_load_n(&s->leaving, __ATOMIC_RELAXED);
+	if (r || !table_holds(fd, s)) {
 		pthread_mutex_unlock(&s->lock);
-		return -1;
+		return r == 2 ? -2 : -1;
 	}
 	r = call(s, fd, c);
 	if (r == CALL_LET_GO)
@@ -107,6 +112,8 @@ static int write_session(int fd, struct session *s, const struct iovec *iov,
 		break;
 	case CALL_PASS:
 		break;
+	case -2:
+		return refuse_call(ret);
 	default:
 		if (refused(fd))
 			return refuse_call(ret);
@@ -220,6 +227,8 @@ int hst_copy(int out_fd, int in_fd, int64_t *in_off, int64_t *out_off,
 		return c.why.fix ? refuse_call(ret) : 0;
 	case CALL_PASS:
 		return 0;
+	case -2:
+		return refuse_call(ret);
 	default:
 		return refused(out_fd) ? refuse_call(ret) : 0;
 	}

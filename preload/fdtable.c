@@ -108,7 +108,13 @@ static int scope(void)
 static struct session *slot_map(unsigned i)
 {
 	int saved = errno;
+	/* (32 bits: SYS_mmap is the old call that takes a struct; mmap2 is
+	 * the one with these arguments) */
+#ifdef SYS_mmap2
+	void *m = (void *)syscall(SYS_mmap2, NULL, sizeof(struct session),
+#else
 	void *m = (void *)syscall(SYS_mmap, NULL, sizeof(struct session),
+#endif
 	                          PROT_READ | PROT_WRITE,
 	                          MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
 	struct session *s = m;
@@ -159,8 +165,54 @@ void table_drop(struct session *s, int refused_fd)
 		}
 	pthread_mutex_lock(&s->lock);
 	s->kind = S_FREE;
+	__atomic_store_n(&s->leaving, 0, __ATOMIC_RELAXED);
 	pthread_mutex_unlock(&s->lock);
 	pthread_mutex_unlock(&table_lock);
+}
+
+/* fd (unmapped here) stops referring to s; the last reference ends s's
+ * dump (session_finish, or with lost session_lost: fd was closed behind
+ * our back), then the table frees s. The end is had with only s's lock
+ * held, and that lock is let go of while a child is waited for
+ * (pipe.h: wait_unlock), so that another thread's open, close, dup or
+ * fork does not wait for a compressor or a filter; s stays taken, and
+ * leaving (no segment's main, no exit's histogram), until it is freed.
+ * Returns 0, or the errno of a write that failed while ending the dump. */
+static int end_ref(struct session *s, int fd, int closing)
+{
+	int before, e = 0;
+
+	pthread_mutex_lock(&table_lock);
+	if (table_session(fd) != s) {
+		pthread_mutex_unlock(&table_lock);
+		return 0;
+	}
+	map_fd(fd, NULL);
+	pthread_mutex_lock(&s->lock);
+	/* (a session let go of is freed by the thread that let it go) */
+	if (--s->refs || __atomic_load_n(&s->leaving, __ATOMIC_RELAXED)) {
+		pthread_mutex_unlock(&s->lock);
+		pthread_mutex_unlock(&table_lock);
+		return 0;
+	}
+	__atomic_store_n(&s->leaving, 1, __ATOMIC_RELAXED);
+	pthread_mutex_unlock(&table_lock);
+	before = s->ob.err;
+	if (closing)
+		session_finish(s, fd);
+	else
+		session_lost(s);
+	if (s->ob.err && !before)
+		e = s->ob.err;
+	pthread_mutex_unlock(&s->lock);
+	/* lock order: the table, then a session */
+	pthread_mutex_lock(&table_lock);
+	pthread_mutex_lock(&s->lock);
+	s->kind = S_FREE;
+	__atomic_store_n(&s->leaving, 0, __ATOMIC_RELAXED);
+	pthread_mutex_unlock(&s->lock);
+	pthread_mutex_unlock(&table_lock);
+	return e;
 }
 
 /* ---- opens ------------------------------------------------------------- */
@@ -340,7 +392,8 @@ static void track(int fd, int dirfd, const char *path, int flags, int force)
 	}
 	for (i = 0; kind == DUMP_SEGMENT && !sniffed && i < MAX_SESSIONS &&
 	            (m = slot(i)) != NULL; i++)
-		if (m->kind == S_MAIN && !strcmp(m->base, base))
+		if (m->kind == S_MAIN && !strcmp(m->base, base) &&
+		    !__atomic_load_n(&m->leaving, __ATOMIC_RELAXED))
 			main = m;
 	/* a segment's ids are its dump's, if the shim saw its header, else
 	 * the process's pointer size (HotSpot's id size); its writer sets
@@ -417,15 +470,7 @@ static void fresh_fd(int fd)
 	}
 	if (__atomic_load_n(&s->pid, __ATOMIC_RELAXED) != getpid())
 		return;
-	pthread_mutex_lock(&table_lock);
-	if (table_session(fd) == s) {
-		map_fd(fd, NULL);
-		pthread_mutex_lock(&s->lock);
-		if (--s->refs == 0)
-			session_lost(s);
-		pthread_mutex_unlock(&s->lock);
-	}
-	pthread_mutex_unlock(&table_lock);
+	end_ref(s, fd, 0);
 }
 
 void hst_opened(int fd, int dirfd, const char *path, int flags)
@@ -562,25 +607,11 @@ out:
 static int release_fd(int fd)
 {
 	struct session *s = table_session(fd);
-	int e = 0;
 
 	/* a vfork child shares our memory but not our fds: hands off */
 	if (!s || __atomic_load_n(&s->pid, __ATOMIC_RELAXED) != getpid())
 		return 0;
-	pthread_mutex_lock(&table_lock);
-	if (table_session(fd) == s) {
-		map_fd(fd, NULL);
-		pthread_mutex_lock(&s->lock);
-		if (--s->refs == 0) {
-			int before = s->ob.err;
-			session_finish(s, fd);
-			if (s->ob.err && !before)
-				e = s->ob.err;
-		}
-		pthread_mutex_unlock(&s->lock);
-	}
-	pthread_mutex_unlock(&table_lock);
-	return e;
+	return end_ref(s, fd, 1);
 }
 
 int hst_idle_close(int fd)
@@ -698,7 +729,8 @@ void table_exit(void)
 		if (__atomic_load_n(&s->pid, __ATOMIC_RELAXED) != getpid() ||
 		    !lock_soon(s))
 			continue;
-		if (s->kind == S_MAIN && !s->vet)
+		if (s->kind == S_MAIN && !s->vet &&
+		    !__atomic_load_n(&s->leaving, __ATOMIC_RELAXED))
 			histo_exit(s);
 		pthread_mutex_unlock(&s->lock);
 	}

@@ -339,18 +339,24 @@ void pipe_send(struct pipe_out *p, const void *buf, size_t len)
 	errno = saved;
 }
 
-/* Waits for the child; its status, or -1 (errno) if it cannot be had. */
-static int reap(struct pipe_out *p, int *status)
+/* Waits for the child, with unlock (if not NULL) let go of meanwhile;
+ * its status, or -1 (errno) if it cannot be had. */
+static int reap(struct pipe_out *p, int *status, pthread_mutex_t *unlock)
 {
 	int was = p->reaped;
 	pid_t r = 0;
 
-	if (was)
+	if (was) {
 		*status = p->status;
-	else
+	} else {
+		if (unlock)
+			pthread_mutex_unlock(unlock);
 		do
 			r = waitpid(p->pid, status, 0);
 		while (r < 0 && errno == EINTR);
+		if (unlock)
+			pthread_mutex_lock(unlock);
+	}
 	p->pid = 0;
 	p->reaped = 0;
 	if (was && *status == -1) {
@@ -374,7 +380,8 @@ static int unread(struct pipe_out *p)
 	return n;
 }
 
-int pipe_finish(struct pipe_out *p, char *msg, size_t size)
+int pipe_finish(struct pipe_out *p, char *msg, size_t size,
+                pthread_mutex_t *unlock)
 {
 	int status, saved = errno, ok = 0, left, gone;
 
@@ -383,7 +390,7 @@ int pipe_finish(struct pipe_out *p, char *msg, size_t size)
 	send_buffered(p);
 	hst.close(p->sock);
 	p->sock = -1;
-	gone = reap(p, &status);
+	gone = reap(p, &status, unlock);
 	if (gone)
 		snprintf(msg, size, "%s: its exit status is unknown (%s)",
 		         p->what, strerror(errno));
@@ -424,7 +431,7 @@ void pipe_abort(struct pipe_out *p)
 	hst.close(p->sock);
 	hst.close(p->peer);
 	p->sock = p->peer = -1;
-	reap(p, &status);
+	reap(p, &status, NULL);
 	if (p->out[0])
 		unlink(p->out);
 	errno = saved;

@@ -22,6 +22,7 @@
 #include <limits.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <pthread.h>
 #include <sys/types.h>
 
 #define PIPE_BUF_SIZE (64u * 1024)
@@ -68,9 +69,11 @@ int pipe_start(struct pipe_out *p, int fd);
 /* The next bytes of the stripped stream. A child that stopped taking
  * them is noted (p->err) and sent no more. */
 void pipe_send(struct pipe_out *p, const void *buf, size_t len);
-/* End of stream: closes its stdin and waits. 0 if the child read every
+/* End of stream: closes its stdin and waits, with unlock (if not NULL:
+ * the caller's lock, held) let go of meanwhile. 0 if the child read every
  * byte and exited 0; else -1, its output file removed, and why in msg. */
-int pipe_finish(struct pipe_out *p, char *msg, size_t size);
+int pipe_finish(struct pipe_out *p, char *msg, size_t size,
+                pthread_mutex_t *unlock);
 /* Start over (the runtime truncated the dump to 0): the child is killed
  * and waited for, its output removed. */
 void pipe_abort(struct pipe_out *p);

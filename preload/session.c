@@ -851,7 +851,7 @@ static void end_child(struct session *s, int fd)
 	if (s->gz) {
 		/* a gzip dump: the file holds the runtime's stream; the
 		 * child's output takes its place, or goes */
-		if (pipe_finish(p, why, sizeof why) || s->st.err || fd < 0) {
+		if (pipe_finish(p, why, sizeof why, &s->lock) || s->st.err || fd < 0) {
 			if (!s->st.err && fd >= 0)
 				say("hprofstrip: %s: %s%s", s->path, why,
 				    s->nonce ? "; HPROFSTRIP_REDACT cannot redact it, "
@@ -888,7 +888,7 @@ static void end_child(struct session *s, int fd)
 		}
 		return;
 	}
-	if (pipe_finish(p, why, sizeof why)) {
+	if (pipe_finish(p, why, sizeof why, &s->lock)) {
 		if (s->ob.err || fd < 0)
 			say("hprofstrip: %s: %s; %s holds what was written "
 			    "of the stripped dump, not all of it", s->path,
@@ -931,21 +931,18 @@ void session_finish(struct session *s, int fd)
 		/* closed before its header was whole: what was held is
 		 * written as it came */
 		put_held(s, fd);
-		s->kind = S_FREE;
 		return;
 	}
 	if (!s->st.in_off && !s->seg_in && !s->ob.len && !s->ext &&
 	    !s->raw_len) {
 		/* nothing was written (touch, an open to check a name): the
 		 * file stays as it was, old content and all */
-		s->kind = S_FREE;
 		return;
 	}
 	if (s->sealed) {
 		/* its main reads it back at the merge: nothing to end here */
 		put_raw(s, fd, NULL, 0, s->ext);
 		session_flush(s, fd);
-		s->kind = S_FREE;
 		return;
 	}
 	/* a gzip dump: what gzip -dc still holds; not stripped after all,
@@ -954,7 +951,6 @@ void session_finish(struct session *s, int fd)
 		session_flush(s, fd);
 		if (s->gz_failed)
 			gz_remove(s, fd);
-		s->kind = S_FREE;
 		return;
 	}
 	/* the dump's last bytes: its fds are gone from the table, and a full
@@ -974,15 +970,20 @@ void session_finish(struct session *s, int fd)
 		histo_end(s, s->st.fallback || s->st.err,
 		          s->st.fallback ? s->st.fallback_off : s->st.err_off);
 	map_close(s, MAP_DONE);
-	if (s->kind == S_SEGMENT && s->main && s->main->kind == S_MAIN) {
+	if (s->kind == S_SEGMENT && s->main) {
 		/* the main's counts are the main's lock's (lock order: a
-		 * segment, then its main) */
-		pthread_mutex_lock(&s->main->lock);
-		s->main->seg_in += s->st.in_off;
-		s->main->seg_out += s->st.out_off;
-		s->main->seg_arrays += s->st.arrays;
-		s->main->seg_withheld += s->st.withheld;
-		pthread_mutex_unlock(&s->main->lock);
+		 * segment, then its main); a main that has ended has said
+		 * them */
+		struct session *m = s->main;
+		pthread_mutex_lock(&m->lock);
+		if (m->kind == S_MAIN &&
+		    !__atomic_load_n(&m->leaving, __ATOMIC_RELAXED)) {
+			m->seg_in += s->st.in_off;
+			m->seg_out += s->st.out_off;
+			m->seg_arrays += s->st.arrays;
+			m->seg_withheld += s->st.withheld;
+		}
+		pthread_mutex_unlock(&m->lock);
 	} else if (s->kind == S_MAIN) {
 		session_summary(s);
 	}
@@ -998,7 +999,6 @@ void session_finish(struct session *s, int fd)
 	/* HPROFSTRIP_SUSPECTS: the analysis of the file as it now is */
 	suspects_start(s);
 	s->piped = s->pipe_pending = 0;
-	s->kind = S_FREE;
 }
 
 void session_let_go(struct session *s, int fd)
@@ -1021,7 +1021,6 @@ void session_lost(struct session *s)
 		inflate_stop(s->inf, 0);
 	if (s->piped)
 		end_child(s, -1);
-	s->kind = S_FREE;
 }
 
 void session_forget(struct session *s)
@@ -1035,6 +1034,7 @@ void session_forget(struct session *s)
 	map_close(s, MAP_DROP);
 	s->piped = s->pipe_pending = 0;
 	s->kind = S_FREE;
+	s->leaving = 0;  /* (ending in the parent's thread, not here) */
 }
 
 /* ---- the engine feed --------------------------------------------------- */

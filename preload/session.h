@@ -47,6 +47,11 @@ struct session {
 	unsigned slot;           /* its place in the fd table's pool */
 	int kind;
 	int refs;                /* fds that refer to it */
+	int leaving;             /* let go of (api.c) or ending (fdtable.c:
+	                            end_last): no call of a thread that
+	                            waited for its lock is its, and no
+	                            segment's; atomic, set under its lock,
+	                            cleared when the table frees it */
 	pid_t pid;               /* the process that tracks it (vfork) */
 	pthread_mutex_t lock;
 	char path[256];          /* for messages (may be cut) */
@@ -180,10 +185,12 @@ int session_flush(struct session *s, int fd);
  * nothing more is held. */
 void session_let_go(struct session *s, int fd);
 /* The dump's last fd is being closed (fd: that fd, still open): the dump
- * ends and s is free. */
+ * ends. Called by the table (fdtable.c: end_ref) with s's lock held and
+ * leaving set, the table's lock not held; s's lock is let go of while its
+ * child is waited for. The table frees s after. */
 void session_finish(struct session *s, int fd);
 /* The dump's last fd was closed behind the shim's back: the dump ends
- * where the runtime's last write left it, and s is free. */
+ * where the runtime's last write left it (called as session_finish). */
 void session_lost(struct session *s);
 /* In a forked child: the dump is the parent's; s is free. */
 void session_forget(struct session *s);

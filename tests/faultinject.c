@@ -35,6 +35,11 @@
  *   nomap     every anonymous mmap made through the PLT fails with ENOMEM
  *             (the shim maps its tables so; the C library's own malloc
  *             does not come here); writes are left alone.
+ *   slowunlock
+ *             every pthread_mutex_unlock made through the PLT (the
+ *             shim's locks) sleeps 20 ms after the mutex is let go of, so
+ *             a thread that waited for it runs before the unlocker's next
+ *             step; writes are left alone.
  *   (unset or anything else: no faults)
  *
  * FAULT_LOG=FILE: the first injected fault of each kind in a process
@@ -94,7 +99,8 @@ static struct {
 	cfr_fn copy_file_range;
 } real;
 
-enum { F_NONE, F_ENOSPC, F_EIO, F_EDQUOT, F_EINTR, F_SHORT, F_NOMAP };
+enum { F_NONE, F_ENOSPC, F_EIO, F_EDQUOT, F_EINTR, F_SHORT, F_NOMAP,
+       F_SLOWUNLOCK };
 
 static int mode = F_NONE;
 static uint64_t limit;
@@ -114,9 +120,11 @@ static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
 
 typedef void *(*mmap_fn)(void *, size_t, int, int, int, off_t);
 static mmap_fn real_mmap;
+typedef int (*unlock_fn)(pthread_mutex_t *);
+static unlock_fn real_unlock;
 
 static void prepare(void) { pthread_mutex_lock(&lock); }
-static void parent(void) { pthread_mutex_unlock(&lock); }
+static void parent(void) { real_unlock(&lock); }
 
 __attribute__((constructor)) static void fi_init(void)
 {
@@ -133,6 +141,7 @@ __attribute__((constructor)) static void fi_init(void)
 	real.sendfile64 = (sendfile64_fn)dlsym(RTLD_NEXT, "sendfile64");
 	real.copy_file_range = (cfr_fn)dlsym(RTLD_NEXT, "copy_file_range");
 	real_mmap = (mmap_fn)dlsym(RTLD_NEXT, "mmap");
+	real_unlock = (unlock_fn)dlsym(RTLD_NEXT, "pthread_mutex_unlock");
 	if (s && !strncmp(s, "enospc:", 7)) {
 		mode = F_ENOSPC;
 		limit = strtoull(s + 7, NULL, 0);
@@ -152,6 +161,8 @@ __attribute__((constructor)) static void fi_init(void)
 		mode = F_SHORT;
 	} else if (s && !strcmp(s, "nomap")) {
 		mode = F_NOMAP;
+	} else if (s && !strcmp(s, "slowunlock")) {
+		mode = F_SLOWUNLOCK;
 	}
 	s = getenv("FAULT_PATTERN");
 	if (s && *s)
@@ -165,7 +176,7 @@ __attribute__((constructor)) static void fi_init(void)
 
 static void note(const char *what)
 {
-	static char seen[F_NOMAP + 1];  /* one line per kind and process */
+	static char seen[F_SLOWUNLOCK + 1];  /* one line per kind and process */
 	int fd;
 	size_t n = strlen(what);
 	char line[16];
@@ -438,4 +449,20 @@ EXPORT void *mmap(void *addr, size_t len, int prot, int flags, int fd,
 		return MAP_FAILED;
 	}
 	return real_mmap(addr, len, prot, flags, fd, off);
+}
+
+EXPORT int pthread_mutex_unlock(pthread_mutex_t *m)
+{
+	struct timespec ms20 = { 0, 20000000 };
+	int r, saved;
+
+	if (!real_unlock)  /* (before the constructor: a loader's call) */
+		real_unlock = (unlock_fn)dlsym(RTLD_NEXT, "pthread_mutex_unlock");
+	r = real_unlock(m);
+	if (mode == F_SLOWUNLOCK && m != &lock) {
+		saved = errno;
+		nanosleep(&ms20, NULL);
+		errno = saved;
+	}
+	return r;
 }

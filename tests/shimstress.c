@@ -38,6 +38,18 @@
  *               write is sniffed, the first call the shim decides on
  *   lseek       SEEK_CUR/SEEK_END/SEEK_SET answers are the offsets of the
  *               dump the program writes
+ *   letgo       two threads write 16 bytes that are no HPROF at the same
+ *               instant (a barrier) to one fresh DIR/x.hprof, ARG times
+ *               (default 200): every file is 32 bytes, both pieces in it
+ *               (a waiting writer once passed the let-go session's lock
+ *               before its fds were dropped and wrote at offset 0 over
+ *               the other; run over libfaultinject.so FAULT=slowunlock,
+ *               which widens that window to 20 ms)
+ *   closewait   a thread closes a dump (IN written to DIR/a.hprof) whose
+ *               end waits for a child (HPROFSTRIP_FILTER that sleeps);
+ *               meanwhile the main thread opens DIR/b.hprof, writes IN to
+ *               it and forks: these must not wait for the close (at most
+ *               ARG ms, default 1000). Prints "close N ms, others M ms"
  *   write       write IN to DIR/ARG (a name: the environment decides if it
  *               is tracked) with write() pieces; compare with EXP. ARG may
  *               be prefixed with "HOW:" to choose the open call: open
@@ -74,6 +86,7 @@
 #include <sys/types.h>
 #include <sys/uio.h>
 #include <sys/wait.h>
+#include <time.h>
 #include <unistd.h>
 
 static const char *test = "?";
@@ -184,9 +197,123 @@ static void t_threads(void)
 	free(p);
 }
 
-/* ---- concurrent dumps ----------------------------------------------------- */
+/* ---- letgo: two writers of a file let go of --------------------------------- */
 
 static pthread_barrier_t bar;
+
+static struct {
+	int fd;
+	char piece[2][16];
+} lg;
+
+static void *lg_main(void *arg)
+{
+	int i = (int)(intptr_t)arg;
+
+	pthread_barrier_wait(&bar);
+	sd_write_all(lg.fd, lg.piece[i], sizeof lg.piece[i]);
+	return NULL;
+}
+
+static void t_letgo(int rounds)
+{
+	char *p = sd_path_in(dir, "x.hprof");
+	unsigned char *d;
+	size_t len;
+	pthread_t t[2];
+	int r, i, bad = 0;
+
+	memcpy(lg.piece[0], "first  writer..\n", 16);
+	memcpy(lg.piece[1], "second writer..\n", 16);
+	pthread_barrier_init(&bar, NULL, 2);
+	for (r = 0; r < rounds && bad < 3; r++) {
+		lg.fd = open_new(p);
+		for (i = 0; i < 2; i++)
+			if ((errno = pthread_create(&t[i], NULL, lg_main,
+			                            (void *)(intptr_t)i)))
+				die("pthread_create");
+		for (i = 0; i < 2; i++)
+			pthread_join(t[i], NULL);
+		if (close(lg.fd))
+			die("close");
+		d = sd_slurp(p, &len);
+		if (len != 32 || (memcmp(d, lg.piece[0], 16) &&
+		                  memcmp(d, lg.piece[1], 16)) ||
+		    (memcmp(d + 16, lg.piece[0], 16) &&
+		     memcmp(d + 16, lg.piece[1], 16)) ||
+		    !memcmp(d, d + 16, 16)) {
+			CHECK(0, "round %d: %zu bytes, not both pieces", r, len);
+			bad++;
+		}
+		free(d);
+	}
+	pthread_barrier_destroy(&bar);
+	free(p);
+}
+
+/* ---- closewait: a close that waits for a child holds no other thread ---- */
+
+static int64_t now_ms(void)
+{
+	struct timespec t;
+
+	clock_gettime(CLOCK_MONOTONIC, &t);
+	return (int64_t)t.tv_sec * 1000 + t.tv_nsec / 1000000;
+}
+
+static struct {
+	int fd;
+	int64_t took;
+} cw;
+
+static void *cw_main(void *arg)
+{
+	int64_t t0 = now_ms();
+
+	(void)arg;
+	if (close(cw.fd))
+		die("close a.hprof");
+	cw.took = now_ms() - t0;
+	return NULL;
+}
+
+static void t_closewait(int limit)
+{
+	char *a = sd_path_in(dir, "a.hprof"), *b = sd_path_in(dir, "b.hprof");
+	struct timespec ms300 = { 0, 300000000 };
+	pthread_t t;
+	int64_t t0, others;
+	int fd, st;
+	pid_t pid;
+
+	cw.fd = open_new(a);
+	sd_write_all(cw.fd, in_d, in_len);
+	if ((errno = pthread_create(&t, NULL, cw_main, NULL)))
+		die("pthread_create");
+	nanosleep(&ms300, NULL);  /* the close is waiting for its child */
+	t0 = now_ms();
+	fd = open_new(b);
+	sd_write_all(fd, in_d, in_len);
+	pid = fork();
+	if (pid < 0)
+		die("fork");
+	if (pid == 0)
+		_exit(0);
+	others = now_ms() - t0;
+	if (waitpid(pid, &st, 0) != pid)
+		die("waitpid");
+	pthread_join(t, NULL);
+	if (close(fd))
+		die("close b.hprof");
+	CHECK(others <= limit, "the open, write and fork took %lld ms while "
+	      "another thread's close waited", (long long)others);
+	printf("shimstress: closewait: close %lld ms, others %lld ms\n",
+	       (long long)cw.took, (long long)others);
+	free(a);
+	free(b);
+}
+
+/* ---- concurrent dumps ----------------------------------------------------- */
 
 struct cjob {
 	char *path;
@@ -868,7 +995,7 @@ int main(int argc, char **argv)
 	if (argc < 5 || argc > 6) {
 		fprintf(stderr, "usage: shimstress TEST IN EXP DIR [ARG]\n"
 		        "tests: threads concurrent fork vfork reuse dup2 errno "
-		        "keeperrno lseek write plain\n");
+		        "keeperrno lseek letgo closewait write plain\n");
 		return 2;
 	}
 	test = argv[1];
@@ -896,6 +1023,10 @@ int main(int argc, char **argv)
 		t_keeperrno(arg);
 	else if (!strcmp(test, "lseek"))
 		t_lseek();
+	else if (!strcmp(test, "letgo"))
+		t_letgo(arg ? atoi(arg) : 200);
+	else if (!strcmp(test, "closewait"))
+		t_closewait(arg ? atoi(arg) : 1000);
 	else if (!strcmp(test, "write") && arg)
 		t_write(arg);
 	else if (!strcmp(test, "plain"))
