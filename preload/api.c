@@ -153,13 +153,14 @@ int hst_write(int fd, const void *buf, size_t len, int64_t at, ssize_t *ret)
 	struct iovec v = { (void *)buf, len };
 
 	/* a NULL buffer gets the kernel's EFAULT, not a crash in here; a
-	 * negative offset its EINVAL */
-	if ((!buf && len) || at < -1)
+	 * negative offset or a length past SSIZE_MAX its EINVAL */
+	if ((!buf && len) || at < -1 || len > SSIZE_MAX)
 		return 0;
 	return write_iov(fd, &v, 1, at, ret);
 }
 
-/* A vector the kernel would refuse with EFAULT or EINVAL. */
+/* A vector the kernel would refuse with EFAULT or EINVAL (a length past
+ * SSIZE_MAX). */
 static int bad_vector(const struct iovec *iov, int cnt)
 {
 	int i;
@@ -167,7 +168,8 @@ static int bad_vector(const struct iovec *iov, int cnt)
 	if (cnt < 0 || cnt > IOV_MAX)
 		return 1;
 	for (i = 0; i < cnt; i++)
-		if (!iov || (!iov[i].iov_base && iov[i].iov_len))
+		if (!iov || (!iov[i].iov_base && iov[i].iov_len) ||
+		    iov[i].iov_len > SSIZE_MAX)
 			return 1;
 	return 0;
 }

@@ -129,13 +129,17 @@ int session_write(struct session *s, int fd, struct call *c)
 {
 	int i, e = 0, fed = 0, saved = errno;
 	uint64_t pos, start;
-	size_t total = 0, skip = 0;
+	size_t total = 0, skip = 0, done = 0;
 
 	if (s->fifo && c->at >= 0)
 		return CALL_PASS;  /* the real pwrite's ESPIPE */
 	start = pos = c->at < 0 ? s->voff : (uint64_t)c->at;
+	/* Linux writes at most RW_MAX bytes a call, the rest of the vector
+	 * not at all: the same here (each length is at most SSIZE_MAX:
+	 * api.c) */
 	for (i = 0; i < c->cnt; i++)
-		total += c->iov[i].iov_len;
+		total += c->iov[i].iov_len < RW_MAX - total ? c->iov[i].iov_len
+		                                            : RW_MAX - total;
 	/* a segment of a runtime's gzip dump: its main inflates it at the
 	 * merge; till then it is the runtime's (a sealed one is sealed) */
 	if (s->kind == S_SEGMENT && !s->sealed && !s->st.in_off && !pos &&
@@ -162,8 +166,12 @@ int session_write(struct session *s, int fd, struct call *c)
 	/* every vector fed, then one flush for the whole call */
 	for (i = 0; i < c->cnt && !e && skip < total; i++) {
 		const unsigned char *b = c->iov[i].iov_base;
-		size_t n = c->iov[i].iov_len, k = skip < n ? skip : n;
+		size_t n = c->iov[i].iov_len, k;
 
+		if (n > total - done)
+			n = total - done;  /* past RW_MAX */
+		done += n;
+		k = skip < n ? skip : n;
 		skip -= k;
 		pos += k;
 		e = session_put(s, fd, b + k, n - k, pos);
@@ -191,8 +199,11 @@ int session_lseek(struct session *s, int fd, struct call *c)
 	end = s->gz ? s->gz_in : s->ext > s->st.in_off ? s->ext : s->st.in_off;
 	if (end < s->hdr_len)
 		end = s->hdr_len;
-	pos = whence == SEEK_SET ? off
-	    : whence == SEEK_CUR ? (int64_t)s->voff + off : (int64_t)end + off;
+	pos = off;
+	if ((whence == SEEK_CUR &&
+	     __builtin_add_overflow((int64_t)s->voff, off, &pos)) ||
+	    (whence == SEEK_END && __builtin_add_overflow((int64_t)end, off, &pos)))
+		pos = -1;  /* past INT64_MAX: the kernel's EINVAL */
 	if (pos < 0) {
 		errno = EINVAL;
 		pos = -1;
@@ -277,6 +288,8 @@ static ssize_t pump_into(struct session *s, int out_fd, int in_fd,
 		errno = saved;
 		nonce = 0;  /* no position: it cannot be unsealed */
 	}
+	if (count > RW_MAX)
+		count = RW_MAX;  /* as the kernel's sendfile */
 	while (done < count) {
 		size_t want = count - done < IN_BUF ? count - done : IN_BUF;
 		ssize_t n = off ? hst.pread(in_fd, s->in, want, *off)

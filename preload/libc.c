@@ -1,5 +1,6 @@
 /* The libc layer of libhprofstrip.so: see libc.h. */
 #undef _FORTIFY_SOURCE
+#undef _FILE_OFFSET_BITS  /* the names with and without 64: both */
 #include "libc.h"
 
 #include <dlfcn.h>
@@ -57,7 +58,25 @@ static ssize_t raw_writev(int fd, const struct iovec *iov, int cnt)
 
 static ssize_t raw_pwrite(int fd, const void *b, size_t n, off_t off)
 {
+#if UINTPTR_MAX > 0xffffffffu
 	return syscall(SYS_pwrite64, fd, b, n, off);
+#else
+	/* 32 bits: the kernel takes the 64-bit offset as two longs, in the
+	 * machine's order, on ARM EABI (and MIPS o32, PowerPC) from an even
+	 * register, after a pad */
+	uint64_t o = (uint64_t)(int64_t)off;
+	long lo = (long)(uint32_t)o, hi = (long)(uint32_t)(o >> 32);
+# if __BYTE_ORDER__ == __ORDER_BIG_ENDIAN__
+	long a = hi, b2 = lo;
+# else
+	long a = lo, b2 = hi;
+# endif
+# if defined(__arm__) || defined(__mips__) || defined(__powerpc__)
+	return syscall(SYS_pwrite64, fd, b, n, 0L, a, b2);
+# else
+	return syscall(SYS_pwrite64, fd, b, n, a, b2);
+# endif
+#endif
 }
 
 static ssize_t raw_pwritev(int fd, const struct iovec *iov, int cnt, off_t off)
@@ -116,8 +135,8 @@ static ssize_t raw_sendfile(int out, int in, off_t *off, size_t n)
 	return syscall(SYS_sendfile, out, in, off, n);
 }
 
-static ssize_t raw_copy_file_range(int in, off_t *in_off, int out,
-                                   off_t *out_off, size_t n, unsigned flags)
+static ssize_t raw_copy_file_range(int in, int64_t *in_off, int out,
+                                   int64_t *out_off, size_t n, unsigned flags)
 {
 #ifdef SYS_copy_file_range
 	return syscall(SYS_copy_file_range, in, in_off, out, out_off, n, flags);
@@ -242,7 +261,11 @@ ssize_t libc_pwrite(int fd, const void *buf, size_t len, int64_t off)
  * it) */
 ssize_t libc_pread(int fd, void *buf, size_t len, int64_t off)
 {
-	return pread(fd, buf, len, (off_t)off);
+#ifdef __GLIBC__
+	return pread64(fd, buf, len, off);
+#else
+	return pread(fd, buf, len, (off_t)off);  /* musl: off_t is 64 bits */
+#endif
 }
 
 int libc_ftruncate(int fd, int64_t len)

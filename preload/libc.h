@@ -54,7 +54,7 @@ typedef int (*ftruncate_fn)(int, off_t);
 typedef int (*ftruncate64_fn)(int, int64_t);
 typedef ssize_t (*sendfile_fn)(int, int, off_t *, size_t);
 typedef ssize_t (*sendfile64_fn)(int, int, int64_t *, size_t);
-typedef ssize_t (*cfr_fn)(int, off_t *, int, off_t *, size_t, unsigned);
+typedef ssize_t (*cfr_fn)(int, int64_t *, int, int64_t *, size_t, unsigned);
 
 
 struct libc {

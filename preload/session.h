@@ -25,6 +25,9 @@
 #include <sys/types.h>
 #include <sys/uio.h>
 
+/* The most Linux writes in one call (MAX_RW_COUNT): a longer write is
+ * short */
+#define RW_MAX ((size_t)0x7ffff000u)
 #define OUT_BUF (64u * 1024)
 #define IN_BUF (64u * 1024)
 

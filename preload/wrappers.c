@@ -10,6 +10,7 @@
  * it would see without the shim.
  */
 #undef _FORTIFY_SOURCE
+#undef _FILE_OFFSET_BITS  /* the names with and without 64: both */
 #include "fdtable.h"
 #include "libc.h"
 #include "hprofstrip.h"
@@ -222,11 +223,15 @@ static int64_t do_lseek(int fd, int64_t off, int whence)
 }
 
 /* lseek's off_t may be 32 bits: a position past it is EOVERFLOW */
+/* The largest off_t: 2^31 - 1 where it is 32 bits (the kernel's
+ * MAX_NON_LFS for the calls without 64 in their names) */
+#define OFF_T_MAX ((int64_t)((~(uint64_t)0 >> 1) >> (64 - 8 * sizeof(off_t))))
+
 static off_t do_lseek32(int fd, off_t off, int whence)
 {
 	int64_t r = do_lseek(fd, (int64_t)off, whence);
 
-	if (r > (int64_t)((~(uint64_t)0 >> 1) >> (64 - 8 * sizeof(off_t)))) {
+	if (r > OFF_T_MAX) {
 		errno = EOVERFLOW;
 		return -1;
 	}
@@ -272,12 +277,19 @@ static ssize_t do_sendfile(int out, int in, int64_t *off, size_t n)
 	                                           : libc_sendfile(out, in, off, n);
 }
 
-/* sendfile with a plain off_t (32 bits on some ABIs) */
+/* sendfile with a plain off_t (32 bits on some ABIs): as the kernel's, it
+ * reads no byte past OFF_T_MAX, and fails with EOVERFLOW at it */
 static ssize_t do_sendfile32(int out, int in, off_t *off, size_t n)
 {
 	int64_t o = off ? (int64_t)*off : 0;
 	ssize_t r;
 
+	if (off && o >= OFF_T_MAX && n) {
+		errno = EOVERFLOW;
+		return -1;
+	}
+	if (off && (uint64_t)n > (uint64_t)(OFF_T_MAX - o))
+		n = (size_t)(OFF_T_MAX - o);
 	if (!hst_copy(out, in, off ? &o : NULL, NULL, n, &r))
 		return REAL(sendfile)(out, in, off, n);
 	if (off)
@@ -285,19 +297,14 @@ static ssize_t do_sendfile32(int out, int in, off_t *off, size_t n)
 	return r;
 }
 
-static ssize_t do_copy_file_range(int in, off_t *in_off, int out,
-                                  off_t *out_off, size_t n, unsigned flags)
+/* (its offsets are 64 bits on every ABI: the C library's loff_t) */
+static ssize_t do_copy_file_range(int in, int64_t *in_off, int out,
+                                  int64_t *out_off, size_t n, unsigned flags)
 {
-	int64_t i = in_off ? (int64_t)*in_off : 0;
-	int64_t o = out_off ? (int64_t)*out_off : 0;
 	ssize_t r;
 
-	if (!hst_copy(out, in, in_off ? &i : NULL, out_off ? &o : NULL, n, &r))
+	if (!hst_copy(out, in, in_off, out_off, n, &r))
 		return REAL(copy_file_range)(in, in_off, out, out_off, n, flags);
-	if (in_off)
-		*in_off = (off_t)i;
-	if (out_off)
-		*out_off = (off_t)o;
 	return r;
 }
 
@@ -313,8 +320,8 @@ EXPORT ssize_t sendfile64(int out, int in, int64_t *off, size_t n)
 	          do_sendfile(out, in, off, n));
 }
 
-EXPORT ssize_t copy_file_range(int in, off_t *in_off, int out, off_t *out_off,
-                               size_t n, unsigned flags)
+EXPORT ssize_t copy_file_range(int in, int64_t *in_off, int out,
+                               int64_t *out_off, size_t n, unsigned flags)
 {
 	GUARDED_W(ssize_t, refused(out, NULL),
 	          REAL(copy_file_range)(in, in_off, out, out_off, n, flags),

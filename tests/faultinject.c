@@ -32,9 +32,9 @@
  *   eintr     every other call (the 1st, 3rd, ...) fails with EINTR and
  *             writes nothing.
  *   short     every call writes at most 1 byte.
- *   nomap     every anonymous mmap made through the PLT fails with ENOMEM
- *             (the shim maps its tables so; the C library's own malloc
- *             does not come here); writes are left alone.
+ *   nomap     every anonymous mmap or mmap64 made through the PLT fails
+ *             with ENOMEM (the shim maps its tables so; the C library's
+ *             own malloc does not come here); writes are left alone.
  *   slowunlock
  *             every pthread_mutex_unlock made through the PLT (the
  *             shim's locks) sleeps 20 ms after the mutex is let go of, so
@@ -449,6 +449,22 @@ EXPORT void *mmap(void *addr, size_t len, int prot, int flags, int fd,
 		return MAP_FAILED;
 	}
 	return real_mmap(addr, len, prot, flags, fd, off);
+}
+
+/* (what a caller built with _FILE_OFFSET_BITS=64 calls: the shim) */
+EXPORT void *mmap64(void *addr, size_t len, int prot, int flags, int fd,
+                    int64_t off)
+{
+	typedef void *(*mmap64_fn)(void *, size_t, int, int, int, int64_t);
+	mmap64_fn real = (mmap64_fn)dlsym(RTLD_NEXT, "mmap64");
+
+	if (mode == F_NOMAP && (flags & MAP_ANONYMOUS)) {
+		note("nomap");
+		errno = ENOMEM;
+		return MAP_FAILED;
+	}
+	return real ? real(addr, len, prot, flags, fd, off)
+	            : real_mmap(addr, len, prot, flags, fd, (off_t)off);
 }
 
 EXPORT int pthread_mutex_unlock(pthread_mutex_t *m)

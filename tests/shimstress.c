@@ -804,6 +804,17 @@ static void t_lseek(void)
 		CHECK(lseek(a, -(off_t)off, SEEK_END) == 0, "SEEK_END back");
 		CHECK(lseek(a, 0, SEEK_END) == (off_t)off, "SEEK_END again");
 	}
+	/* past the largest offset: EINVAL, the position where it was (the
+	 * shim once added INT64_MAX to it, undefined) */
+	if (sizeof(off_t) == 8) {
+		off_t big = (off_t)(~(uint64_t)0 >> 1);
+		FAILS(lseek(a, big, SEEK_CUR), EINVAL, "SEEK_CUR past the end "
+		      "of offsets");
+		FAILS(lseek(a, big, SEEK_END), EINVAL, "SEEK_END past the end "
+		      "of offsets");
+		CHECK(lseek(a, 0, SEEK_CUR) == (off_t)off, "moved by a failed "
+		      "lseek");
+	}
 	close(a);
 	check_exp(pa);
 	free(pa);
