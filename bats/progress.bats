@@ -106,3 +106,34 @@ tty() {
 	assert_failure 1
 	assert_output --regexp $'\e\\[K'"hprofstrip: $BATS_TEST_TMPDIR/cut.hprof: offset 3000000: stream ended inside a record"
 }
+
+@test "an input that grows while it is read: the progress line stays within 100% and its time left within range" {
+	command -v strace >/dev/null || fail "strace is needed"
+	local g=$BATS_TEST_TMPDIR/grow.hprof recs=$BATS_TEST_TMPDIR/recs i
+	cp "$IN" "$g"
+	chmod u+w "$g"
+	# 2000 UTF8 records (tag 1, time 0, length 12: an 8-byte id and
+	# "grow"), appended while hprofstrip reads (each read slowed 300 ms):
+	# read past the size it started with
+	for i in $(seq 2000); do printf '\001\0\0\0\0\0\0\0\014\0\0\0\0\0\0\0\001grow'; done >"$recs"
+	# (appended once the first MiB is read: hprofstrip has its size)
+	local log=$BATS_TEST_TMPDIR/strace.log
+	: >"$log"
+	( for i in $(seq 200); do
+		grep -q '1048576) = 1048576' "$log" && break
+		sleep 0.05
+	  done; cat "$recs" >>"$g" ) &
+	tty "strace -qq -o '$log' -e trace=read -e inject=read:delay_exit=300000 '$HS' -o '$OUT' '$g'"
+	wait
+	assert_success
+	# it did read past the size it started with (else nothing was tested)
+	"$HS" -o "$OUT.before" "$IN"
+	[ "$(stat -c %s "$OUT")" -gt "$(stat -c %s "$OUT.before")" ] ||
+		fail "the records appended were not read"
+	local lines
+	lines=$(tr '\r' '\n' <<<"$output" | grep '^hprofstrip: ')
+	[ -n "$lines" ] || fail "no progress line"
+	if grep -E -- '-|[0-9]{4,}%|(10[1-9]|1[1-9][0-9])%' <<<"$lines"; then
+		fail "a progress line out of range"
+	fi
+}

@@ -57,9 +57,14 @@ static void show_progress(struct run *r, uint64_t done, int final)
 	if (!final && t - r->last < 0.1 && r->last > 0)
 		return;
 	r->last = t;
-	pct = r->in_size ? (int)(done * 100 / r->in_size) : 100;
 	rate = el > 0 ? (double)done / el : 0;
+	/* (an input that grows while it is read is past its size: done) */
+	if (done > r->in_size)
+		done = r->in_size;
+	pct = r->in_size ? (int)(done * 100 / r->in_size) : 100;
 	left = rate > 0 ? (double)(r->in_size - done) / rate : 0;
+	if (left > 9999 * 60.0)
+		left = 9999 * 60.0;  /* (int) of it stays defined */
 	fprintf(stderr, "\r%s: %3d%% %8.1f MB/s %4d:%02d left ", r->tool->name,
 	        pct, rate / 1e6, (int)left / 60, (int)left % 60);
 	if (final)

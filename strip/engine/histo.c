@@ -234,8 +234,10 @@ static void class_start(struct hs_state *st, const unsigned char *h)
 	uint32_t i = class_of(st->hg, rd_id(st, h + 1));
 
 	st->hg->class_dumps++;
-	if (i)
-		st->hg->classes[i - 1].size = hs_be32(h + 1 + 7 * id + 4) + 1;
+	if (i) {
+		st->hg->classes[i - 1].size = hs_be32(h + 1 + 7 * id + 4);
+		st->hg->classes[i - 1].flags |= HS_HISTO_SIZED;
+	}
 }
 
 /* An object's sub-record header h (whole): counted in its class's column
@@ -257,7 +259,7 @@ static void count(struct hs_state *st, const unsigned char *h)
 		i = object_class(g, rd_id(st, h + 1 + id + 8));
 		bytes = (uint64_t)hs_be32(h + 1 + id + 4) * id;
 		if (i)
-			g->classes[i - 1].array = 1;
+			g->classes[i - 1].flags |= HS_HISTO_ARRAY;
 		break;
 	default:  /* 0x23, 0xC3: id, u4, u4 count, u1 type */
 		c = &g->prim[h[1 + id + 8] % 12][heap];

@@ -56,12 +56,16 @@ struct hs_histo_count {
 /* the heaps: HS_HEAP_DEFAULT ... (hprof.h's census enum) */
 #define HS_HISTO_HEAPS 6
 
+#define HS_HISTO_SIZED 1u
+#define HS_HISTO_ARRAY 2u
+
 struct hs_histo_class {
 	uint64_t id;               /* the class object's id */
 	uint64_t name;             /* its LOAD_CLASS's STRING id; 0: none */
-	uint32_t size;             /* its CLASS_DUMP's instance size + 1;
-	                              0: no class dump came */
-	uint32_t array;            /* 1: object arrays counted by it */
+	uint32_t size;             /* its CLASS_DUMP's instance size */
+	uint32_t flags;            /* HS_HISTO_SIZED: a class dump came;
+	                              HS_HISTO_ARRAY: object arrays counted
+	                              by it */
 	struct hs_histo_count heap[HS_HISTO_HEAPS];
 };
 

@@ -25,8 +25,8 @@ static const char prim_letter[12] = {
 static uint64_t class_bytes(const struct hs_histo_class *c,
                             const struct hs_histo_count *k, unsigned idsize)
 {
-	if (c && !c->array && c->size)
-		return k->n * ((uint64_t)c->size - 1 + idsize);
+	if (c && (c->flags & (HS_HISTO_ARRAY | HS_HISTO_SIZED)) == HS_HISTO_SIZED)
+		return k->n * ((uint64_t)c->size + idsize);
 	return k->bytes + k->n * idsize;
 }
 
