@@ -62,6 +62,26 @@ name_counts() {
 	done
 }
 
+@test "--histo and the shim's .histo: non-ASCII class names, the largest instance size a class dump gives" {
+	# tests/edge-dump: Größe (size 0xFFFFFFFF, 1 instance), 日本.Klasse
+	# (16, 2), Plain (0, 3); each instance counts its class's size and an id
+	"$BATS_TEST_DIRNAME/../tests/edge-dump" "$T/e.hprof"
+	run -0 "$STRIP" --histo "$T/e.hprof"
+	assert_line --regexp '^ +1: +1 +4294967303  Größe$'
+	assert_line --regexp '^ +2: +2 +48  日本\.Klasse$'
+	assert_line --regexp '^ +3: +3 +24  Plain$'
+	assert_line --regexp '^Total +6 +4294967375$'
+	# the shim's, of the same dump written under it
+	build_tests shimstress
+	mkdir "$T/d"
+	"$STRIP" -o "$T/e.exp" "$T/e.hprof"
+	run -0 env HPROFSTRIP_PROGRAMS=shimstress LD_PRELOAD="$SHIM" \
+		"$B/shimstress" write "$T/e.hprof" "$T/e.exp" "$T/d" e.hprof
+	run -0 grep -v '^#' "$T/d/e.hprof.histo"
+	assert_line --regexp '^ +1: +1 +4294967303  Größe$'
+	assert_line --regexp '^ +2: +2 +48  日本\.Klasse$'
+}
+
 @test "--histo: rows are sorted by bytes, then as jmap sorts names" {
 	"$STRIP" --histo "$J8" >"$T/h"
 	rows_ok "$T/h"
@@ -361,6 +381,17 @@ name_counts() {
 	run "$STRIP" --histo --baseline "$T/missing" "$J8"
 	assert_failure 1
 	assert_output --partial 'missing: No such file or directory'
+	# nested 200,000 deep, where the parser skips (an unknown member) and
+	# at the top: one line, exit 1, never a crash of the stack
+	local n
+	for n in '{"x":' '{"x":[' '['; do
+		python3 -c "import sys; sys.stdout.write(sys.argv[1] + '[' * 200000)" "$n" >"$T/deep.json"
+		run --separate-stderr "$STRIP" --histo --baseline "$T/deep.json" "$J8"
+		assert_failure 1
+		assert_equal "$output" ""
+		[ "$(wc -l <<<"$stderr")" = 1 ] || fail "$n: $stderr"
+		assert_regex "$stderr" 'deep.json: (line 1: JSON: nested too deep|offset 0: not)'
+	done
 }
 
 @test "--histo: usage errors and help" {

@@ -210,12 +210,18 @@ shimstress: concurrent: ok"
 	done
 }
 
-@test "every open call is intercepted (sniffing off, so only the open can track)" {
+@test "every open call is intercepted (sniffing off, so only the open can track); the .histo lands beside the dump, also after openat with a dirfd" {
 	local b how
 	export HPROFSTRIP_SNIFF=0
+	# (run from another directory: a name relative to the dirfd once
+	# put the .histo in the cwd)
+	mkdir "$T/cwd"
+	cd "$T/cwd"
 	for b in $BUILDS; do
 		for how in open open2 openat openat2 creat open+pwrite openat2+writev; do
 			stress "$b" write "$how:w.hprof"
+			[ -s "$T/d/w.hprof.histo" ] || fail "$b $how: no .histo beside the dump"
+			[ -z "$(ls -A "$T/cwd")" ] || fail "$b $how: $(ls -A "$T/cwd") in the cwd"
 		done
 	done
 }

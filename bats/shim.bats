@@ -87,6 +87,18 @@ check_jvm_dump() {
 	done
 }
 
+@test "a pattern that ends in a bracket (*.hpro[fF]), sniffing off: the dump and JDK 22's segment files are stripped" {
+	f=$CORPUS/hotspot/jdk21-demo.hprof
+	"$STRIP" -o "$BATS_TEST_TMPDIR/want" "$f"
+	for mode in random jdk22 jdk25; do
+		out=$BATS_TEST_TMPDIR/$mode.hproF
+		HPROFSTRIP_PATTERN='*.hpro[fF]' HPROFSTRIP_SNIFF=0 HPROFSTRIP_QUIET=1 \
+			LD_PRELOAD=$SHIM "$REPLAY" "$mode" "$f" "$out" 3 ||
+			fail "$mode: replay failed"
+		cmp_dump "$out" "$BATS_TEST_TMPDIR/want" || fail "$mode: not stripped"
+	done
+}
+
 @test "replay: 1-byte writes" {
 	f=$CORPUS/hotspot/jdk6-client-id4-small.hprof
 	"$STRIP" -o "$BATS_TEST_TMPDIR/want" "$f"

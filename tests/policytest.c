@@ -226,6 +226,17 @@ static void may_match(void)
 	CHECK(policy_may_match(&p, "x.hprof") && policy_may_match(&p, ".hprof"),
 	      "a tail longer than a relative name");
 	CHECK(!policy_may_match(&p, "/x.hprof"), "nor an absolute one");
+	/* a glob ending in a bracket has no literal tail: nothing ruled
+	 * out by one (a tail of "fF]" once ruled every dump out) */
+	may_match_is_safe("*.hpro[fF]");
+	parse(&p, "*.hpro[fF]", NULL, NULL, NULL, NULL);
+	CHECK(policy_may_match(&p, "/tmp/x.hprof") &&
+	      policy_may_match(&p, "x.hproF") &&
+	      policy_may_match(&p, "java_pid1.hprof.p3"),
+	      "*.hpro[fF]: a dump ruled out");
+	parse(&p, "*.bin:heap.hpro[!x]", NULL, NULL, NULL, NULL);
+	CHECK(policy_may_match(&p, "heap.hprof") &&
+	      policy_may_match(&p, "/d/a.bin"), "heap.hpro[!x]: ruled out");
 	parse(&p, "[ab", NULL, NULL, NULL, NULL);
 	CHECK(p.tails == 0 && !policy_may_match(&p, "[ab"),
 	      "an unreadable glob matches nothing");

@@ -55,8 +55,8 @@ void pend_put(struct hs_state *st, uint64_t id)
 	uint64_t *t = st->ks.cfg.pending;
 	unsigned slots = st->ks.cfg.pending_slots, i;
 
-	if (!slots)
-		return;
+	if (!slots || !id || pend_has(st, id))
+		return;  /* (pending already: nothing else goes for it) */
 	/* full (7/8): evict one, sweeping the table like a clock hand */
 	if (st->ks.pend_count >= slots - slots / 8) {
 		while (!t[st->ks.pend_hand])
@@ -66,8 +66,7 @@ void pend_put(struct hs_state *st, uint64_t id)
 		st->evicted++;
 	}
 	for (i = id_slot(id, slots); t[i]; i = (i + 1) & (slots - 1))
-		if (t[i] == id)
-			return;
+		;
 	t[i] = id;
 	st->ks.pend_count++;
 }
