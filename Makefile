@@ -15,6 +15,10 @@ BUILD ?= build
 CFLAGS ?= -O2 -g
 WARN = -std=c11 -D_GNU_SOURCE -Wall -Wextra -Werror
 ALL_CFLAGS = $(WARN) $(CFLAGS)
+# the product's files see 64-bit off_t and stat on 32-bit ABIs too (files
+# past 2 GiB); the shim's wrappers.c and libc.c, which define and call the
+# names with and without 64, undefine it
+LFS = -D_FILE_OFFSET_BITS=64
 
 # the engine, its files top to bottom (strip/engine/internal.h)
 ENGINE = strip/engine/rewrite.c strip/engine/engine.c strip/engine/histo.c strip/engine/android.c strip/engine/keep.c \
@@ -44,7 +48,8 @@ LAUNCHER = $(BUILD)/hprofstrip-run
 TESTBIN = $(BUILD)/splitcheck $(BUILD)/oracle $(BUILD)/replay \
 	$(BUILD)/libreenter.so $(BUILD)/policytest $(BUILD)/strcheck \
 	$(BUILD)/redactcheck $(BUILD)/embedtest $(BUILD)/holdtest $(BUILD)/namerule \
-	$(BUILD)/memtest $(BUILD)/libcrace $(BUILD)/domref $(BUILD)/sealtest
+	$(BUILD)/memtest $(BUILD)/libcrace $(BUILD)/domref $(BUILD)/sealtest \
+	$(BUILD)/pendtest
 ARCHIVE = $(BUILD)/libhprofstrip.a
 
 all: $(TOOLS) $(SHIM) $(LAUNCHER) $(ARCHIVE)
@@ -53,10 +58,10 @@ $(BUILD):
 	mkdir -p $@
 
 $(BUILD)/hprofstrip: strip/cli/hprofstrip.c $(ENGINE) $(CLI) $(HDRS) | $(BUILD)
-	$(CC) $(ALL_CFLAGS) -o $@ strip/cli/hprofstrip.c $(ENGINE) $(CLI) $(LDFLAGS)
+	$(CC) $(ALL_CFLAGS) $(LFS) -o $@ strip/cli/hprofstrip.c $(ENGINE) $(CLI) $(LDFLAGS)
 
 $(BUILD)/hprofrestore: restore/hprofrestore.c $(ENGINE) $(CLI) $(HDRS) | $(BUILD)
-	$(CC) $(ALL_CFLAGS) -o $@ restore/hprofrestore.c $(ENGINE) $(CLI) $(LDFLAGS)
+	$(CC) $(ALL_CFLAGS) $(LFS) -o $@ restore/hprofrestore.c $(ENGINE) $(CLI) $(LDFLAGS)
 
 SHIM_SRC = preload/wrappers.c preload/libc.c preload/policy.c preload/say.c \
 	preload/api.c preload/fdtable.c preload/session.c preload/summary.c \
@@ -72,13 +77,13 @@ SHIM_HDRS = preload/libc.h preload/policy.h preload/say.h preload/seal.h \
 # the hst_* API stays hidden in the shim (HPROFSTRIP_API empty): it
 # exports the wrappers only
 $(SHIM): $(SHIM_SRC) $(SHIM_HDRS) | $(BUILD)
-	$(CC) $(ALL_CFLAGS) -fPIC -shared -fvisibility=hidden -pthread \
+	$(CC) $(ALL_CFLAGS) $(LFS) -fPIC -shared -fvisibility=hidden -pthread \
 		-DHPROFSTRIP_API= -o $@ $(SHIM_SRC) -ldl $(LDFLAGS)
 
 # the shim with a table of 1024 fds (HST_MAX_FD), so that a test reaches
 # the fds past it under an fd limit below 65536 (bats/redact-closed.bats)
 $(BUILD)/libhprofstrip-fd1k.so: $(SHIM_SRC) $(SHIM_HDRS) | $(BUILD)
-	$(CC) $(ALL_CFLAGS) -fPIC -shared -fvisibility=hidden -pthread \
+	$(CC) $(ALL_CFLAGS) $(LFS) -fPIC -shared -fvisibility=hidden -pthread \
 		-DHPROFSTRIP_API= -DHST_MAX_FD=1024 -o $@ $(SHIM_SRC) -ldl \
 		$(LDFLAGS)
 
@@ -94,7 +99,7 @@ $(ARCHIVE): $(ARCHIVE_SRC) $(SHIM_HDRS) | $(BUILD)
 	mkdir -p $(BUILD)/archive
 	for s in $(ARCHIVE_SRC); do \
 		o=$(BUILD)/archive/$$(basename $$s .c).o; \
-		$(CC) $(ALL_CFLAGS) -fPIC -fvisibility=hidden -pthread \
+		$(CC) $(ALL_CFLAGS) $(LFS) -fPIC -fvisibility=hidden -pthread \
 			-c -o $$o $$s || exit 1; \
 	done
 	$(CC) -r -nostdlib -o $(BUILD)/archive/hprofstrip.o $(ARCHIVE_OBJ)
@@ -111,7 +116,7 @@ $(BUILD)/embedtest: tests/embedtest.c examples/android/hook-example.c \
 
 # sets LD_PRELOAD and the shim's variables, then execs a command
 $(LAUNCHER): preload/hprofstrip-run.c strip/engine/hprof.h strip/io/compressors.h strip/io/levels.h | $(BUILD)
-	$(CC) $(ALL_CFLAGS) -o $@ preload/hprofstrip-run.c $(LDFLAGS)
+	$(CC) $(ALL_CFLAGS) $(LFS) -o $@ preload/hprofstrip-run.c $(LDFLAGS)
 
 # splitcheck's mode letters, from the table of modes
 $(BUILD)/modes.h: tests/modes.tsv tests/modes.sh | $(BUILD)
@@ -126,6 +131,11 @@ $(BUILD)/splitcheck: tests/splitcheck.c tests/cutrun.c tests/cutrun.h $(ENGINE) 
 $(BUILD)/holdtest: tests/holdtest.c tests/check.h tests/dumpbuf.h $(ENGINE) strip/engine/hprof.h \
 		strip/engine/internal.h | $(BUILD)
 	$(CC) $(ALL_CFLAGS) -o $@ tests/holdtest.c $(ENGINE) $(LDFLAGS)
+
+# keep-strings' pending table against a model
+$(BUILD)/pendtest: tests/pendtest.c tests/check.h $(ENGINE) strip/engine/hprof.h \
+		strip/engine/internal.h | $(BUILD)
+	$(CC) $(ALL_CFLAGS) -o $@ tests/pendtest.c $(ENGINE) $(LDFLAGS)
 
 # the layers' memory is the caller's; prints sizeof(struct hs_state)
 $(BUILD)/memtest: tests/memtest.c tests/check.h tests/dumpbuf.h $(ENGINE) $(HDRS) | $(BUILD)
@@ -191,11 +201,13 @@ deps:
 check: deps all $(TESTBIN) check-man
 	$(MAKE) fuzz-short
 	$(MAKE) check-sanitize
+	$(MAKE) check-ubsan-shim
 	$(MAKE) check-tsan
 	$(BUILD)/policytest
 	$(BUILD)/sealtest
 	$(BUILD)/libcrace
 	$(BUILD)/holdtest
+	$(BUILD)/pendtest
 	$(BUILD)/memtest
 	$(BUILD)/namerule
 	CC="$(CC)" tests/circles.sh

@@ -217,8 +217,13 @@ int pipe_start(struct pipe_out *p, int fd)
 			 * file renamed over the dump once whole */
 			snprintf(p->what, sizeof p->what, "gzip -%d",
 			         p->gz_level);
-			snprintf(p->out, sizeof p->out, "%s.hprofstrip~",
-			         p->dump);
+			if ((size_t)snprintf(p->out, sizeof p->out,
+			                     "%s.hprofstrip~", p->dump) >=
+			    sizeof p->out) {
+				rc = ENAMETOOLONG;
+				p->out[0] = 0;
+				goto fail;
+			}
 			p->replace = 1;
 		}
 		/* never over an existing file: an earlier dump's, maybe (a
