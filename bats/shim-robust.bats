@@ -136,6 +136,42 @@ shimstress: concurrent: ok"
 	assert_output "shimstress: letgo: ok"
 }
 
+@test "HPROFSTRIP_REDACT, the 17th dump refused at fds 32-63 mod 64 (and 0-31): its writes fail, a bystander's at fd - 32 never do" {
+	local f
+	for f in 96 104 127 160 191; do
+		rm -rf "$T/d" && mkdir "$T/d"
+		run -0 "$B/shimstress" refused "$IN" "$IN" "$T/d" "$f"
+		assert_line "shimstress: refused: dump fd $f: written, bystander fd $((f - 32)): written"
+		rm -rf "$T/d" && mkdir "$T/d"
+		run -0 --separate-stderr env HPROFSTRIP_PROGRAMS=shimstress HPROFSTRIP_REDACT=values \
+			LD_PRELOAD="$SHIM" "$B/shimstress" refused "$IN" "$IN" "$T/d" "$f"
+		assert_line "shimstress: refused: dump fd $f: EPERM, bystander fd $((f - 32)): written"
+		[ ! -e "$T/d/d17.hprof" ] || fail "fd $f: the refused dump's file is left"
+		[ "$(cat "$T/d/bystander.log")" = bytes ] || fail "fd $f: the bystander's line is not there"
+	done
+}
+
+@test "what the shim holds open for a dump (names map, compressor, filter, inflater) is close-on-exec" {
+	local e min
+	gzip -1c "$IN" >"$T/in.gz"
+	for e in "HPROFSTRIP_REDACT=names 1" "HPROFSTRIP_COMPRESS=zstd 2" \
+		"HPROFSTRIP_FILTER=cat>/dev/null 2" "HPROFSTRIP_HISTO=1 0"; do
+		min=${e##* }
+		rm -rf "$T/d" && mkdir "$T/d"
+		run -0 --separate-stderr env HPROFSTRIP_PROGRAMS=shimstress "${e% *}" \
+			LD_PRELOAD="$SHIM" "$B/shimstress" cloexec "$IN" "$IN" "$T/d"
+		assert_line --regexp '^shimstress: cloexec: [0-9]+ other fds, all close-on-exec$'
+		[ "$(sed -n 's/^shimstress: cloexec: \([0-9]*\) other.*/\1/p' <<<"$output")" -ge "$min" ] ||
+			fail "${e% *}: fewer than $min fds held: nothing was checked"
+	done
+	# a runtime's gzip dump: the inflater's and the compressor's fds
+	rm -rf "$T/d" && mkdir "$T/d"
+	run -0 --separate-stderr env HPROFSTRIP_PROGRAMS=shimstress \
+		LD_PRELOAD="$SHIM" "$B/shimstress" cloexec "$T/in.gz" "$T/in.gz" "$T/d"
+	assert_line --regexp '^shimstress: cloexec: [2-9] other fds, all close-on-exec$'
+	assert_regex "$stderr" 'wrote the stripped dump in its place'
+}
+
 @test "a close that waits for its filter holds up no other thread's open, write or fork" {
 	rm -rf "$T/d" && mkdir "$T/d"
 	run -0 --separate-stderr env HPROFSTRIP_PROGRAMS=shimstress \

@@ -104,6 +104,13 @@ static const struct row rows[] = {
 	{ 0, "(Ljava/lang/String;)", 0 },
 	{ 0, "(Ljava/lang/String;)VV", 0 },
 	{ 0, "(V)V", 0 },
+	/* a descriptor, then other text */
+	{ 0, "(I)Jdb.password=Hunter2Secret", 0 },
+	{ 0, "()Vsecret", 0 },
+	{ 0, "(Ljava/lang/String;)V password", 0 },
+	{ 0, "(J)Ljava/lang/ref/Reference;x", 0 },
+	{ 0, "([BII)[Bsecret", 0 },
+	{ 0, "(I)J(I)J", 0 },
 	{ 0, "java.lang.String[]secret", 0 },
 	{ 0, "void[]", 0 },
 	{ 0, "byte[", 0 },

@@ -45,6 +45,17 @@
  *               before its fds were dropped and wrote at offset 0 over
  *               the other; run over libfaultinject.so FAULT=slowunlock,
  *               which widens that window to 20 ms)
+ *   refused     16 dumps open (the shim's table full), a plain file at
+ *               fd ARG - 32 (ARG at least 64), and a 17th dump opened at
+ *               fd ARG: prints "dump fd ARG: R, bystander fd B: R", R
+ *               "written" or an errno's name (under HPROFSTRIP_REDACT the
+ *               17th dump is refused, EPERM; the bystander never is: a
+ *               mark on the wrong bit once refused it instead)
+ *   cloexec     IN written to DIR/c.hprof (open, no O_CLOEXEC), then,
+ *               before its close, every fd opened since it started must be
+ *               close-on-exec (what the shim holds for the dump: the
+ *               names map, a compressor's socket); prints "N other fds,
+ *               all close-on-exec" and names each that is not
  *   closewait   a thread closes a dump (IN written to DIR/a.hprof) whose
  *               end waits for a child (HPROFSTRIP_FILTER that sleeps);
  *               meanwhile the main thread opens DIR/b.hprof, writes IN to
@@ -248,6 +259,95 @@ static void t_letgo(int rounds)
 		free(d);
 	}
 	pthread_barrier_destroy(&bar);
+	free(p);
+}
+
+/* ---- refused: the 17th dump's mark is on its own fd ---------------------- */
+
+static const char *outcome(int fd)
+{
+	ssize_t w = write(fd, "bytes\n", 6);
+
+	return w == 6 ? "written" : errno == EPERM ? "EPERM"
+	     : errno == EBADF ? "EBADF" : "failed";
+}
+
+static void t_refused(int at)
+{
+	int held[16], fill[256], nfill = 0, i, fd, by, nul;
+	char name[64];
+	char *p;
+
+	if (at < 64 || at >= 256 + 32)
+		die("refused: ARG must be 64..287");
+	for (i = 0; i < 16; i++) {
+		snprintf(name, sizeof name, "held%d.hprof", i);
+		p = sd_path_in(dir, name);
+		held[i] = open_new(p);
+		free(p);
+	}
+	p = sd_path_in(dir, "bystander.log");
+	fd = open_new(p);
+	free(p);
+	by = at - 32;
+	if (dup2(fd, by) != by)
+		die("dup2");
+	close(fd);
+	/* every free fd below at taken, so the open gives at */
+	nul = open("/dev/null", O_RDONLY);
+	if (nul < 0)
+		die("/dev/null");
+	while (nfill < 256 && (fd = dup(nul)) >= 0 && fd < at)
+		fill[nfill++] = fd;
+	if (fd >= at)
+		close(fd);
+	p = sd_path_in(dir, "d17.hprof");
+	fd = open_new(p);
+	free(p);
+	for (i = 0; i < nfill; i++)
+		close(fill[i]);
+	close(nul);
+	if (fd != at)
+		die("the 17th dump's fd is not ARG");
+	printf("shimstress: refused: dump fd %d: %s, ", at, outcome(at));
+	printf("bystander fd %d: %s\n", by, outcome(by));
+	close(at);
+	close(by);
+	for (i = 0; i < 16; i++)
+		close(held[i]);
+}
+
+/* ---- cloexec: what the shim holds open is no child's -------------------- */
+
+static void t_cloexec(void)
+{
+	char *p = sd_path_in(dir, "c.hprof");
+	int fd, n = 0, bad = 0, i;
+	char link[64], target[4096];
+	static unsigned char before[1024];
+
+	/* (the fds this process was given are not the shim's) */
+	for (i = 3; i < 1024; i++)
+		before[i] = fcntl(i, F_GETFD) >= 0;
+	fd = open_new(p);
+	sd_write_all(fd, in_d, in_len);
+	for (i = 3; i < 1024; i++) {
+		int fl;
+		ssize_t k;
+		if (i == fd || before[i] || (fl = fcntl(i, F_GETFD)) < 0)
+			continue;
+		n++;
+		if (fl & FD_CLOEXEC)
+			continue;
+		snprintf(link, sizeof link, "/proc/self/fd/%d", i);
+		k = readlink(link, target, sizeof target - 1);
+		target[k > 0 ? k : 0] = 0;
+		CHECK(0, "fd %d (%s) is not close-on-exec", i, target);
+		bad++;
+	}
+	printf("shimstress: cloexec: %d other fds, %s\n", n,
+	       bad ? "not all close-on-exec" : "all close-on-exec");
+	close(fd);
 	free(p);
 }
 
@@ -1006,7 +1106,7 @@ int main(int argc, char **argv)
 	if (argc < 5 || argc > 6) {
 		fprintf(stderr, "usage: shimstress TEST IN EXP DIR [ARG]\n"
 		        "tests: threads concurrent fork vfork reuse dup2 errno "
-		        "keeperrno lseek letgo closewait write plain\n");
+		        "keeperrno lseek letgo refused cloexec closewait write plain\n");
 		return 2;
 	}
 	test = argv[1];
@@ -1036,6 +1136,10 @@ int main(int argc, char **argv)
 		t_lseek();
 	else if (!strcmp(test, "letgo"))
 		t_letgo(arg ? atoi(arg) : 200);
+	else if (!strcmp(test, "refused") && arg)
+		t_refused(atoi(arg));
+	else if (!strcmp(test, "cloexec"))
+		t_cloexec();
 	else if (!strcmp(test, "closewait"))
 		t_closewait(arg ? atoi(arg) : 1000);
 	else if (!strcmp(test, "write") && arg)
