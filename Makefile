@@ -132,6 +132,10 @@ $(BUILD)/holdtest: tests/holdtest.c tests/check.h tests/dumpbuf.h $(ENGINE) stri
 		strip/engine/internal.h | $(BUILD)
 	$(CC) $(ALL_CFLAGS) -o $@ tests/holdtest.c $(ENGINE) $(LDFLAGS)
 
+# a dump of any size, made as it is written (a 32-bit writer past 2 GiB)
+$(BUILD)/bigdump: tests/bigdump.c | $(BUILD)
+	$(CC) $(ALL_CFLAGS) -o $@ tests/bigdump.c $(LDFLAGS)
+
 # keep-strings' pending table against a model
 $(BUILD)/pendtest: tests/pendtest.c tests/check.h $(ENGINE) strip/engine/hprof.h \
 		strip/engine/internal.h | $(BUILD)

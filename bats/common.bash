@@ -24,6 +24,10 @@ case $BUILD in /*) B=$BUILD ;; *) B=$ROOT/$BUILD ;; esac
 STRIP=$B/hprofstrip
 RESTORE=$B/hprofrestore
 SHIM=$B/libhprofstrip.so
+# the shim preloaded into the machine's own programs (sh, touch): SHIM,
+# unless BUILD is of another ELF class (make check-i386 sets HOST_SHIM to
+# the native one)
+SHIM_HOST=${HOST_SHIM:-$SHIM}
 ORACLE=$B/oracle
 SPLIT=$B/splitcheck
 REPLAY=$B/replay

@@ -354,10 +354,10 @@ one() {
 	chmod u+w "$T/old.hprof"
 	# touch named a program that strips its dumps: the shim looks at it
 	export HPROFSTRIP_PROGRAMS=touch
-	run -0 --separate-stderr env LD_PRELOAD="$SHIM" touch "$T/old.hprof"
+	run -0 --separate-stderr env LD_PRELOAD="$SHIM_HOST" touch "$T/old.hprof"
 	[ -z "$stderr" ]
 	cmp "$IN" "$T/old.hprof"
-	run -0 --separate-stderr env LD_PRELOAD="$SHIM" touch "$T/new.hprof"
+	run -0 --separate-stderr env LD_PRELOAD="$SHIM_HOST" touch "$T/new.hprof"
 	[ -z "$stderr" ]
 	[ ! -s "$T/new.hprof" ]
 }
@@ -445,7 +445,7 @@ trace() {
 	# ...and tests/run-bats.sh (the caller's LD_PRELOAD ends there)
 	printf '%s\n' '@test "env" { echo "[${LD_PRELOAD:-}] [${HPROFSTRIP_QUIET:-}]"; false; }' \
 		>"$T/env.bats"
-	run env HPROFSTRIP_QUIET=1 LD_PRELOAD="$SHIM" "$ROOT/tests/run-bats.sh" "$T/env.bats"
+	run env HPROFSTRIP_QUIET=1 LD_PRELOAD="$SHIM_HOST" "$ROOT/tests/run-bats.sh" "$T/env.bats"
 	assert_line '# [] []'
 }
 
@@ -468,13 +468,13 @@ trace() {
 		grep -E "binding file [^ ]*libhprofstrip\.so \[0\] to [^ ]*libc\.so\.6 \[0\]: normal symbol \`($wrapped)'" |
 			sed "s/.*symbol \`\([^']*\)'.*/\1/" | sort | tr '\n' ' '
 	}
-	LD_DEBUG=bindings LD_PRELOAD="$SHIM" /bin/true 2>"$BATS_TEST_TMPDIR/true.log"
+	LD_DEBUG=bindings LD_PRELOAD="$SHIM_HOST" /bin/true 2>"$BATS_TEST_TMPDIR/true.log"
 	grep -q "libhprofstrip.so" "$BATS_TEST_TMPDIR/true.log" ||
 		fail "LD_DEBUG shows no binding of the shim at all (not glibc?)"
 	[ -z "$(lookups <"$BATS_TEST_TMPDIR/true.log")" ] ||
 		fail "/bin/true looked up: $(lookups <"$BATS_TEST_TMPDIR/true.log")"
 	# a writer: its writes and its close, each looked up once, nothing else
-	LD_DEBUG=bindings LD_PRELOAD="$SHIM" sh -c \
+	LD_DEBUG=bindings LD_PRELOAD="$SHIM_HOST" sh -c \
 		'for i in 1 2 3; do echo $i >"$1"; done' sh "$BATS_TEST_TMPDIR/f" \
 		2>"$BATS_TEST_TMPDIR/sh.log"
 	got=$(lookups <"$BATS_TEST_TMPDIR/sh.log")

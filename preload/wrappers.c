@@ -255,10 +255,20 @@ EXPORT int64_t lseek64(int fd, int64_t off, int whence)
 	GUARDED(int64_t, libc_lseek(fd, off, whence), do_lseek(fd, off, whence));
 }
 
+/* ftruncate with a plain off_t: a file that is no dump gets that call
+ * (on a 32-bit ABI, not ftruncate64) */
+static int do_ftruncate32(int fd, off_t len)
+{
+	int r;
+
+	return hst_ftruncate(fd, (int64_t)len, &r) ? r
+	                                           : REAL(ftruncate)(fd, len);
+}
+
 EXPORT int ftruncate(int fd, off_t len)
 {
 	GUARDED_W(int, refused(fd, NULL), REAL(ftruncate)(fd, len),
-	          do_ftruncate(fd, (int64_t)len));
+	          do_ftruncate32(fd, len));
 }
 
 EXPORT int ftruncate64(int fd, int64_t len)

@@ -85,7 +85,7 @@ typedef ssize_t (*pwritev_fn)(int, const struct iovec *, int, off_t);
 typedef ssize_t (*pwritev64_fn)(int, const struct iovec *, int, int64_t);
 typedef ssize_t (*sendfile_fn)(int, int, off_t *, size_t);
 typedef ssize_t (*sendfile64_fn)(int, int, int64_t *, size_t);
-typedef ssize_t (*cfr_fn)(int, off_t *, int, off_t *, size_t, unsigned);
+typedef ssize_t (*cfr_fn)(int, int64_t *, int, int64_t *, size_t, unsigned);
 
 static struct {
 	write_fn write;
@@ -415,8 +415,8 @@ EXPORT ssize_t sendfile64(int out_fd, int in_fd, int64_t *off, size_t count)
 	return r;
 }
 
-EXPORT ssize_t copy_file_range(int in_fd, off_t *in_off, int out_fd,
-                               off_t *out_off, size_t len, unsigned flags)
+EXPORT ssize_t copy_file_range(int in_fd, int64_t *in_off, int out_fd,
+                               int64_t *out_off, size_t len, unsigned flags)
 {
 	BEGIN(out_fd)
 	if (!f) {

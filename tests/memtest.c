@@ -396,7 +396,7 @@ int main(void)
 	      marked(0) ? "untouched" : "written");
 	mark();
 	c = tools;
-	c.flat = (struct hs_flat *)(void *)(mem.bytes + 4);
+	c.flat = (struct hs_flat *)(void *)(mem.bytes + 1);
 	c.flat_slots = 4;
 	err = redact(&in, &c, &out);
 	CHECK(!err && same(&out, &ref) && marked(0),
@@ -415,7 +415,7 @@ int main(void)
 	      marked(0) ? "untouched" : "written");
 	mark();
 	c = tools;
-	c.patch = (struct hs_patch *)(void *)(mem.bytes + 2);
+	c.patch = (struct hs_patch *)(void *)(mem.bytes + 1);
 	c.patch_slots = ROOM - 1;
 	err = redact(&in, &c, &out);
 	CHECK(!err && same(&out, &ref) && marked(0),
@@ -429,7 +429,7 @@ int main(void)
 		c = tools;
 		c.sized = i == 0 ? NULL : mem.sized;
 		if (i == 1)  /* misaligned */
-			c.sized = (struct hs_sized *)(void *)(mem.bytes + 4);
+			c.sized = (struct hs_sized *)(void *)(mem.bytes + 1);
 		c.sized_slots = i == 2 ? 0 : ROOM - 1;
 		err = redact(&in, &c, &out);
 		CHECK(!err && out.len == ref.len && count(&out, SIZE) == 0 &&

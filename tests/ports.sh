@@ -16,6 +16,10 @@
 #                                       must equal DIR/hprofstrip's but for
 #                                       the time stamp the replay writes
 #                                       (tests/cmp-dump)
+#   tests/ports.sh big DIR [MIB]        DIR/bigdump's dump of MIB MiB (2200)
+#                                       under DIR's shim, as written and
+#                                       JDK 8's way: hprofstrip's, and a
+#                                       whole .histo that counts it all
 #   tests/ports.sh shimstress DIR       DIR/shimstress under DIR's shim: the
 #                                       in-process robustness checks, in a
 #                                       runtime's process (the ART stub)
@@ -143,6 +147,37 @@ shim-replay)
 			} >"$tmp/why"
 			result 1 "shim, replay $m: $n" "$tmp/why"
 		done
+	done
+	summary
+	;;
+big)
+	# a dump past 2 GiB written by DIR's bigdump under DIR's shim, as
+	# written and with JDK 8's length patches seeked back to: equal to
+	# DIR/hprofstrip's strip of the same stream from a pipe; its .histo
+	# whole, its byte[] bytes past 2 GiB
+	dir=$(abs "$1")
+	mib=${2:-2200}
+	tmp=$(mktemp -d)
+	trap 'rm -rf "$tmp"' EXIT
+	"$dir/bigdump" "$mib" - | "$dir/hprofstrip" -o "$tmp/exp" - || exit 1
+	for m in plain jdk8; do
+		rm -f "$tmp"/out.hprof*
+		HPROFSTRIP_PROGRAMS=bigdump LD_PRELOAD="$dir/libhprofstrip.so" \
+			"$dir/bigdump" "$mib" "$tmp/out.hprof" $m >"$tmp/n" 2>"$tmp/err" ||
+			{ result 1 "bigdump $m $mib MiB, under the shim" "$tmp/err"; continue; }
+		n=$(cat "$tmp/n")
+		if [ "$n" -le 2147483647 ]; then
+			echo "bigdump wrote $n bytes: not past 2 GiB" >"$tmp/err"
+			result 1 "bigdump $m $mib MiB, under the shim" "$tmp/err"
+			continue
+		fi
+		b=$(awk '$NF == "[B" { print $3 }' "$tmp/out.hprof.histo" 2>>"$tmp/err")
+		cmp "$tmp/exp" "$tmp/out.hprof" >>"$tmp/err" 2>&1 &&
+			[ "${b:-0}" -gt 2147483647 ] &&
+			grep -q '^Total ' "$tmp/out.hprof.histo" 2>>"$tmp/err"
+		rc=$?
+		[ $rc = 0 ] || echo "written $n; the .histo's byte[] bytes: ${b:-none}" >>"$tmp/err"
+		result $rc "bigdump $m: $n bytes, under the shim" "$tmp/err"
 	done
 	summary
 	;;
