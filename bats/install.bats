@@ -300,6 +300,21 @@ env_of() {
 	assert_failure 7
 }
 
+@test "hprofstrip-run jcmd or jmap: said that the target JVM writes the dump and must run under the shim; the command runs all the same" {
+	local c
+	for c in jcmd jmap; do
+		command -v "$c" >/dev/null || fail "$c is not installed (the JDK)"
+		run --separate-stderr "$RUN" "$c" -h
+		assert_equal "${stderr_lines[0]}" "hprofstrip-run: $c asks the target JVM to write the dump, and that JVM's dumps are stripped only if it runs under the shim: start it with hprofstrip-run (or LD_PRELOAD=$LIB); $c itself writes no dump"
+		assert_regex "$output$stderr" '[Uu]sage'
+		run --separate-stderr "$RUN" -q "$c" -h
+		[[ "$stderr" != *"asks the target JVM"* ]] || fail "-q: said all the same"
+	done
+	# a java command is not warned about
+	run --separate-stderr "$RUN" java -version
+	[[ "$stderr" != *"asks the target JVM"* ]] || fail "java: warned"
+}
+
 @test "hprofstrip-run --redact=LEVEL: level words in any case and blanks; an unknown level is named" {
 	local w
 	for w in bogus "" name "values,names"; do

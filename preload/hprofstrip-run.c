@@ -343,10 +343,20 @@ int main(int argc, char **argv)
 		return EXIT_NOLIB;
 	if (!set_preload(lib))
 		return EXIT_NOLIB;
-	if (!programs) {
-		/* the wrapped command itself, by its name as it will run */
+	{
+		/* jcmd and jmap ask another JVM to write the dump: the shim
+		 * in their own process sees none of it */
 		const char *slash = strrchr(argv[i], '/');
-		programs = slash ? slash + 1 : argv[i];
+		const char *name = slash ? slash + 1 : argv[i];
+
+		if (!quiet && (!strcmp(name, "jcmd") || !strcmp(name, "jmap")))
+			fprintf(stderr, PROG ": %s asks the target JVM to write "
+			        "the dump, and that JVM's dumps are stripped only "
+			        "if it runs under the shim: start it with "
+			        PROG " (or LD_PRELOAD=%s); %s itself writes no "
+			        "dump\n", name, lib, name);
+		if (!programs)
+			programs = name;  /* the wrapped command, as it will run */
 	}
 	if (*programs && !add_programs(programs))
 		return EXIT_NOLIB;

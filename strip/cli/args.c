@@ -21,14 +21,26 @@ static int usage_error(const struct args *args, const char *fmt,
 	return EXIT_USAGE;
 }
 
+int cli_vq(const char *s, int *v)
+{
+	size_t n = strlen(s);
+	size_t i;
+
+	if (n < 2 || s[0] != '-' || strspn(s + 1, "vq") != n - 1)
+		return 0;
+	for (*v = 0, i = 1; i < n; i++)
+		*v += s[i] == 'v';
+	return 1;
+}
+
 int cli_quiet(int argc, char **argv)
 {
-	int i;
+	int i, v;
 
 	for (i = 1; i < argc; i++) {
 		if (!strcmp(argv[i], "--"))
 			return 0;
-		if (!strcmp(argv[i], "-q"))
+		if (cli_vq(argv[i], &v) && strchr(argv[i], 'q'))
 			return 1;
 		if (!strcmp(argv[i], "-o"))
 			i++;
@@ -100,7 +112,7 @@ static int redact_level(struct args *a, const char *word)
 int args_parse(struct args *a, int argc, char **argv)
 {
 	const struct cli_tool *tool = a->tool;
-	int i, opts = 1;
+	int i, v, opts = 1;
 
 	for (i = 1; i < argc; i++) {
 		const char *s = argv[i];
@@ -110,18 +122,22 @@ int args_parse(struct args *a, int argc, char **argv)
 			fputs(a->info ? tool->info_usage : a->histo
 			      ? tool->histo_usage : tool->usage, stdout);
 			return EXIT_OK;
-		} else if (opts && !strcmp(s, "-v")) {
-			/* --info: accepted, changes nothing */
-			a->verbosity += a->verbosity > 0 && !a->info;
-		} else if (opts && !strcmp(s, "-q")) {
-			/* seen by cli_quiet */
+		} else if (opts && cli_vq(s, &v)) {
+			/* -q: seen by cli_quiet; -v under --info: accepted,
+			 * changes nothing */
+			while (v-- > 0)
+				a->verbosity += a->verbosity > 0 && !a->info;
 		} else if (opts && a->info && !strcmp(s, "--info")) {
 			/* the mode itself */
 		} else if (opts && (a->info || a->histo) && !strcmp(s, "--json")) {
 			a->json = 1;
+		} else if (opts && !strcmp(s, "--json")) {
+			return usage_error(a, "--json goes with --info, --histo "
+			                   "or --suspects%s", "");
 		} else if (opts && !strcmp(s, "--salvage")) {
 			a->flags |= HS_SALVAGE;
-		} else if (opts && a->info && s[0] == '-' && s[1]) {
+		} else if (opts && a->info && s[0] == '-' && s[1] &&
+		           s[1] != 'o') {
 			return usage_error(a, "--info: unsupported option '%s'", s);
 		} else if (opts && a->histo && s[0] == '-' && s[1] &&
 		           !histo_takes(s)) {
@@ -135,6 +151,9 @@ int args_parse(struct args *a, int argc, char **argv)
 			if (++i == argc)
 				return usage_error(a, "--baseline needs a "
 				                   "histogram or dump%s", "");
+			if (a->baseline)
+				return usage_error(a, "--baseline given twice%s",
+				                   "");
 			a->baseline = argv[i];
 		} else if (opts && !a->info && !strcmp(s, "--stream")) {
 			a->stream = 1;
@@ -149,22 +168,29 @@ int args_parse(struct args *a, int argc, char **argv)
 			if (++i == argc)
 				return usage_error(a, "--names-map needs a file "
 				                   "name%s", "");
+			if (a->map_path)
+				return usage_error(a, "--names-map given twice%s",
+				                   "");
 			a->map_path = argv[i];
 		} else if (opts && tool->unredacts && !strcmp(s, "--unredact")) {
 			if (++i == argc)
 				return usage_error(a, "--unredact needs a names "
 				                   "map%s", "");
+			if (a->unredact)
+				return usage_error(a, "--unredact given twice%s",
+				                   "");
 			a->unredact = argv[i];
 			a->flags |= HS_UNREDACT;
 		} else if (opts && (!strcmp(s, "-V") || !strcmp(s, "--version"))) {
 			printf("%s %s\n", tool->name, HS_VERSION);
 			return EXIT_OK;
-		} else if (opts && !strcmp(s, "-o")) {
-			if (++i == argc)
+		} else if (opts && s[0] == '-' && s[1] == 'o') {
+			if (!s[2] && ++i == argc)
 				return usage_error(a, "-o needs a file name%s", "");
-			a->out_path = argv[i];
-		} else if (opts && s[0] == '-' && s[1] == 'o' && s[2]) {
-			a->out_path = s + 2;
+			if (a->out_path)
+				return usage_error(a, "-o given twice (one output "
+				                   "a run)%s", "");
+			a->out_path = s[2] ? s + 2 : argv[i];
 		} else if (opts && s[0] == '-' && s[1]) {
 			const struct cli_option *o = tool->options;
 

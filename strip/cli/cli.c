@@ -415,6 +415,25 @@ static void summary(const struct run *r, const struct hs_state *st,
 		        (unsigned long long)st->evicted);
 }
 
+/* --keep-strings of a dump stripped before (its arrays 0xC3 already):
+ * what is gone cannot be kept, and where it can be is said, unless
+ * quiet. */
+static void stripped_note(const struct run *r, const struct hs_census *c)
+{
+	uint64_t gone = c->sub_count[HS_SUB_PRIMITIVE_ARRAY_NODATA];
+
+	if (!gone || !r->verbosity)
+		return;
+	cli_say("%s: %s: %llu of its %llu arrays were stripped before: their "
+	        "values are gone, and no String that points at one keeps its "
+	        "value; keep them where the dump is taken "
+	        "(HPROFSTRIP_KEEP=strings, hprofstrip-run --keep strings), or "
+	        "run --keep-strings on the unstripped dump\n",
+	        r->tool->name, r->in_name, (unsigned long long)gone,
+	        (unsigned long long)(gone +
+	                             c->sub_count[HS_SUB_PRIMITIVE_ARRAY_DUMP]));
+}
+
 /* The permission bits of the output: the input's, or 0600 for a pipe. */
 static unsigned out_mode(const struct stat *in)
 {
@@ -438,28 +457,6 @@ static int open_input(struct run *r, const char *path)
 		cli_say("%s: %s: %s\n", r->tool->name, path,
 		        strerror(errno));
 	return fd;
-}
-
-/* --info: the census of IN on stdout; exit 1 unless it is well-formed. */
-static int census(struct run *r, int json, unsigned flags)
-{
-	static struct info in;
-	const char *prog = r->tool->name;
-
-	info_start(&in, r->in_name, json, flags & HS_SALVAGE);
-	if (input_sniff(r) || input_run(r, &in.st, NULL))
-		return EXIT_BAD_INPUT;
-	if (info_print(&in)) {
-		if (r->verbosity)
-			cli_say("%s: stdout: write: %s\n", prog,
-			        strerror(errno ? errno : EIO));
-		return EXIT_BAD_INPUT;
-	}
-	if (in.st.err) {
-		engine_error(r, &in.st);
-		return EXIT_BAD_INPUT;
-	}
-	return EXIT_OK;
 }
 
 /* An output that is the input itself (same st_dev and st_ino: -o naming
@@ -549,6 +546,68 @@ static unsigned fd_mode(int fd)
 	if (fstat(fd, &sb))
 		sb.st_mode = 0;
 	return out_mode(&sb);
+}
+
+/* --info's report into -o FILE, as every output is written (out.h), and
+ * only when IN was well-formed; 0, or -1 (said). */
+static int census_to(struct run *r, const struct info *in, const char *path)
+{
+	char *buf = NULL;
+	size_t len = 0;
+	struct out o;
+	FILE *f = open_memstream(&buf, &len);
+	int rc = -1;
+
+	if (!f || info_print(in, f)) {
+		if (r->verbosity)
+			cli_say("%s: %s: %s\n", r->tool->name, path,
+			        strerror(errno ? errno : ENOMEM));
+	} else if (!out_open(&o, path, r->tool->name, fd_mode(r->dc->in_fd),
+	                     !r->verbosity)) {
+		if (out_write(&o, buf, len)) {
+			out_report(&o);
+			out_abort(&o);
+		} else {
+			rc = out_commit(&o);
+		}
+	}
+	if (f)
+		fclose(f);
+	free(buf);
+	return rc;
+}
+
+/* --info: the census of IN on stdout or -o FILE; exit 1 unless it is
+ * well-formed (then FILE is not written). */
+static int census(struct run *r, const struct args *a)
+{
+	static struct info in;
+	const char *prog = r->tool->name, *path = a->out_path;
+
+	if (path && !strcmp(path, "-"))
+		path = NULL;
+	if (same_file(r, path))
+		return EXIT_USAGE;
+	info_start(&in, r->in_name, a->json, a->flags & HS_SALVAGE);
+	if (input_sniff(r) || input_run(r, &in.st, NULL))
+		return EXIT_BAD_INPUT;
+	if (in.st.err && path) {
+		engine_error(r, &in.st);
+		return EXIT_BAD_INPUT;
+	}
+	if (path)
+		return census_to(r, &in, path) ? EXIT_BAD_INPUT : EXIT_OK;
+	if (info_print(&in, stdout)) {
+		if (r->verbosity)
+			cli_say("%s: stdout: write: %s\n", prog,
+			        strerror(errno ? errno : EIO));
+		return EXIT_BAD_INPUT;
+	}
+	if (in.st.err) {
+		engine_error(r, &in.st);
+		return EXIT_BAD_INPUT;
+	}
+	return EXIT_OK;
 }
 
 /* OLD as a histogram's text: all of it (what sniffing took first), parsed.
@@ -701,6 +760,7 @@ static int transform(struct run *r, const struct args *a)
 	struct names_io nio;
 	struct hs_state st;
 	struct hs_sink sink;
+	static struct hs_census cen;
 	struct out o;
 	struct stat sb;
 	int rc;
@@ -736,6 +796,10 @@ static int transform(struct run *r, const struct args *a)
 		return EXIT_BAD_INPUT;
 	}
 	cfg.redact = &lay.red;
+	/* (keeping Strings: whether IN was stripped before, stripped_note) */
+	memset(&cen, 0, sizeof cen);
+	if (a->flags & HS_KEEP_STRINGS)
+		cfg.census = &cen;
 	if (a->flags & (HS_KEEP_STRINGS | HS_KEEP_BITMAPS)) {
 		/* a file is read twice (exact), a compressed one decompressed
 		 * twice; anything else streams */
@@ -828,6 +892,8 @@ static int transform(struct run *r, const struct args *a)
 		        st.flags & HS_UNREDACT ? "" : " (keep it private)");
 	if (!rc)
 		salvage_note(r, &st);
+	if (!rc && (a->flags & HS_KEEP_STRINGS))
+		stripped_note(r, &cen);
 	keepset_free(&ks);
 	layouts_free(&lay);
 	return rc ? EXIT_BAD_INPUT : EXIT_OK;
@@ -859,7 +925,7 @@ int cli_main(const struct cli_tool *tool, int argc, char **argv)
 	memset(&dc, 0, sizeof dc);
 	dc.in_fd = in_fd;
 	r.dc = &dc;
-	rc = a.info ? census(&r, a.json, a.flags)
+	rc = a.info ? census(&r, &a)
 	     : a.histo ? histogram(&r, &a) : transform(&r, &a);
 	decomp_finish(&dc, 1);  /* a decompressor left running: reaped */
 	if (in_fd > 0)

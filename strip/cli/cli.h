@@ -28,9 +28,12 @@ struct cli_tool {
 	const char *suspects_usage;
 };
 
-/* 1 if argv holds -q (before any "--", and not as the file name of -o):
- * then nothing is printed, not even a usage error. */
+/* 1 if argv holds -q (before any "--", and not as the file name of -o),
+ * alone or among other v's and q's (-vq): then nothing is printed, not
+ * even a usage error. */
 int cli_quiet(int argc, char **argv);
+/* Is s -v, -q or a run of them (-vv, -vq)? Then 1, and *v its v's. */
+int cli_vq(const char *s, int *v);
 
 /* Parses argv, runs the engine from IN to OUT (or, with --info, into the
  * census; with --histo, into the class histogram), returns the exit

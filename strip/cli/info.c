@@ -16,6 +16,14 @@
 #include <unistd.h>
 
 
+/* Where the report goes (info_print's f). */
+static FILE *rep;
+
+static void fputc_rep(int c)
+{
+	fputc(c, rep);
+}
+
 /* ---- names ------------------------------------------------------------ */
 
 
@@ -85,11 +93,11 @@ static void put_timestamp(uint64_t ms)
 	struct tm tm;
 	char buf[64];
 
-	printf("timestamp     %llu", (unsigned long long)ms);
+	fprintf(rep, "timestamp     %llu", (unsigned long long)ms);
 	if (ms / 1000 < (uint64_t)1 << 40 && gmtime_r(&secs, &tm) &&
 	    strftime(buf, sizeof buf, "%Y-%m-%dT%H:%M:%S", &tm))
-		printf(" (%s.%03uZ)", buf, (unsigned)(ms % 1000));
-	putchar('\n');
+		fprintf(rep, " (%s.%03uZ)", buf, (unsigned)(ms % 1000));
+	fputc_rep('\n');
 }
 
 /* The text report's table of the tags seen (records or heap sub-records):
@@ -101,16 +109,16 @@ static void tag_table(const char *title, const char *(*name)(unsigned),
 	char lbl[16];
 	unsigned t;
 
-	printf("\n%-28s %4s %12s %15s\n", title, "tag", "count", "bytes");
+	fprintf(rep, "\n%-28s %4s %12s %15s\n", title, "tag", "count", "bytes");
 	for (t = 0; t < 256; t++) {
 		if (!count[t])
 			continue;
-		printf("  %-26s 0x%02X %12llu %15llu\n", tag_label(name(t), t, lbl),
+		fprintf(rep, "  %-26s 0x%02X %12llu %15llu\n", tag_label(name(t), t, lbl),
 		       t, (unsigned long long)count[t], (unsigned long long)bytes[t]);
 		n += count[t];
 		b += bytes[t];
 	}
-	printf("  %-26s %4s %12llu %15llu\n", "total", "",
+	fprintf(rep, "  %-26s %4s %12llu %15llu\n", "total", "",
 	       (unsigned long long)n, (unsigned long long)b);
 }
 
@@ -122,16 +130,16 @@ static void type_table(const char *title, const uint64_t count[12],
 	uint64_t n = 0, b = 0;
 	unsigned t;
 
-	printf("\n%-33s %12s %15s\n", title, "count", "element bytes");
+	fprintf(rep, "\n%-33s %12s %15s\n", title, "count", "element bytes");
 	for (t = 0; t < 12; t++) {
 		if (!count[t])
 			continue;
-		printf("  %-31s %12llu %15llu\n", type_name(t),
+		fprintf(rep, "  %-31s %12llu %15llu\n", type_name(t),
 		       (unsigned long long)count[t], (unsigned long long)bytes[t]);
 		n += count[t];
 		b += bytes[t];
 	}
-	printf("  %-31s %12llu %15llu\n", "total", (unsigned long long)n,
+	fprintf(rep, "  %-31s %12llu %15llu\n", "total", (unsigned long long)n,
 	       (unsigned long long)b);
 }
 
@@ -142,17 +150,17 @@ static void text_report(const struct info *in)
 	uint64_t stripped = 0;
 	unsigned t;
 
-	printf("file          %s\n", in->in_name);
-	printf("format        %s\n", st->header[0] ? st->header : "(none)");
+	fprintf(rep, "file          %s\n", in->in_name);
+	fprintf(rep, "format        %s\n", st->header[0] ? st->header : "(none)");
 	if (st->idsize)
-		printf("id size       %u\n", st->idsize);
+		fprintf(rep, "id size       %u\n", st->idsize);
 	if (st->version)
 		put_timestamp(st->timestamp);
-	printf("bytes         %llu\n", (unsigned long long)st->in_off);
+	fprintf(rep, "bytes         %llu\n", (unsigned long long)st->in_off);
 
 	tag_table("records", hs_rec_name, c->rec_count, c->rec_bytes);
 	if (c->empty_heap_recs)
-		printf("  %llu heap records of length 0\n",
+		fprintf(rep, "  %llu heap records of length 0\n",
 		       (unsigned long long)c->empty_heap_recs);
 	tag_table("heap sub-records", hs_sub_name, c->sub_count, c->sub_bytes);
 
@@ -166,29 +174,29 @@ static void text_report(const struct info *in)
 	type_table("stripped arrays (0xC3)", c->nodata_count, c->nodata_bytes);
 
 	if (st->version == '3') {
-		printf("\n%-33s %12s %15s\n", "heaps (sub-record bytes)", "",
+		fprintf(rep, "\n%-33s %12s %15s\n", "heaps (sub-record bytes)", "",
 		       "bytes");
 		for (t = 0; t < HS_HEAP_COUNT_; t++) {
 			if (!c->heap_bytes[t])
 				continue;
-			printf("  %-31s %12s %15llu\n", heap_names[t], "",
+			fprintf(rep, "  %-31s %12s %15llu\n", heap_names[t], "",
 			       (unsigned long long)c->heap_bytes[t]);
 		}
 	}
 
-	putchar('\n');
+	fputc_rep('\n');
 	if (st->err)
-		printf("malformed at offset %llu: %s\n",
+		fprintf(rep, "malformed at offset %llu: %s\n",
 		       (unsigned long long)st->err_off, hs_strerror(st->err));
 	else if (st->salvaged)
-		printf("well-formed after --salvage: cut at offset %llu, %llu "
+		fprintf(rep, "well-formed after --salvage: cut at offset %llu, %llu "
 		       "bytes from offset %llu dropped, %llu objects kept\n",
 		       (unsigned long long)st->in_off,
 		       (unsigned long long)(st->in_off - st->salvage_from),
 		       (unsigned long long)st->salvage_from,
 		       (unsigned long long)st->objects);
 	else
-		printf("well-formed\n");
+		fprintf(rep, "well-formed\n");
 }
 
 /* ---- JSON ------------------------------------------------------------- */
@@ -224,19 +232,19 @@ static unsigned utf8_len(const unsigned char *s)
  * header string or file name may hold any) is written as \u00XX. */
 static void json_string(const char *s)
 {
-	putchar('"');
+	fputc_rep('"');
 	while (*s) {
 		unsigned char ch = (unsigned char)*s;
 		unsigned n = utf8_len((const unsigned char *)s);
 		if (ch == '"' || ch == '\\')
-			printf("\\%c", ch);
+			fprintf(rep, "\\%c", ch);
 		else if (ch < 0x20 || ch == 0x7F || !n)
-			printf("\\u%04x", ch);
+			fprintf(rep, "\\u%04x", ch);
 		else
-			fwrite(s, 1, n, stdout);
+			fwrite(s, 1, n, rep);
 		s += n ? n : 1;
 	}
-	putchar('"');
+	fputc_rep('"');
 }
 
 static void json_tags(const char *key, const uint64_t *count,
@@ -246,18 +254,18 @@ static void json_tags(const char *key, const uint64_t *count,
 	char lbl[16];
 	unsigned t;
 
-	printf(",\n  \"%s\": {", key);
+	fprintf(rep, ",\n  \"%s\": {", key);
 	for (t = 0; t < 256; t++) {
 		if (!count[t])
 			continue;
-		printf("%s\n    ", sep);
+		fprintf(rep, "%s\n    ", sep);
 		json_string(tag_label(name(t), t, lbl));
-		printf(": {\"tag\": %u, \"count\": %llu, \"bytes\": %llu}", t,
+		fprintf(rep, ": {\"tag\": %u, \"count\": %llu, \"bytes\": %llu}", t,
 		       (unsigned long long)count[t],
 		       (unsigned long long)bytes[t]);
 		sep = ",";
 	}
-	printf("%s}", *sep ? "\n  " : "");
+	fprintf(rep, "%s}", *sep ? "\n  " : "");
 }
 
 static void json_types(const char *key, const uint64_t *count,
@@ -271,17 +279,17 @@ static void json_types(const char *key, const uint64_t *count,
 		n += count[t];
 		b += bytes[t];
 	}
-	printf(",\n  \"%s\": {\"count\": %llu, \"bytes\": %llu, \"by_type\": {",
+	fprintf(rep, ",\n  \"%s\": {\"count\": %llu, \"bytes\": %llu, \"by_type\": {",
 	       key, (unsigned long long)n, (unsigned long long)b);
 	for (t = 0; t < 12; t++) {
 		if (!count[t])
 			continue;
-		printf("%s\"%s\": {\"count\": %llu, \"bytes\": %llu}", sep,
+		fprintf(rep, "%s\"%s\": {\"count\": %llu, \"bytes\": %llu}", sep,
 		       type_name(t), (unsigned long long)count[t],
 		       (unsigned long long)bytes[t]);
 		sep = ", ";
 	}
-	printf("}}");
+	fprintf(rep, "}}");
 }
 
 static void json_report(const struct info *in)
@@ -290,33 +298,33 @@ static void json_report(const struct info *in)
 	const struct hs_census *c = &in->census;
 	unsigned t;
 
-	printf("{\n  \"file\": ");
+	fprintf(rep, "{\n  \"file\": ");
 	json_string(in->in_name);
-	printf(",\n  \"header\": ");
+	fprintf(rep, ",\n  \"header\": ");
 	if (st->header[0])
 		json_string(st->header);
 	else
-		printf("null");
+		fprintf(rep, "null");
 	if (st->version) {  /* any byte after "1.0." */
 		char v[8];
 		snprintf(v, sizeof v, "1.0.%c", st->version);
-		printf(",\n  \"version\": ");
+		fprintf(rep, ",\n  \"version\": ");
 		json_string(v);
 	} else {
-		printf(",\n  \"version\": null");
+		fprintf(rep, ",\n  \"version\": null");
 	}
 	if (st->idsize)
-		printf(",\n  \"id_size\": %u", st->idsize);
+		fprintf(rep, ",\n  \"id_size\": %u", st->idsize);
 	else
-		printf(",\n  \"id_size\": null");
+		fprintf(rep, ",\n  \"id_size\": null");
 	if (st->version)
-		printf(",\n  \"timestamp\": %llu",
+		fprintf(rep, ",\n  \"timestamp\": %llu",
 		       (unsigned long long)st->timestamp);
 	else
-		printf(",\n  \"timestamp\": null");
-	printf(",\n  \"bytes\": %llu", (unsigned long long)st->in_off);
+		fprintf(rep, ",\n  \"timestamp\": null");
+	fprintf(rep, ",\n  \"bytes\": %llu", (unsigned long long)st->in_off);
 	json_tags("records", c->rec_count, c->rec_bytes, hs_rec_name);
-	printf(",\n  \"empty_heap_records\": %llu",
+	fprintf(rep, ",\n  \"empty_heap_records\": %llu",
 	       (unsigned long long)c->empty_heap_recs);
 	json_tags("sub_records", c->sub_count, c->sub_bytes, hs_sub_name);
 	json_types("primitive_arrays", c->prim_count, c->prim_bytes);
@@ -331,37 +339,38 @@ static void json_report(const struct info *in)
 		json_types("kept_arrays", stripped ? c->prim_count : none,
 		           stripped ? c->prim_bytes : none);
 	}
-	printf(",\n  \"heaps\": {");
+	fprintf(rep, ",\n  \"heaps\": {");
 	for (t = 0; t < HS_HEAP_COUNT_; t++)
-		printf("%s\"%s\": %llu", t ? ", " : "", heap_names[t],
+		fprintf(rep, "%s\"%s\": %llu", t ? ", " : "", heap_names[t],
 		       (unsigned long long)c->heap_bytes[t]);
-	printf("}");
-	printf(",\n  \"well_formed\": %s", st->err ? "false" : "true");
+	fprintf(rep, "}");
+	fprintf(rep, ",\n  \"well_formed\": %s", st->err ? "false" : "true");
 	if (st->err) {
-		printf(",\n  \"error_offset\": %llu,\n  \"error\": ",
+		fprintf(rep, ",\n  \"error_offset\": %llu,\n  \"error\": ",
 		       (unsigned long long)st->err_off);
 		json_string(hs_strerror(st->err));
 	} else {
-		printf(",\n  \"error_offset\": null,\n  \"error\": null");
+		fprintf(rep, ",\n  \"error_offset\": null,\n  \"error\": null");
 	}
 	if (st->salvaged)
-		printf(",\n  \"salvaged\": {\"cut_offset\": %llu, "
+		fprintf(rep, ",\n  \"salvaged\": {\"cut_offset\": %llu, "
 		       "\"dropped_from\": %llu, \"objects_kept\": %llu}",
 		       (unsigned long long)st->in_off,
 		       (unsigned long long)st->salvage_from,
 		       (unsigned long long)st->objects);
-	printf("\n}\n");
+	fprintf(rep, "\n}\n");
 }
 
 /* ---- report ---------------------------------------------------------- */
 
-int info_print(const struct info *in)
+int info_print(const struct info *in, FILE *f)
 {
+	rep = f;
 	if (in->json)
 		json_report(in);
 	else
 		text_report(in);
-	return fflush(stdout) || ferror(stdout) ? -1 : 0;
+	return fflush(f) || ferror(f) ? -1 : 0;
 }
 
 int info_mem(const char *name, const void *buf, size_t len, int json)
@@ -371,7 +380,7 @@ int info_mem(const char *name, const void *buf, size_t len, int json)
 	info_start(&in, name, json, 0);
 	if (!hs_feed(&in.st, buf, len))
 		hs_finish(&in.st);
-	if (info_print(&in))
+	if (info_print(&in, stdout))
 		return EXIT_BAD_INPUT;
 	return in.st.err ? EXIT_BAD_INPUT : EXIT_OK;
 }

@@ -5,6 +5,7 @@
 #include "../engine/hprof.h"
 
 #include <stddef.h>
+#include <stdio.h>
 
 struct info {
 	const char *in_name;   /* for the report */
@@ -19,8 +20,8 @@ void info_start(struct info *in, const char *name, int json, unsigned flags);
 /* A sink that takes everything and keeps nothing (a census, a pass that
  * only reads). */
 extern const struct hs_sink info_discard;
-/* The census on stdout; -1 if stdout failed. */
-int info_print(const struct info *in);
+/* The census on f; -1 if writing it failed. */
+int info_print(const struct info *in, FILE *f);
 
 /* The same census and report (on stdout, no message on stderr) of an
  * in-memory dump, for the fuzz target. Returns the exit code. */

@@ -74,7 +74,7 @@ static uint64_t parse_size(const char *s)
 static int parse(const struct cli_tool *t, struct sargs *a, int argc,
                  char **argv)
 {
-	int i, opts = 1;
+	int i, v, opts = 1;
 
 	for (i = 1; i < argc; i++) {
 		const char *s = argv[i];
@@ -99,10 +99,11 @@ static int parse(const struct cli_tool *t, struct sargs *a, int argc,
 			a->redacted = 1;
 		} else if (opts && !strcmp(s, "--salvage")) {
 			a->salvage = 1;
-		} else if (opts && !strcmp(s, "-v")) {
-			a->verbosity += a->verbosity > 0;
-		} else if (opts && !strcmp(s, "-q")) {
-			a->verbosity = 0;
+		} else if (opts && cli_vq(s, &v)) {
+			while (v-- > 0)
+				a->verbosity += a->verbosity > 0;
+			if (strchr(s, 'q'))
+				a->verbosity = 0;
 		} else if (opts && !strcmp(s, "--top")) {
 			char *end;
 			unsigned long v;
