@@ -45,14 +45,24 @@ close_line() {
 }
 
 # check_top LINE HISTO: LINE ends with the top three classes by bytes, the
-# first three rows of HISTO, and names HISTO's file
+# first three rows of HISTO, each with one decimal; then, when none of
+# them is an application's class, the first row of HISTO that is (not an
+# array, nor of the runtime's packages); and names HISTO's file
 check_top() {
-	local line=$1 h=$2 names
-	names=$(sed -n '3,5p' "$h" | awk '{ print $4 }' | paste -sd '|')
-	[[ $line =~ \;\ top\ classes\ by\ bytes:\ ([^ ]+)\ [0-9]+%,\ ([^ ]+)\ [0-9]+%,\ ([^ ]+)\ [0-9]+%\ \(all\ in\ ([^ ]+)\)$ ]] ||
-		fail "no top three on: $line"
+	local line=$1 h=$2 names app re
+	names=$(grep -v '^#' "$h" | sed -n '3,5p' | awk '{ print $4 }' | paste -sd '|')
+	app=$(grep -v '^#' "$h" | awk 'NR > 2 && $1 ~ /:$/ { print $4 }' |
+		grep -Ev '^(\[|<)|^(java|javax|jdk|sun|com\.sun|android|com\.android|dalvik|libcore|org\.apache\.harmony|org\.w3c|org\.xml)\.' |
+		head -n 1)
+	re='; top classes by bytes: ([^ ]+) [0-9]+\.[0-9]%, ([^ ]+) [0-9]+\.[0-9]%, ([^ ]+) [0-9]+\.[0-9]%(; top application class: ([^ ]+) [0-9.]+ [KMG]?B \([0-9]+\.[0-9]%\))? \(all in ([^ ]+)\)$'
+	[[ $line =~ $re ]] || fail "no top three on: $line"
 	assert_equal "${BASH_REMATCH[1]}|${BASH_REMATCH[2]}|${BASH_REMATCH[3]}" "$names"
-	assert_equal "${BASH_REMATCH[4]}" "$(basename "$h")"
+	if [[ "|$names|" == *"|$app|"* ]]; then
+		assert_equal "${BASH_REMATCH[5]}" ""
+	else
+		assert_equal "${BASH_REMATCH[5]}" "$app"
+	fi
+	assert_equal "${BASH_REMATCH[6]}" "$(basename "$h")"
 }
 
 # a well-formed .histo: 0600, jmap's header, rows, a Total
@@ -96,7 +106,7 @@ check_histo() {
 	# the close line has the top three (the counts are this dump's),
 	# without a file to name
 	run close_line "$T/mx.hprof" "$T/err"
-	assert_output --regexp '; top classes by bytes: [^ ]+ [0-9]+%, [^ ]+ [0-9]+%, [^ ]+ [0-9]+%$'
+	assert_output --regexp '; top classes by bytes: [^ ]+ [0-9]+\.[0-9]%, [^ ]+ [0-9]+\.[0-9]%, [^ ]+ [0-9]+\.[0-9]%(; top application class: [^ ]+ [0-9.]+ [KMG]?B \([0-9]+\.[0-9]%\))?$'
 	assert_stripped_dump "$T/mx.hprof"
 }
 
@@ -230,7 +240,7 @@ cut_rows() {
 	run grep '^#' "$T/open.hprof.histo"
 	assert_output "# cut: the dump could not be read past byte 2000000: these are the objects before it"
 	run cat "$T/err"
-	assert_output --regexp "^hprofstrip: $T/open.hprof: the process exits with the dump open, 2000000 bytes in; the histogram of what came is in $T/open.hprof.histo \(top classes by bytes: [^ ]+ [0-9]+%, [^ ]+ [0-9]+%, [^ ]+ [0-9]+%\)$"
+	assert_output --regexp "^hprofstrip: $T/open.hprof: the process exits with the dump open, 2000000 bytes in; the histogram of what came is in $T/open.hprof.histo \(top classes by bytes: [^ ]+ [0-9]+\.[0-9]%, [^ ]+ [0-9]+\.[0-9]%, [^ ]+ [0-9]+\.[0-9]%(; top application class: [^ ]+ [0-9.]+ [KMG]?B \([0-9]+\.[0-9]%\))?\)$"
 	# the whole dump, never closed: its histogram, not marked cut
 	rm -f "$T/open.hprof"*
 	HPROFSTRIP_PROGRAMS=python3 LD_PRELOAD=$SHIM python3 - "$F" "$T/open.hprof" 2>"$T/err" <<-'EOF'
@@ -282,6 +292,6 @@ cut_rows() {
 	[ ! -e "$T/w.hprof.histo" ] || fail "a partial .histo is left"
 	assert_equal "${stderr_lines[0]}" "hprofstrip: $T/w.hprof.histo: write failed: No space left on device; no histogram written"
 	# the close line still names the top three (the counts are whole)
-	[[ ${stderr_lines[1]} == "hprofstrip: $T/w.hprof: 2223790 bytes in, 2074927 bytes out (93.3%), 2848 arrays stripped; top classes by bytes: "*"%" ]] ||
+	[[ ${stderr_lines[1]} == "hprofstrip: $T/w.hprof: 2223790 bytes in, 2074927 bytes out (93.3%), 2848 arrays stripped; top classes by bytes: "*"%)" ]] ||
 		fail "close line: ${stderr_lines[1]}"
 }

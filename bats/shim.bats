@@ -35,7 +35,7 @@ check_jvm_dump() {
 	# the summary: bytes in is what the JVM wrote, which restore rebuilt
 	run grep "^hprofstrip: .*$(basename "$f"): " "$err"
 	assert_success
-	assert_output --regexp "^hprofstrip: .*: $(size_of "$BATS_TEST_TMPDIR/restored.hprof") bytes in, $(size_of "$f") bytes out \([0-9.]+%\), [1-9][0-9]* arrays stripped; top classes by bytes: [^ ]+ [0-9]+%, [^ ]+ [0-9]+%, [^ ]+ [0-9]+% \\(all in $(basename "$f").histo\\)$"
+	assert_output --regexp "^hprofstrip: .*: $(size_of "$BATS_TEST_TMPDIR/restored.hprof") bytes in, $(size_of "$f") bytes out \([0-9.]+%\), [1-9][0-9]* arrays stripped; top classes by bytes: [^ ]+ [0-9]+\.[0-9]%, [^ ]+ [0-9]+\.[0-9]%, [^ ]+ [0-9]+\.[0-9]%(; top application class: [^ ]+ [0-9.]+ [KMG]?B \([0-9]+\.[0-9]%\))? \\(all in $(basename "$f").histo\\)$"
 }
 
 @test "JVM: -XX:+HeapDumpOnOutOfMemoryError under the shim" {
@@ -162,11 +162,11 @@ check_jvm_dump() {
 	f=$CORPUS/hotspot/jdk11-string.hprof
 	run env LD_PRELOAD="$SHIM" "$REPLAY" random "$f" "$BATS_TEST_TMPDIR/a.hprof"
 	assert_success
-	assert_output "hprofstrip: $BATS_TEST_TMPDIR/a.hprof: 2223790 bytes in, 2074927 bytes out (93.3%), 2848 arrays stripped; top classes by bytes: [B 16%, [Ljava.lang.Object; 12%, java.util.HashMap\$Node 7% (all in a.hprof.histo)"
+	assert_output "hprofstrip: $BATS_TEST_TMPDIR/a.hprof: 2223790 bytes in, 2074927 bytes out (93.3%), 2848 arrays stripped; top classes by bytes: [B 16.5%, [Ljava.lang.Object; 12.7%, java.util.HashMap\$Node 7.8%; top application class: Object1 16 B (0.0%) (all in a.hprof.histo)"
 	run env LD_PRELOAD="$SHIM" HPROFSTRIP_LOG="$BATS_TEST_TMPDIR/log" "$REPLAY" random "$f" "$BATS_TEST_TMPDIR/b.hprof"
 	assert_output ""
 	run cat "$BATS_TEST_TMPDIR/log"
-	assert_output "hprofstrip: $BATS_TEST_TMPDIR/b.hprof: 2223790 bytes in, 2074927 bytes out (93.3%), 2848 arrays stripped; top classes by bytes: [B 16%, [Ljava.lang.Object; 12%, java.util.HashMap\$Node 7% (all in b.hprof.histo)"
+	assert_output "hprofstrip: $BATS_TEST_TMPDIR/b.hprof: 2223790 bytes in, 2074927 bytes out (93.3%), 2848 arrays stripped; top classes by bytes: [B 16.5%, [Ljava.lang.Object; 12.7%, java.util.HashMap\$Node 7.8%; top application class: Object1 16 B (0.0%) (all in b.hprof.histo)"
 	run env LD_PRELOAD="$SHIM" HPROFSTRIP_QUIET=1 "$REPLAY" random "$f" "$BATS_TEST_TMPDIR/c.hprof"
 	assert_output ""
 }
@@ -222,7 +222,7 @@ check_jvm_dump() {
 	local name=$d/$'a\nb\tc\\d\001e.hprof'
 	run --separate-stderr env LD_PRELOAD="$SHIM" "$REPLAY" random "$f" "$name"
 	assert_success
-	assert_equal "$stderr" "hprofstrip: $d/a\\nb\\tc\\\\d\\001e.hprof: 2223790 bytes in, 2074927 bytes out (93.3%), 2848 arrays stripped; top classes by bytes: [B 16%, [Ljava.lang.Object; 12%, java.util.HashMap\$Node 7% (all in a\\nb\\tc\\\\d\\001e.hprof.histo)"
+	assert_equal "$stderr" "hprofstrip: $d/a\\nb\\tc\\\\d\\001e.hprof: 2223790 bytes in, 2074927 bytes out (93.3%), 2848 arrays stripped; top classes by bytes: [B 16.5%, [Ljava.lang.Object; 12.7%, java.util.HashMap\$Node 7.8%; top application class: Object1 16 B (0.0%) (all in a\\nb\\tc\\\\d\\001e.hprof.histo)"
 	# in HPROFSTRIP_LOG too (the first dump's .histo gone: it is never
 	# replaced)
 	rm "$name.histo"
@@ -230,7 +230,7 @@ check_jvm_dump() {
 		"$REPLAY" random "$f" "$name"
 	assert_success
 	run cat "$d/log"
-	assert_output "hprofstrip: $d/a\\nb\\tc\\\\d\\001e.hprof: 2223790 bytes in, 2074927 bytes out (93.3%), 2848 arrays stripped; top classes by bytes: [B 16%, [Ljava.lang.Object; 12%, java.util.HashMap\$Node 7% (all in a\\nb\\tc\\\\d\\001e.hprof.histo)"
+	assert_output "hprofstrip: $d/a\\nb\\tc\\\\d\\001e.hprof: 2223790 bytes in, 2074927 bytes out (93.3%), 2848 arrays stripped; top classes by bytes: [B 16.5%, [Ljava.lang.Object; 12.7%, java.util.HashMap\$Node 7.8%; top application class: Object1 16 B (0.0%) (all in a\\nb\\tc\\\\d\\001e.hprof.histo)"
 }
 
 @test "unparseable bytes: the rest is written verbatim, one warning, lengths exact" {

@@ -79,9 +79,11 @@ int io_histo_write(const struct hs_histo *h, const struct io_histo_meta *m,
                    int (*out)(void *user, const void *buf, size_t len),
                    void *user);
 
-/* The k largest rows for a one-line summary, "[B 61%, java.lang.String
- * 12%, ..." (percent of all bytes), into buf (size bytes, NUL-ended,
- * cut to fit); returns its length. */
+/* The k largest rows for a one-line summary, "[B 61.0%, java.lang.String
+ * 12.5%, ..." (percent of all bytes, one decimal), and, when none of them
+ * is an application's class, "; top application class: com.acme.Cache
+ * 3.3 MB (0.1%)", into buf (size bytes, NUL-ended, cut to fit); returns
+ * its length. */
 size_t io_histo_top(const struct hs_histo *h, const struct io_histo_row *rows,
                     size_t count, unsigned k, char *buf, size_t size);
 

@@ -4,6 +4,7 @@
  * caller's out(). No allocation; the sort is a heapsort in place.
  */
 #include "histo.h"
+#include "../engine/hprof.h"
 #include "lineout.h"
 
 #include <inttypes.h>
@@ -382,13 +383,34 @@ int io_histo_write(const struct hs_histo *h, const struct io_histo_meta *m,
 	return l.err;
 }
 
+/* An application's class: an instance class named, not the runtime's
+ * (hs_framework_name) nor an array. */
+static int app_class(const char *name)
+{
+	return name[0] && name[0] != '[' && name[0] != '<' &&
+	       !strchr(name, ' ') && !hs_framework_name(name, strlen(name));
+}
+
+/* n bytes for people: "812 B", "3.3 KB", "3.3 MB", "3.3 GB" */
+static void human(uint64_t n, char *buf, size_t size)
+{
+	if (n < 1000)
+		snprintf(buf, size, "%" PRIu64 " B", n);
+	else if (n < 1000000)
+		snprintf(buf, size, "%.1f KB", (double)n / 1e3);
+	else if (n < 1000000000)
+		snprintf(buf, size, "%.1f MB", (double)n / 1e6);
+	else
+		snprintf(buf, size, "%.1f GB", (double)n / 1e9);
+}
+
 size_t io_histo_top(const struct hs_histo *h, const struct io_histo_row *rows,
                     size_t count, unsigned k, char *buf, size_t size)
 {
-	char name[IO_HISTO_NAME_BUF];
+	char name[IO_HISTO_NAME_BUF], hb[32];
 	uint64_t total = 0;
 	size_t r, len = 0;
-	int w;
+	int w, app = 0;
 
 	if (!size)
 		return 0;
@@ -397,13 +419,29 @@ size_t io_histo_top(const struct hs_histo *h, const struct io_histo_row *rows,
 		total += rows[r].bytes;
 	for (r = 0; r < count && r < k && total; r++) {
 		io_histo_name(h, &rows[r], name);
-		w = snprintf(buf + len, size - len, "%s%s %u%%", r ? ", " : "",
-		             name, (unsigned)(rows[r].bytes * 100 / total));
+		app |= app_class(name);
+		w = snprintf(buf + len, size - len, "%s%s %.1f%%", r ? ", " : "",
+		             name, (double)rows[r].bytes * 100 / (double)total);
 		if (w < 0 || (size_t)w >= size - len) {
 			buf[len] = 0;
-			break;
+			return len;
 		}
 		len += (size_t)w;
+	}
+	/* the largest of the application's own, when none is above */
+	for (; !app && r < count && total; r++) {
+		io_histo_name(h, &rows[r], name);
+		if (!app_class(name))
+			continue;
+		human(rows[r].bytes, hb, sizeof hb);
+		w = snprintf(buf + len, size - len, "; top application class: "
+		             "%s %s (%.1f%%)", name, hb,
+		             (double)rows[r].bytes * 100 / (double)total);
+		if (w > 0 && (size_t)w < size - len)
+			len += (size_t)w;
+		else
+			buf[len] = 0;
+		break;
 	}
 	return len;
 }
