@@ -164,7 +164,7 @@ static int class_is_array(const struct heap *h, uint32_t c)
 static int roots_resolve(struct heap *h)
 {
 	struct root *r = H_ROOTS(h);
-	struct serial *th = NULL, key, *hit;
+	struct serial *th = NULL, *hit;
 	uint64_t i, nth = 0, kept = 0, sticky = 0;
 	uint32_t o, pair[2];
 	uint8_t *kind = H_KIND(h);
@@ -197,7 +197,7 @@ static int roots_resolve(struct heap *h)
 		if (th && rt.thread && (rt.kind == ROOT_JAVA_FRAME ||
 		    rt.kind == ROOT_JNI_LOCAL || rt.kind == ROOT_NATIVE_STACK ||
 		    rt.kind == ROOT_THREAD_BLOCK)) {
-			key.serial = rt.thread;
+			struct serial key = { .serial = rt.thread };
 			hit = bsearch(&key, th, nth, sizeof *th, by_serial);
 			if (hit) {
 				/* a reference from its thread */
