@@ -209,10 +209,8 @@ static int label(struct rep *r, const uint32_t *targets, size_t n)
 static const struct step *step_of(const struct rep *r, uint32_t from,
                                   uint32_t to)
 {
-	struct step key;
+	struct step key = { .from = H_ID(r->h)[from], .to = H_ID(r->h)[to] };
 
-	key.from = H_ID(r->h)[from];
-	key.to = H_ID(r->h)[to];
 	return bsearch(&key, r->steps, r->nsteps, sizeof key, by_from);
 }
 
@@ -423,13 +421,13 @@ static size_t fanout(const struct rep *r, uint32_t t, struct grp *g,
 		uint32_t o = D_VERT(r->d)[c[i]], k = group_of(r->h, o);
 		for (j = 0; j < n && all[j].g != k; j++)
 			;
+		if (j == n && n % 64 == 0) {  /* a new row, and no room */
+			more = realloc(all, (n + 64) * sizeof *all);
+			if (!more)
+				break;
+			all = more;
+		}
 		if (j == n) {
-			if (n % 64 == 0) {
-				more = realloc(all, (n + 64) * sizeof *all);
-				if (!more)
-					break;
-				all = more;
-			}
 			memset(&all[n], 0, sizeof *all);
 			all[n++].g = k;
 		}
