@@ -1042,7 +1042,7 @@ int heap_load(struct heap *h, const struct heap_src *src, int salvage)
 	r.pos = i + 13;
 	for (;;) {
 		rec = at(&r);
-		if (!(p = need(&r, 1)))
+		if (!need(&r, 1))
 			break;
 		if (!(p = need(&r, 9))) {
 			rc = cut_at(&r, rec);
