@@ -568,7 +568,10 @@ static inline const unsigned char *eng_take(struct hs_state *st,
 		size_t k = n - st->have;
 		if (k > avail)
 			k = avail;
-		memcpy(st->scratch + st->have, c->p, k);
+		/* (k is 0 at hs_finish, whose empty cursor's c->p is NULL,
+		 * which memcpy does not take even for 0 bytes) */
+		if (k)
+			memcpy(st->scratch + st->have, c->p, k);
 		st->have += (unsigned)k;
 		consume(st, c, k);
 		h = st->have == n ? st->scratch : NULL;
