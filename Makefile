@@ -286,5 +286,6 @@ check-man: deps
 # Fuzzing and sanitizer builds; musl and arm64 ports.
 -include tests/fuzz/fuzz.mk
 -include tests/ports.mk
+include tests/static.mk
 
 .PHONY: all deps check demo bench bench-big bench-bystander mutants clean install uninstall check-man
