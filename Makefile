@@ -287,5 +287,6 @@ check-man: deps
 -include tests/fuzz/fuzz.mk
 -include tests/ports.mk
 include tests/static.mk
+include tests/coverage.mk
 
 .PHONY: all deps check demo bench bench-big bench-bystander mutants clean install uninstall check-man
