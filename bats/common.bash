@@ -153,6 +153,22 @@ stop_jvm() {
 	wait "$JVM"
 }
 
+# cmp_histo WANT HISTO NAME [DUMP]: HISTO is WANT (hprofstrip --histo's
+# text) and one note more, its last line, that names the dump's file NAME
+# and the stamp of its header (DUMP's, read with --info, when given)
+cmp_histo() {
+	local want=$1 got=$2 name=$3 dump=${4:-} note stamp
+	note=$(tail -n 1 "$got")
+	[[ $note =~ ^#\ dump:\ (.+),\ stamped\ ([0-9]+)\ \([0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9]{2}:[0-9]{2}:[0-9]{2}\.[0-9]{3}Z\)$ ]] ||
+		fail "$got: its last line is no note of its dump: $note"
+	assert_equal "${BASH_REMATCH[1]}" "$name"
+	if [ -n "$dump" ]; then
+		stamp=$("$STRIP" --info "$dump" | awk '$1 == "timestamp" { print $2 }')
+		assert_equal "${BASH_REMATCH[2]}" "$stamp"
+	fi
+	cmp "$want" <(sed '$d' "$got") || fail "$got: not $want and the note"
+}
+
 # same_heap A B: two restored dumps hold the same sub-records
 # (`oracle flat`, whatever their records' framing: a file's and a
 # stream's) and VisualVM's library gives them the same class histogram

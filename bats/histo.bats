@@ -420,3 +420,47 @@ name_counts() {
 	assert_success
 	assert_regex "$stderr" ': 14637 objects, 932546 bytes in 270 rows: \[C 38%, '
 }
+
+@test "--histo --baseline: IN may be a histogram too (a .histo, the shim's with its dump note); jmap -histo's text from a real JVM is read by its counts and said so" {
+	"$STRIP" --histo "$J8" >"$T/a.histo"
+	"$STRIP" --histo "$DALVIK" >"$T/b.histo"
+	# histogram to histogram: what dump to dump gives
+	"$STRIP" --histo --baseline "$T/a.histo" "$DALVIK" >"$T/want"
+	run -0 "$STRIP" --histo --baseline "$T/a.histo" "$T/b.histo"
+	cmp "$T/want" <(printf '%s\n' "$output")
+	"$STRIP" --histo --json --baseline "$T/a.histo" "$DALVIK" >"$T/want.json"
+	run -0 "$STRIP" --histo --json --baseline "$T/a.histo" "$T/b.histo"
+	cmp "$T/want.json" <(printf '%s\n' "$output")
+	# the shim's .histo, its dump note last: the same counts as ours
+	build_tests replay
+	HPROFSTRIP_QUIET=1 LD_PRELOAD="$SHIM" "$REPLAY" threads "$J8" "$T/r.hprof"
+	tail -n 1 "$T/r.hprof.histo" | grep -q '^# dump: r.hprof, stamped '
+	run -0 "$STRIP" --histo --baseline "$T/r.hprof.histo" "$T/a.histo"
+	assert_line --regexp '^Total +0 +0 +[1-9][0-9]* +[1-9][0-9]*$'
+	run -0 "$STRIP" --histo --baseline "$T/a.histo" "$T/r.hprof.histo"
+	assert_line --regexp '^Total +0 +0 '
+	# a histogram without --baseline: said what it gives
+	run --separate-stderr "$STRIP" --histo "$T/a.histo"
+	assert_failure 2
+	assert_equal "$stderr" "hprofstrip: $T/a.histo: a class histogram already; --histo --baseline OLD $T/a.histo gives its change since OLD"
+	# jmap -histo of a live JVM (JDK 17: names with their modules)
+	start_jvm HeapBuilder
+	env -u LD_PRELOAD jmap -histo "$JVM" >"$T/jmap.histo"
+	env -u LD_PRELOAD jcmd "$JVM" GC.heap_dump "$T/live.hprof" >/dev/null
+	stop_jvm
+	head -n 1 "$T/jmap.histo" | grep -q 'class name (module)$' ||
+		fail "not jmap's JDK 9+ layout: $(head -n 1 "$T/jmap.histo")"
+	run -0 "$STRIP" --histo --baseline "$T/jmap.histo" "$T/live.hprof"
+	assert_line "# baseline from jmap -histo: its #bytes are the JVM's object sizes, not a dump's, so the #bytes change mixes two measures; compare #instances (the rows are sorted by their change)"
+	# HeapBuilder's 12345 markers, named without their module, as many
+	# in both (the dump taken after jmap's count)
+	assert_line --regexp '^ +[0-9]+: +0 +[-+0-9]+ +12345 +[0-9]+  HeapBuilder\$Marker$'
+	# sorted by the change in #instances, largest growth first
+	awk 'NR > 2 && $1 ~ /:$/ { v = $2 + 0; if (NR > 3 && v > last) exit 1; last = v }' <<<"$output" ||
+		fail "not sorted by the change in instances"
+	run -0 "$STRIP" --histo --json --baseline "$T/jmap.histo" "$T/live.hprof"
+	python3 -c 'import json, sys; d = json.load(sys.stdin); assert d["baseline_kind"] == "jmap" and d["kind"] == "hprofstrip", d' <<<"$output"
+	# jmap's text as IN, ours as OLD: the same note, for the other side
+	run -0 "$STRIP" --histo --baseline "$T/a.histo" "$T/jmap.histo"
+	assert_line --partial "# histogram from jmap -histo: "
+}

@@ -86,10 +86,10 @@ check_histo() {
 	# the offline histogram of the restored dump is the same
 	"$RESTORE" -o "$T/r.hprof" "$T/oom.hprof"
 	"$STRIP" --histo -o "$T/r.histo" "$T/r.hprof"
-	cmp "$T/r.histo" "$T/oom.hprof.histo"
+	cmp_histo "$T/r.histo" "$T/oom.hprof.histo" oom.hprof "$T/oom.hprof"
 }
 
-@test "JVM: an existing DUMP.histo is never replaced (nor a symlink followed); said once; the dump is stripped all the same" {
+@test "JVM: an existing DUMP.histo that is no dump's (or a symlink) is never replaced nor followed: the histogram goes to DUMP.histo.1, said once; the dump is stripped all the same" {
 	printf 'old\n' >"$T/mx.hprof.histo"
 	chmod 644 "$T/mx.hprof.histo"
 	ln -s "$T/target" "$T/sl.hprof.histo"
@@ -100,14 +100,50 @@ check_histo() {
 	assert_equal "$(cat "$T/mx.hprof.histo")" old
 	assert_equal "$(stat -c %a "$T/mx.hprof.histo")" 644
 	[ ! -e "$T/target" ] || fail "the symlink was followed"
-	assert_equal "$(grep -c "mx.hprof.histo exists already" "$T/err")" 1
-	grep -q "^hprofstrip: $T/mx.hprof: $T/mx.hprof.histo exists already: it is left as it is, and this dump's histogram is not written$" "$T/err"
-	grep -q "^hprofstrip: $T/sl.hprof: $T/sl.hprof.histo exists already" "$T/err"
-	# the close line has the top three (the counts are this dump's),
-	# without a file to name
-	run close_line "$T/mx.hprof" "$T/err"
-	assert_output --regexp '; top classes by bytes: [^ ]+ [0-9]+\.[0-9]%, [^ ]+ [0-9]+\.[0-9]%, [^ ]+ [0-9]+\.[0-9]%(; top application class: [^ ]+ [0-9.]+ [KMG]?B \([0-9]+\.[0-9]%\))?$'
-	assert_stripped_dump "$T/mx.hprof"
+	assert_equal "$(grep -c "mx.hprof.histo holds" "$T/err")" 1
+	grep -q "^hprofstrip: $T/mx.hprof: $T/mx.hprof.histo holds a file of no dump the shim can tell: this dump's histogram is $T/mx.hprof.histo.1$" "$T/err"
+	grep -q "^hprofstrip: $T/sl.hprof: $T/sl.hprof.histo holds a file of no dump the shim can tell: this dump's histogram is $T/sl.hprof.histo.1$" "$T/err"
+	check_histo "$T/mx.hprof.histo.1"
+	check_histo "$T/sl.hprof.histo.1"
+	grep -q "^hprofstrip: $T/mx.hprof: .* arrays stripped; top classes by bytes: .* (all in mx.hprof.histo.1)$" "$T/err"
+	"$STRIP" --info "$T/mx.hprof" | grep -q PRIMITIVE_ARRAY_NODATA
+}
+
+@test "a stale .histo: replaced when its dump is gone or is this one written again; numbered when its dump is still there; each said" {
+	local e
+	# the dump of an earlier run is gone: its .histo is replaced
+	HPROFSTRIP_QUIET=1 LD_PRELOAD=$SHIM "$REPLAY" threads "$F" "$T/a.hprof"
+	cp "$T/a.hprof.histo" "$T/first.histo"
+	rm "$T/a.hprof"
+	LD_PRELOAD=$SHIM "$REPLAY" threads "$F" "$T/a.hprof" 2>"$T/err"
+	e=$(sed -n 's/^# dump: a.hprof, stamped \([0-9]*\) .*/\1/p' "$T/first.histo")
+	grep -q "^hprofstrip: $T/a.hprof: $T/a.hprof.histo held the histogram of an earlier dump that is gone, a.hprof stamped $e: it is replaced$" "$T/err" ||
+		fail "not said: $(cat "$T/err")"
+	cmp_histo "$(want "$F")" "$T/a.hprof.histo" a.hprof "$T/a.hprof"
+	[ ! -e "$T/a.hprof.histo.1" ] && [ -z "$(ls "$T" | grep hprofstrip~)" ] ||
+		fail "left: $(ls "$T")"
+	# another dump in its place (the runtime wrote over it): replaced too
+	cp "$T/a.hprof.histo" "$T/second.histo"
+	LD_PRELOAD=$SHIM "$REPLAY" random "$F" "$T/b.hprof" 2>/dev/null
+	cp "$T/second.histo" "$T/b.hprof.histo"
+	sed -i 's/^# dump: a.hprof, /# dump: b.hprof, /' "$T/b.hprof.histo"
+	rm -f "$T/b.hprof"
+	LD_PRELOAD=$SHIM "$REPLAY" threads "$F" "$T/b.hprof" 2>"$T/err"
+	grep -q "$T/b.hprof.histo held the histogram of an earlier dump that is gone" "$T/err" ||
+		fail "not said: $(cat "$T/err")"
+	# the histogram of a dump that is still there: kept, this one numbered
+	cp "$T/a.hprof.histo" "$T/keep.histo"
+	cp "$T/a.hprof.histo" "$T/c.hprof.histo"
+	LD_PRELOAD=$SHIM "$REPLAY" threads "$F" "$T/c.hprof" 2>"$T/err"
+	cmp "$T/keep.histo" "$T/c.hprof.histo"
+	grep -q "^hprofstrip: $T/c.hprof: $T/c.hprof.histo holds the histogram of a.hprof, another dump that is still there: this dump's histogram is $T/c.hprof.histo.1$" "$T/err" ||
+		fail "not said: $(cat "$T/err")"
+	cmp_histo "$(want "$F")" "$T/c.hprof.histo.1" c.hprof "$T/c.hprof"
+	# a second one: .2
+	rm "$T/c.hprof"
+	cp "$T/a.hprof.histo" "$T/c.hprof.histo"
+	HPROFSTRIP_QUIET=1 LD_PRELOAD=$SHIM "$REPLAY" threads "$F" "$T/c.hprof"
+	[ -s "$T/c.hprof.histo.2" ] || fail "no .histo.2: $(ls "$T")"
 }
 
 @test "JVM: HPROFSTRIP_HISTO=no (hprofstrip-run --no-histo) gives no .histo and the close line as before" {
@@ -136,7 +172,7 @@ check_histo() {
 	# it is the histogram of the dump the compressor took
 	zstd -q -d -o "$T/z.out" "$T/z.hprof.zst"
 	"$STRIP" --histo -o "$T/z.want" "$T/z.out"
-	cmp "$T/z.want" "$T/z.hprof.histo"
+	cmp_histo "$T/z.want" "$T/z.hprof.histo" z.hprof.zst
 	# a filter that uploads the dump: the histogram stays
 	HPROFSTRIP_FILTER='cat >"$HPROFSTRIP_PATH.up"' LD_PRELOAD=$SHIM timeout "$TMO" \
 		java -cp "$B/java" HeapBuilder mxbean "$T/f.hprof" 2>"$T/err"
@@ -157,7 +193,7 @@ check_histo() {
 	grep -qF 'HeapBuilder$Marker' "$T/n.hprof.names" || fail "no original in the map"
 	# the offline histogram of the redacted dump: the same
 	"$STRIP" --histo -o "$T/n.want" "$T/n.hprof"
-	cmp "$T/n.want" "$T/n.hprof.histo"
+	cmp_histo "$T/n.want" "$T/n.hprof.histo" n.hprof "$T/n.hprof"
 }
 
 # ---- every runtime's write pattern ------------------------------------
@@ -170,12 +206,12 @@ check_histo() {
 			rm -f "$out" "$out.histo"
 			HPROFSTRIP_QUIET=1 LD_PRELOAD=$SHIM timeout 60 "$REPLAY" "$mode" "$f" "$out" 7 ||
 				fail "$mode: replay failed on $f"
-			cmp "$out.histo" "$w" || fail "$mode: $f"
+			cmp_histo "$w" "$out.histo" "$mode.hprof" "$out" || fail "$mode: $f"
 			assert_equal "$(stat -c %a "$out.histo")" 600
 		done
 		rm -f "$T/j8.hprof" "$T/j8.hprof.histo"
 		HPROFSTRIP_QUIET=1 REPLAY_JDK8_BUF=4096 LD_PRELOAD=$SHIM "$REPLAY" jdk8 "$f" "$T/j8.hprof"
-		cmp "$T/j8.hprof.histo" "$w" || fail "jdk8 4096: $f"
+		cmp_histo "$w" "$T/j8.hprof.histo" j8.hprof "$T/j8.hprof" || fail "jdk8 4096: $f"
 	done
 }
 
@@ -185,7 +221,7 @@ check_histo() {
 		rm -f "$T/c.hprof"*
 		HPROFSTRIP_COMPRESS=zstd LD_PRELOAD=$SHIM "$REPLAY" "$mode" "$F" "$T/c.hprof" 2>"$T/err"
 		[ -s "$T/c.hprof.zst" ] && [ ! -e "$T/c.hprof" ] || fail "$mode: $(cat "$T/err")"
-		cmp "$T/c.hprof.histo" "$w" || fail "$mode"
+		cmp_histo "$w" "$T/c.hprof.histo" c.hprof.zst || fail "$mode"
 	done
 }
 
@@ -201,8 +237,8 @@ check_histo() {
 		        os.write(fd, d[i:i + 65536])
 		    os.close(fd)
 	EOF
-	cmp "$T/b.hprof.histo" "$T/a.hprof.histo"
-	cmp "$T/a.hprof.histo" "$w"
+	cmp_histo "$w" "$T/a.hprof.histo" a.hprof "$T/a.hprof"
+	cmp_histo "$w" "$T/b.hprof.histo" b.hprof "$T/b.hprof"
 }
 
 # ---- cut dumps ----------------------------------------------------------
@@ -219,7 +255,9 @@ cut_rows() {
 		bs=1000000 count=2 status=none 2>"$T/err"
 	check_histo "$T/cut.hprof.histo"
 	run grep '^#' "$T/cut.hprof.histo"
-	assert_output "# cut: the dump could not be read past byte 2000000: these are the objects before it"
+	assert_line -n 0 "# cut: the dump could not be read past byte 2000000: these are the objects before it"
+	assert_line -n 1 --regexp '^# dump: cut.hprof, stamped [0-9]+ '
+	assert_equal "${#lines[@]}" 2
 	# the rows are those of the bytes that came
 	"$STRIP" --histo --salvage -o "$T/part.histo" "$T/part.bin"
 	diff <(cut_rows "$T/part.histo") <(cut_rows "$T/cut.hprof.histo")
@@ -238,7 +276,9 @@ cut_rows() {
 	EOF
 	check_histo "$T/open.hprof.histo"
 	run grep '^#' "$T/open.hprof.histo"
-	assert_output "# cut: the dump could not be read past byte 2000000: these are the objects before it"
+	assert_line -n 0 "# cut: the dump could not be read past byte 2000000: these are the objects before it"
+	assert_line -n 1 --regexp '^# dump: open.hprof, stamped [0-9]+ '
+	assert_equal "${#lines[@]}" 2
 	run cat "$T/err"
 	assert_output --regexp "^hprofstrip: $T/open.hprof: the process exits with the dump open, 2000000 bytes in; the histogram of what came is in $T/open.hprof.histo \(top classes by bytes: [^ ]+ [0-9]+\.[0-9]%, [^ ]+ [0-9]+\.[0-9]%, [^ ]+ [0-9]+\.[0-9]%(; top application class: [^ ]+ [0-9.]+ [KMG]?B \([0-9]+\.[0-9]%\))?\)$"
 	# the whole dump, never closed: its histogram, not marked cut
@@ -251,7 +291,7 @@ cut_rows() {
 		sys.exit(0)  # never closed
 	EOF
 	"$STRIP" --histo "$F" >"$T/want.histo"
-	cmp "$T/want.histo" "$T/open.hprof.histo"
+	cmp_histo "$T/want.histo" "$T/open.hprof.histo" open.hprof "$T/open.hprof"
 	run cat "$T/err"
 	assert_output --regexp "the histogram of it is in $T/open.hprof.histo"
 	# killed (no exit handlers): none, and the dump is as far as it came

@@ -13,9 +13,12 @@
  * Nothing is allocated per object or per class.
  *
  * The file is a new one, 0600, made with the real open (O_EXCL,
- * O_NOFOLLOW): an existing file (an earlier dump's histogram, a symlink)
- * is never replaced: that dump's histogram is then not written, and the
- * line says so. A histogram that cannot be had (no memory, the file
+ * O_NOFOLLOW), and ends with a note that names the dump's file and its
+ * header's stamp. An existing file is replaced only when it is such a
+ * histogram of a dump that is gone (its file is not there, or holds a dump
+ * stamped otherwise: this one, in its place); anything else (another
+ * dump's that is still there, a symlink, a file of the user's) stays, and
+ * the histogram goes to the first free <dump>.histo.N. Each is said. A histogram that cannot be had (no memory, the file
  * cannot be made or written) is said once and changes nothing else: the
  * dump, its output and the runtime's calls are as without it, errno too.
  */
@@ -143,6 +146,119 @@ static void histo_unlink(const char *path, int fd)
 	}
 }
 
+/* The file the dump ends up in: the compressor's output, or the dump's. */
+static const char *dump_file(const struct session *s)
+{
+	const char *p = s->base[0] ? s->base : s->path;
+	const char *slash;
+
+	if (s->piped && s->pm && s->pm->pipe.out[0] && !s->pm->pipe.replace)
+		p = s->pm->pipe.out;
+	slash = strrchr(p, '/');
+	return slash ? slash + 1 : p;
+}
+
+/* What an existing .histo at path is: HISTO_STALE, the histogram of a
+ * dump that is gone (its note names a file beside it whose header has
+ * another stamp, or no such file), or of this dump (mine, stamped
+ * my_stamp: written before); HISTO_OTHER, anything else (another
+ * dump's that is still there, a compressed one that cannot be told, a
+ * file of no dump's, a symlink). The old dump's name and stamp into
+ * name and *stamp. */
+enum { HISTO_OTHER, HISTO_STALE };
+
+static int histo_old(const char *path, const char *mine, uint64_t my_stamp,
+                     char *name, size_t size, uint64_t *stamp)
+{
+	char tail[4096], beside[PATH_MAX + 8];
+	unsigned char head[31];
+	const char *slash = strrchr(path, '/');
+	struct stat sb;
+	ssize_t k;
+	int fd, gone;
+
+	name[0] = 0;
+	if (lstat(path, &sb) || !S_ISREG(sb.st_mode) ||
+	    (fd = hst.open(path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW, 0)) < 0)
+		return HISTO_OTHER;
+	/* (its notes come last) */
+	k = hst.pread(fd, tail, sizeof tail, sb.st_size > (off_t)sizeof tail
+	                                    ? (int64_t)sb.st_size -
+	                                      (int64_t)sizeof tail : 0);
+	hst.close(fd);
+	if (k <= 0 || !io_histo_stamp_of(tail, (size_t)k, name, size, stamp) ||
+	    strchr(name, '/') || !slash ||
+	    (size_t)snprintf(beside, sizeof beside, "%.*s/%s",
+	                     (int)(slash - path), path, name) >= sizeof beside)
+		return HISTO_OTHER;
+	/* this very dump's, from a write of it before (a dump started over) */
+	if (!strcmp(name, mine) && *stamp == my_stamp)
+		return HISTO_STALE;
+	fd = hst.open(beside, O_RDONLY | O_CLOEXEC, 0);
+	if (fd < 0)
+		return errno == ENOENT ? HISTO_STALE : HISTO_OTHER;
+	k = hst.pread(fd, head, sizeof head, 0);
+	hst.close(fd);
+	/* an HPROF header stamped otherwise: another dump in its place */
+	gone = k == (ssize_t)sizeof head && !memcmp(head, "JAVA PROFILE 1.0.", 17) &&
+	       head[18] == 0 &&
+	       ((uint64_t)hs_be32(head + 23) << 32 | hs_be32(head + 27)) != *stamp;
+	return gone ? HISTO_STALE : HISTO_OTHER;
+}
+
+/* A new file for the histogram (0600): s->histo_path, or, when a file is
+ * there: in its place if it is the histogram of a dump that is gone
+ * (made under a temporary name, *tmp, renamed over it at the end), else
+ * under the first free name path.1, path.2 ... (s->histo_path becomes
+ * it); each said. The fd, or -1 (said). */
+static int histo_create(struct session *s, char *tmp, size_t size)
+{
+	char old[256];
+	uint64_t stamp = 0;
+	int fd, e;
+
+	tmp[0] = 0;
+	if ((fd = io_create(s->histo_path, 0600)) >= 0 || errno != EEXIST) {
+		if (fd < 0)
+			say("hprofstrip: %s: cannot create %s: %s; no histogram "
+			    "written", s->path, s->histo_path, strerror(errno));
+		return fd;
+	}
+	if (histo_old(s->histo_path, dump_file(s), s->st.timestamp, old,
+	              sizeof old, &stamp) == HISTO_STALE) {
+		if ((size_t)snprintf(tmp, size, "%s.hprofstrip~", s->histo_path) <
+		        size && (fd = io_create_free(tmp, size, 0600)) >= 0) {
+			say("hprofstrip: %s: %s held the histogram of %s, %s "
+			    "stamped %llu: it is replaced", s->path,
+			    s->histo_path, stamp == s->st.timestamp &&
+			    !strcmp(old, dump_file(s)) ? "an earlier write of "
+			    "this dump" : "an earlier dump that is gone", old,
+			    (unsigned long long)stamp);
+			return fd;
+		}
+		tmp[0] = 0;
+	}
+	{
+		char first[sizeof s->histo_path];
+
+		memcpy(first, s->histo_path, sizeof first);
+		fd = io_create_free(s->histo_path, sizeof s->histo_path, 0600);
+		e = errno;
+		if (fd < 0)
+			say("hprofstrip: %s: %s exists already, and no free name "
+			    "beside it: %s; no histogram written", s->path,
+			    first, strerror(e));
+		else
+			say("hprofstrip: %s: %s holds %s%s%s: this dump's "
+			    "histogram is %s", s->path, first,
+			    old[0] ? "the histogram of " : "a file of no dump "
+			    "the shim can tell", old[0] ? old : "",
+			    old[0] ? ", another dump that is still there" : "",
+			    s->histo_path);
+	}
+	return fd;
+}
+
 /* The file, a new one (0600), with the histogram's text; 0, or -1
  * (said). */
 static int histo_file(struct session *s, const struct io_histo_meta *meta,
@@ -150,6 +266,7 @@ static int histo_file(struct session *s, const struct io_histo_meta *meta,
 {
 	struct histo_mem *m = s->hm;
 	struct io_outbuf ob;
+	char tmp[sizeof s->histo_path + 16];
 	int fd, e;
 
 	if (!s->histo_path[0]) {
@@ -157,28 +274,28 @@ static int histo_file(struct session *s, const struct io_histo_meta *meta,
 		    "it; no histogram written", s->path);
 		return -1;
 	}
-	if ((fd = io_create(s->histo_path, 0600)) < 0) {
-		e = errno;
-		if (e == EEXIST)
-			say("hprofstrip: %s: %s exists already: it is left as "
-			    "it is, and this dump's histogram is not written",
-			    s->path, s->histo_path);
-		else
-			say("hprofstrip: %s: cannot create %s: %s; no histogram "
-			    "written", s->path, s->histo_path, strerror(e));
+	if ((fd = histo_create(s, tmp, sizeof tmp)) < 0)
 		return -1;
-	}
 	io_ob_init(&ob, histo_pwrite, NULL, fd, 0, m->out, sizeof m->out);
 	if (io_histo_write(&m->h, meta, m->rows, n, 0, io_ob_write, &ob) ||
 	    io_ob_flush(&ob)) {
 		e = ob.err ? ob.err : EIO;
-		histo_unlink(s->histo_path, fd);
+		histo_unlink(tmp[0] ? tmp : s->histo_path, fd);
 		hst.close(fd);
 		say("hprofstrip: %s: write failed: %s; no histogram written",
-		    s->histo_path, strerror(e));
+		    tmp[0] ? tmp : s->histo_path, strerror(e));
 		return -1;
 	}
-	return hst.close(fd) ? -1 : 0;
+	if (hst.close(fd))
+		return -1;
+	if (tmp[0] && rename(tmp, s->histo_path)) {
+		e = errno;
+		unlink(tmp);
+		say("hprofstrip: %s: cannot replace %s: %s; no histogram "
+		    "written", s->path, s->histo_path, strerror(e));
+		return -1;
+	}
+	return 0;
 }
 
 void histo_end(struct session *s, int cut, uint64_t cut_at)
@@ -186,7 +303,9 @@ void histo_end(struct session *s, int cut, uint64_t cut_at)
 	struct histo_mem *m = s->hm;
 	struct io_histo_meta meta = { .idsize = s->st.idsize,
 	                              .version = s->st.version,
-	                              .cut = cut, .cut_at = cut_at };
+	                              .cut = cut, .cut_at = cut_at,
+	                              .dump = dump_file(s),
+	                              .stamp = s->st.timestamp };
 	size_t n;
 	int saved = errno;
 

@@ -712,10 +712,10 @@ static int histogram(struct run *r, const struct args *a)
 {
 	const char *out_path = a->out_path;
 	unsigned mode = fd_mode(r->dc->in_fd);
-	struct histo_list old;
+	struct histo_list old, now;
 	struct histo t;
 	struct out o;
-	int rc;
+	int rc, texts = 0;
 
 	memset(&old, 0, sizeof old);
 	memset(&t, 0, sizeof t);
@@ -723,13 +723,35 @@ static int histogram(struct run *r, const struct args *a)
 		out_path = NULL;
 	if (same_file(r, out_path))
 		return EXIT_USAGE;
+	memset(&now, 0, sizeof now);
 	rc = a->baseline ? baseline_load(r, a, out_path, &old, &mode) : 0;
-	if (rc == 0 && (input_sniff(r) || histo_run(r, &t, a->flags)))
+	if (rc == 0 && input_sniff(r))
 		rc = -1;
+	/* IN a histogram too (an earlier .histo, jmap -histo's): only the
+	 * change from OLD is asked of it */
+	if (rc == 0 && !r->dc->prog && histo_text_head(r->dc->head, DECOMP_HEAD)) {
+		if (!a->baseline) {
+			if (r->verbosity)
+				cli_say("%s: %s: a class histogram already; "
+				        "--histo --baseline OLD %s gives its change "
+				        "since OLD\n", r->tool->name, r->in_name,
+				        r->in_name);
+			rc = -2;
+		} else if (baseline_text(r, &now)) {
+			rc = -1;
+		} else {
+			texts = 1;
+		}
+	} else if (rc == 0 && histo_run(r, &t, a->flags)) {
+		rc = -1;
+	}
 	if (rc == 0 && !out_open(&o, out_path, r->tool->name, mode,
 	                         !r->verbosity)) {
 		errno = 0;
-		if (histo_write(a, &t, &old, &o)) {
+		if (texts ? histo_diff_write(&old, strcmp(a->baseline, "-")
+		                                   ? a->baseline : "stdin",
+		                             &now, a->json, out_write, &o)
+		          : histo_write(a, &t, &old, &o)) {
 			if (!o.err)  /* no memory for the change's rows */
 				o.err = errno ? errno : ENOMEM;
 			out_report(&o);
@@ -741,10 +763,11 @@ static int histogram(struct run *r, const struct args *a)
 	} else if (rc == 0) {
 		rc = -1;  /* out_open said why */
 	}
-	if (rc == 0 && r->verbosity >= 2)
+	if (rc == 0 && r->verbosity >= 2 && !texts)
 		histo_summary(r, &t);
 	histo_free(&t);
 	histo_list_free(&old);
+	histo_list_free(&now);
 	return rc == 0 ? EXIT_OK : rc == -2 ? EXIT_USAGE : EXIT_BAD_INPUT;
 }
 

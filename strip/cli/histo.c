@@ -174,6 +174,17 @@ static int by_growth(const void *a, const void *b)
 	return strcmp(x->name, y->name);
 }
 
+/* (a jmap -histo baseline: instances first, then bytes) */
+static int by_count_growth(const void *a, const void *b)
+{
+	const struct change *x = a, *y = b;
+	int64_t dx = delta(x->nn, x->on), dy = delta(y->nn, y->on);
+
+	if (dx != dy)
+		return dx > dy ? -1 : 1;
+	return by_growth(a, b);
+}
+
 /* The classes of both lists (each sorted by name), merged, sorted by
  * growth; NULL (ENOMEM) without memory. */
 static struct change *changes(const struct histo_list *old,
@@ -201,7 +212,8 @@ static struct change *changes(const struct histo_list *old,
 		}
 		k++;
 	}
-	qsort(c, k, sizeof *c, by_growth);
+	qsort(c, k, sizeof *c, old->jmap || now->jmap ? by_count_growth
+	                                             : by_growth);
 	*count = k;
 	return c;
 }
@@ -226,6 +238,14 @@ static void text_notes(struct io_line *l, const struct histo_list *old,
 	/* a newline in the file name must not end the note */
 	io_escape(name, sizeof name, old_name, strlen(old_name));
 	io_put(l, "# baseline: %s\n", name);
+	if (old->jmap != now->jmap)
+		io_put(l, "# %s from jmap -histo: its #bytes are the JVM's "
+		    "object sizes, not a dump's, so the #bytes change mixes "
+		    "two measures; compare #instances (the rows are sorted by "
+		    "their change)\n", old->jmap ? "baseline" : "histogram");
+	else if (old->jmap)
+		io_put(l, "# both from jmap -histo (the rows are sorted by the "
+		    "change in #instances)\n");
 	if (old->cut)
 		io_put(l, "# baseline cut: its dump could not be read past byte %"
 		    PRIu64 ": its counts are of the objects before it\n",
@@ -290,6 +310,8 @@ static void json(struct io_line *l, const struct change *c, size_t count,
 
 	io_put(l, "{\"histogram_change\": \"hprofstrip\", \"baseline\": ");
 	io_json_string(l, old_name);
+	io_put(l, ", \"baseline_kind\": \"%s\", \"kind\": \"%s\"",
+	       old->jmap ? "jmap" : "hprofstrip", now->jmap ? "jmap" : "hprofstrip");
 	json_cut(l, "baseline_cut", old);
 	json_cut(l, "cut", now);
 	io_put(l, ",\n \"classes\": [");

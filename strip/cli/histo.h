@@ -45,6 +45,8 @@ struct histo_list {
 	size_t used, size;
 	int cut;               /* its dump was cut (a note, "cut") ... */
 	uint64_t cut_at;       /* ... at this byte */
+	int jmap;              /* jmap -histo's text: its bytes are the
+	                          JVM's object sizes, not a dump's */
 };
 
 /* The rows of t by name. -1 (errno) without memory. */
@@ -57,7 +59,8 @@ int histo_list_add(struct histo_list *l, const char *name, size_t len,
 void histo_list_end(struct histo_list *l);
 /* A histogram's text (len bytes at text, then a NUL): this tool's jmap
  * layout (the header gives the heap columns, a Total row must end the
- * rows and equal their sums) or its --json. -1 with why (size bytes)
+ * rows and equal their sums), jmap -histo's own (JDK 9+: each name
+ * followed by its module; l->jmap) or this tool's --json. -1 with why (size bytes)
  * saying where and what is wrong. */
 int histo_list_parse(struct histo_list *l, const char *text, size_t len,
                      char *why, size_t size);
@@ -69,7 +72,8 @@ int histo_text_head(const unsigned char *head, size_t n);
 
 /* The change from old (named old_name) to now, one row per class in
  * either, sorted by the change in bytes, largest growth first (then by
- * the change in instances, then by name), then a Total row and notes
+ * the change in instances, then by name; old jmap -histo's: by the
+ * change in instances first, bytes being another measure there), then a Total row and notes
  * ('#': a cut side); json: one JSON object. Through out(user, buf, len),
  * which returns 0 on success; returns its first non-zero return, or -1
  * (ENOMEM). */

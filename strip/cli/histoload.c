@@ -18,6 +18,8 @@ struct parse {
 	char *why;
 	size_t size;
 	int failed;
+	int jmap;              /* a jmap -histo text: "class name (module)",
+	                          each name followed by its module */
 };
 
 static int fail(struct parse *ps, const char *fmt, ...)
@@ -104,13 +106,17 @@ static int header(struct parse *ps, const char *s, const char *e)
 			            "class name\")", ps->line);
 		s += n;
 	}
-	while ((s = blanks(s, e)) < e && (size_t)(e - s) != 10) {
+	while ((s = blanks(s, e)) < e && (size_t)(e - s) != 10 &&
+	       ((size_t)(e - s) != 19 || memcmp(s, "class name (module)", 19))) {
 		while (s < e && *s != ' ')
 			s++;
 		words++;
 	}
-	if ((size_t)(e - s) != 10 || memcmp(s, "class name", 10) ||
-	    words > HS_HISTO_HEAPS)
+	/* jmap -histo's of JDK 9+: "class name (module)" */
+	if ((size_t)(e - s) == 10 + 9 && !memcmp(s, "class name (module)", 19))
+		ps->jmap = 1;
+	else if ((size_t)(e - s) != 10 || memcmp(s, "class name", 10) ||
+	         words > HS_HISTO_HEAPS)
 		return fail(ps, "line %u: not a histogram's header (it ends "
 		            "\"class name\" after at most %d heap columns)",
 		            ps->line, HS_HISTO_HEAPS);
@@ -156,6 +162,10 @@ static int row(struct parse *ps, struct histo_list *l, const char *s,
 		return -1;
 	if (s == e || *s != ' ' || (s = blanks(s, e)) == e)
 		return fail(ps, "line %u: no class name", ps->line);
+	/* jmap's: the name, then " (java.base@17.0.15)"; a class name
+	 * holds no blank */
+	if (ps->jmap && memchr(s, ' ', (size_t)(e - s)))
+		e = memchr(s, ' ', (size_t)(e - s));
 	if (histo_list_add(l, s, (size_t)(e - s), n, bytes))
 		return fail(ps, "out of memory");
 	return 0;
@@ -525,6 +535,7 @@ int histo_list_parse(struct histo_list *l, const char *text_, size_t len,
 		histo_list_free(l);
 		return -1;
 	}
+	l->jmap = ps.jmap;
 	histo_list_end(l);
 	return 0;
 }

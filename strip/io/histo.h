@@ -40,7 +40,18 @@ struct io_histo_meta {
 	                              not be read past an offset: the counts
 	                              are of what came before */
 	uint64_t cut_at;           /* ... that offset */
+	const char *dump;          /* the dump's file name, for a note that
+	                              names it and its header's stamp (the
+	                              shim's .histo); NULL: none */
+	uint64_t stamp;            /* ... its stamp, ms since 1970 */
 };
+
+/* The note: "# dump: NAME, stamped MS (ISO time)"; histo_stamp_of finds
+ * it in a histogram's text (len bytes at text): 1 and *name (at most size
+ * bytes, NUL-ended), *stamp, or 0. */
+#define IO_HISTO_STAMP_NOTE "# dump: "
+int io_histo_stamp_of(const char *text, size_t len, char *name, size_t size,
+                      uint64_t *stamp);
 
 /* A row: a class, a primitive array type or the classes past the table. */
 struct io_histo_row {

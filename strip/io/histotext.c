@@ -10,6 +10,7 @@
 #include <inttypes.h>
 #include <stdio.h>
 #include <string.h>
+#include <time.h>
 
 /* the heaps' names, HS_HEAP_* order (hprof.h) */
 static const char *const heap_name[HS_HISTO_HEAPS] = {
@@ -266,6 +267,18 @@ static void notes(struct io_line *l, const struct hs_histo *h,
 	if (h->names_past)
 		io_put(l, "# %" PRIu64 " texts past the names table: a class "
 		    "without its name is shown by its id\n", h->names_past);
+	/* (last: the line a .histo's dump is found by) */
+	if (m->dump) {
+		time_t t = (time_t)(m->stamp / 1000);
+		struct tm tm;
+		char when[32] = "?";
+
+		if (gmtime_r(&t, &tm))
+			strftime(when, sizeof when, "%Y-%m-%dT%H:%M:%S", &tm);
+		io_put(l, IO_HISTO_STAMP_NOTE "%s, stamped %" PRIu64
+		       " (%s.%03uZ)\n", m->dump, m->stamp, when,
+		       (unsigned)(m->stamp % 1000));
+	}
 }
 
 static void text(struct io_line *l, const struct hs_histo *h,
@@ -381,6 +394,34 @@ int io_histo_write(const struct hs_histo *h, const struct io_histo_meta *m,
 	else
 		text(&l, h, m, rows, count);
 	return l.err;
+}
+
+int io_histo_stamp_of(const char *text, size_t len, char *name, size_t size,
+                      uint64_t *stamp)
+{
+	static const char note[] = IO_HISTO_STAMP_NOTE, at[] = ", stamped ";
+	const char *p = text, *end = text + len, *e, *c;
+	size_t n = sizeof note - 1;
+
+	for (; p < end; p = e + 1) {
+		if (!(e = memchr(p, '\n', (size_t)(end - p))))
+			e = end;
+		if ((size_t)(e - p) <= n || memcmp(p, note, n))
+			continue;
+		/* the last ", stamped " of the line: a name may hold one */
+		for (c = e - (sizeof at - 1); c > p + n; c--)
+			if (!memcmp(c, at, sizeof at - 1))
+				break;
+		if (c <= p + n || (size_t)(c - p - n) >= size)
+			return 0;
+		memcpy(name, p + n, (size_t)(c - p - n));
+		name[c - p - n] = 0;
+		for (c += sizeof at - 1, *stamp = 0; c < e && *c >= '0' &&
+		     *c <= '9'; c++)
+			*stamp = *stamp * 10 + (uint64_t)(*c - '0');
+		return 1;
+	}
+	return 0;
 }
 
 /* An application's class: an instance class named, not the runtime's
