@@ -131,8 +131,8 @@ static void histo_tables(struct hs_histo *h)
 
 static void histo_text(struct hs_histo *h, struct cr_run *r)
 {
-	struct io_histo_meta m = { r->idsize, r->version, r->err != 0,
-	                           r->err_off };
+	struct io_histo_meta m = { .idsize = r->idsize, .version = r->version,
+	                           .cut = r->err != 0, .cut_at = r->err_off };
 	struct io_histo_row *rows = calloc(io_histo_room(h), sizeof *rows);
 	size_t n;
 

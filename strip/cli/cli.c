@@ -495,6 +495,8 @@ static int histo_run(struct run *r, struct histo *t, unsigned flags)
 		.flags = HS_HISTO | (flags & (HS_SALVAGE | HS_APP_ONLY))
 	};
 	struct hs_state st;
+	static struct hs_census cen;  /* (its dumps: HEAP_DUMP_END records) */
+	uint64_t dumps;
 	int cut;
 
 	if (histo_alloc(t)) {
@@ -502,6 +504,8 @@ static int histo_run(struct run *r, struct histo *t, unsigned flags)
 		return -1;
 	}
 	cfg.histo = &t->h;
+	memset(&cen, 0, sizeof cen);
+	cfg.census = &cen;
 	hs_init(&st, &cfg, &info_discard);
 	if (input_run(r, &st, NULL))
 		return -1;
@@ -514,6 +518,15 @@ static int histo_run(struct run *r, struct histo *t, unsigned flags)
 		input_error(r, "--histo", strerror(errno));
 		return -1;
 	}
+	/* a 1.0.1 dump's one HEAP_DUMP record may come with no end */
+	dumps = cen.rec_count[HS_REC_HEAP_DUMP_END];
+	if (dumps < cen.rec_count[HS_REC_HEAP_DUMP])
+		dumps = cen.rec_count[HS_REC_HEAP_DUMP];
+	t->m.dumps = dumps;
+	if (dumps > 1 && r->verbosity)
+		cli_say("%s: %s: %llu heap dumps in one file: the histogram is "
+		        "their sum\n", r->tool->name, r->in_name,
+		        (unsigned long long)dumps);
 	if (cut && r->verbosity)
 		cli_say("%s: %s: a dump cut at offset %llu%s%s%s: the histogram "
 		        "counts the objects before it (marked cut)\n",

@@ -44,6 +44,10 @@ struct io_histo_meta {
 	                              names it and its header's stamp (the
 	                              shim's .histo); NULL: none */
 	uint64_t stamp;            /* ... its stamp, ms since 1970 */
+	uint64_t dumps;            /* heap dumps in the file (the hprof
+	                              agent's hold two): more than 1, the
+	                              counts are their sum, and a note says
+	                              so; 0: not counted */
 };
 
 /* The note: "# dump: NAME, stamped MS (ISO time)"; histo_stamp_of finds

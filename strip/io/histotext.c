@@ -260,6 +260,9 @@ static void notes(struct io_line *l, const struct hs_histo *h,
 	if (m->cut)
 		io_put(l, "# cut: the dump could not be read past byte %" PRIu64
 		    ": these are the objects before it\n", m->cut_at);
+	if (m->dumps > 1)
+		io_put(l, "# %" PRIu64 " heap dumps in one file: the counts are "
+		    "their sum\n", m->dumps);
 	if (h->classes_past)
 		io_put(l, "# <other classes>: %" PRIu64 " class ids past the table "
 		    "of %u classes: their objects are counted together\n",
@@ -339,6 +342,8 @@ static void json(struct io_line *l, const struct hs_histo *h,
 	    m->idsize, m->cut ? "true" : "false");
 	if (m->cut)
 		io_put(l, ", \"cut_at\": %" PRIu64, m->cut_at);
+	if (m->dumps > 1)
+		io_put(l, ", \"dumps\": %" PRIu64, m->dumps);
 	io_put(l, ", \"heaps\": [");
 	for (i = 0; i < HS_HISTO_HEAPS; i++)
 		if (shown >> i & 1) {
