@@ -18,6 +18,12 @@ bats_require_minimum_version 1.5.0
 	run "$RESTORE" --help
 	assert_output --partial "--jvm"
 	assert_output --partial "--app-only"
+	# every compressed input it reads, and the tool it reads it with
+	for t in "$STRIP" "$RESTORE"; do
+		run "$t" --help
+		assert_output --partial "zstd, gzip, xz or lz4"
+		assert_output --partial "zstd -dc, gzip -dc, xz -dc or lz4 -dc"
+	done
 }
 
 @test "usage errors exit 2 with a hint on stderr" {

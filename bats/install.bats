@@ -358,6 +358,16 @@ Try 'hprofstrip-run --help'."
 	for o in --pattern --keep --compress --filter --programs -q --help --version; do
 		assert_output --partial " $o"
 	done
+	# the README's synopsis has every option --help lists (but help and
+	# version)
+	local syn
+	syn=$(grep -m1 '^`hprofstrip-run \[' "$ROOT/README.md")
+	[ -n "$syn" ] || fail "no hprofstrip-run synopsis in README.md"
+	for o in $(printf '%s\n' "$output" | grep -oE '^  +--?[a-z][-a-z]*(\[=[a-z]+\])?(, --[a-z-]+)?' |
+		sed 's/\[=[a-z]*\]//; s/,//' | tr -s ' ' '\n' | grep -v '^$'); do
+		case $o in -h|--help|-V|--version) continue ;; esac
+		[[ $syn == *"$o"* ]] || fail "the README's synopsis lacks $o: $syn"
+	done
 }
 
 @test "the man pages: each tool's options, every variable the shim reads" {
@@ -380,6 +390,15 @@ Try 'hprofstrip-run --help'."
 	seven=$(text "$man/preload/libhprofstrip.7")
 	for v in "${lines[@]}" HPROFSTRIP_COMPRESS HPROFSTRIP_FILTER; do
 		[[ $seven == *"$v"* ]] || fail "libhprofstrip.7 does not mention $v"
+	done
+	# each page's SYNOPSIS: brackets balanced, none closed before it opens
+	for page in "$man/strip/cli/hprofstrip.1" "$man/restore/hprofrestore.1" \
+		"$man/preload/hprofstrip-run.1"; do
+		text "$page" | awk '/^SYNOPSIS/ { on = 1; next } /^[A-Z]/ { on = 0 } on' |
+			tr '\n' ' ' | sed 's/  */ /g' | grep -o . | awk -v p="$page" '
+				$0 == "[" { d++ } $0 == "]" { if (--d < 0) { print p ": a ] before its ["; exit 1 } }
+				END { if (d) { print p ": " d " [ not closed"; exit 1 } }' ||
+			fail "the SYNOPSIS of $page"
 	done
 	# every option in a tool's --help is in its page
 	for tool in hprofstrip hprofrestore hprofstrip-run; do

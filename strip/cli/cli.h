@@ -45,7 +45,8 @@ int cli_main(const struct cli_tool *tool, int argc, char **argv);
 #define CLI_HELP_IN_OUT \
 "  IN           input dump; '-' or none: stdin. A zstd, gzip, xz or lz4\n" \
 "               compressed one (known by its magic bytes, from a file or a\n" \
-"               pipe) is read through zstd -dc, gzip -dc or xz -dc on PATH\n" \
+"               pipe) is read through zstd -dc, gzip -dc, xz -dc or lz4 -dc\n" \
+"               on PATH\n" \
 "  -o FILE      write FILE (through a temporary file, renamed on success,\n" \
 "               with IN's permissions); a symlink is followed, a device or\n" \
 "               FIFO written into; '-' or none: stdout\n"
@@ -57,8 +58,8 @@ int cli_main(const struct cli_tool *tool, int argc, char **argv);
 "               segments written as soon as their length is known, never\n" \
 "               patched (a 1.0.1 dump becomes 1.0.2). A pipe, socket or\n" \
 "               other non-seekable output always gets this form\n" \
-"  -v           print a summary line on stderr\n" \
-"  -q           print nothing, not even errors\n" \
+"  -v           print a summary line on stderr (-vv, -vq: one letter each)\n" \
+"  -q           print nothing, not even errors, wherever it stands\n" \
 "  -h, --help   this help\n" \
 "  -V, --version\n" \
 "\n" \
