@@ -219,8 +219,13 @@ check: deps all $(TESTBIN) check-man
 	BUILD=$(BUILD) tests/unit.sh
 	BUILD=$(BUILD) tests/run-bats.sh bats/
 
-demo: deps all
+# the demo installs what it needs alone: a JDK and VisualVM's heap library
+# (not the test toolchain: clang, the fuzzers, the cross compilers)
+demo: deps-demo all
 	BUILD=$(BUILD) examples/demo.sh
+
+deps-demo:
+	tests/install-deps.sh demo
 
 bench: all $(BUILD)/strcheck
 	BUILD=$(BUILD) tests/bench/bench.sh
@@ -289,4 +294,4 @@ check-man: deps
 include tests/static.mk
 include tests/coverage.mk
 
-.PHONY: all deps check demo bench bench-big bench-bystander mutants clean install uninstall check-man
+.PHONY: all deps deps-demo check demo bench bench-big bench-bystander mutants clean install uninstall check-man

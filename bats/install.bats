@@ -439,6 +439,18 @@ Try 'hprofstrip-run --help'."
 	assert_output --partial "macro 'XY' not defined"
 }
 
+@test "make demo installs what the demo needs alone: a JDK and VisualVM, never the tests' toolchain" {
+	run -0 make -C "$ROOT" --no-print-directory -n demo BUILD="$B"
+	assert_line "tests/install-deps.sh demo"
+	refute_output --partial "ports.sh deps"
+	refute_output --partial "clang"
+	refute_output --regexp 'install-deps\.sh *$'
+	# what demo mode would install: those two packages, nothing else
+	run -0 grep -A4 '= demo' "$ROOT/tests/install-deps.sh"
+	assert_output --partial visualvm
+	assert_output --partial openjdk-17-jdk-headless
+}
+
 @test "make uninstall removes every installed file" {
 	local d=$BATS_TEST_TMPDIR/u
 	make_in_repo install DESTDIR="$d" PREFIX=/usr

@@ -1,7 +1,12 @@
 #!/bin/sh
-# Installs what the tests and the demo need, when it is missing (Debian).
+# Installs what the tests need, when it is missing (Debian); with "demo",
+# only what make demo needs (a JDK, VisualVM's heap library).
 set -eu
 need=""
+if [ "${1:-}" = demo ]; then
+	dpkg -s visualvm >/dev/null 2>&1 || need="$need visualvm"
+	command -v javac >/dev/null 2>&1 || need="$need openjdk-17-jdk-headless"
+else
 command -v bats >/dev/null 2>&1 || need="$need bats"
 [ -d /usr/lib/bats/bats-assert ] || [ -d /usr/lib/bats-assert ] || need="$need bats-assert"
 [ -d /usr/lib/bats/bats-support ] || [ -d /usr/lib/bats-support ] || need="$need bats-support"
@@ -28,6 +33,7 @@ command -v curl >/dev/null 2>&1 || need="$need curl"
 # make check-man: man --warnings formats the pages with groff
 command -v man >/dev/null 2>&1 || need="$need man-db"
 command -v troff >/dev/null 2>&1 || need="$need groff-base"
+fi
 [ -z "$need" ] && exit 0
 echo "install-deps: installing:$need" >&2
 if [ "$(id -u)" != 0 ]; then
