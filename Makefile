@@ -205,6 +205,7 @@ deps:
 check: deps all $(TESTBIN) check-man
 	$(MAKE) fuzz-short
 	$(MAKE) check-sanitize
+	$(MAKE) check-sanitize-c
 	$(MAKE) check-ubsan-shim
 	$(MAKE) check-tsan
 	$(BUILD)/policytest
@@ -292,7 +293,6 @@ check-man: deps
 -include tests/fuzz/fuzz.mk
 -include tests/ports.mk
 include tests/static.mk
-include tests/mutsample.mk
 include tests/coverage.mk
 
 .PHONY: all deps deps-demo check demo bench bench-big bench-bystander mutants clean install uninstall check-man

@@ -13,6 +13,10 @@
 #   make check-sanitize  tools and test drivers built with ASan+UBSan in
 #                        build/asan, then tests/unit.sh and the offline
 #                        Bats suites (bats/offline.list)
+#   make check-sanitize-c  the C unit tests under ASan, UBSan and clang's
+#                        integer checks (build/isan)
+#   make check-ubsan-shim  the shim's suites under UBSan (build/ubsan)
+# The fuzz targets carry clang's integer checks too (FUZZ_CFLAGS).
 #
 # Fuzz binaries, seeds, corpora, artifacts and logs go to FUZZ_BUILD
 # (build/fuzz); nothing is written into the shared corpus. A crash found
@@ -37,7 +41,9 @@ FUZZ_SKIP = $(if $(HAVE_OLD),,echo "fuzz diff: skipped: commit $(OLD_REV) \
 HPROFSTRIP_CORPUS ?= $(CURDIR)/../shared/corpus
 
 FUZZ_CFLAGS = -std=c11 -D_GNU_SOURCE -Wall -Wextra -Werror -g -O1 \
-	-fsanitize=fuzzer,address,undefined -fno-sanitize-recover=all \
+	-fsanitize=fuzzer,address,undefined,integer \
+	-fno-sanitize=unsigned-integer-overflow,unsigned-shift-base \
+	-fno-sanitize-recover=all \
 	-fno-omit-frame-pointer -DORACLE_LIB
 FUZZ_SRC = tests/fuzz/common.c tests/cutrun.c tests/oracle.c tests/walk.c $(ENGINE)
 FUZZ_DEPS = $(FUZZ_SRC) tests/fuzz/common.h tests/cutrun.h tests/fuzz/oracle.h \
@@ -204,6 +210,26 @@ check-sanitize: deps
 	fi
 	@echo "check-sanitize: no sanitizer reports"
 
+# The C unit tests under ASan and UBSan with clang's integer checks too
+# (implicit conversions that change a value or its sign, signed overflow,
+# division by zero), in build/isan; only unsigned wrap-around and shifts
+# of unsigned values, which the hashes and the cipher do on purpose, are
+# left out.
+ISAN_BUILD = build/isan
+ISAN_FLAGS = -fsanitize=address,undefined,integer \
+	-fno-sanitize=unsigned-integer-overflow,unsigned-shift-base \
+	-fno-sanitize-recover=all -fno-omit-frame-pointer
+ISAN_TESTS = policytest sealtest pendtest holdtest memtest namerule
+
+check-sanitize-c: deps
+	$(MAKE) --no-print-directory BUILD=$(ISAN_BUILD) CC=clang \
+		CFLAGS="-O1 -g $(ISAN_FLAGS)" LDFLAGS="$(ISAN_FLAGS)" \
+		$(ISAN_TESTS:%=$(ISAN_BUILD)/%)
+	for t in $(ISAN_TESTS); do \
+		ASAN_OPTIONS=halt_on_error=1:detect_leaks=1 \
+		UBSAN_OPTIONS=halt_on_error=1:print_stacktrace=1 \
+		$(ISAN_BUILD)/$$t || exit 1; done
+
 # The shim under UndefinedBehaviorSanitizer (float casts too; no ASan,
 # whose runtime must come first in a process the shim is preloaded into):
 # its Bats suites with the shim and the tools of build/ubsan. A report
@@ -229,7 +255,7 @@ check-ubsan-shim: deps
 	@echo "check-ubsan-shim: no sanitizer reports"
 
 .PHONY: fuzz fuzz-short fuzz-regress fuzz-build fuzz-seeds fuzz-coverage \
-	check-sanitize check-ubsan-shim \
+	check-sanitize check-ubsan-shim check-sanitize-c \
 	$(FUZZ_TARGETS:%=fuzz-%) fuzz-diff
 
 # clang and its sanitizer/fuzzer runtimes; GNU time for bats/hostile.bats
