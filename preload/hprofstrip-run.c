@@ -204,7 +204,7 @@ static int set_joined(const char *name, const char *a, const char *b)
 		b = NULL;
 	}
 	if (!b || !*b)
-		return !setenv(name, a, 1) || (perror(PROG ": setenv"), 0);
+		return !setenv(name, a ? a : "", 1) || (perror(PROG ": setenv"), 0);
 	n = strlen(a) + 1 + strlen(b) + 1;
 	v = malloc(n);
 	if (!v) {
@@ -251,7 +251,7 @@ static const char *value_of(const char *name, int argc, char **argv, int *i,
 		return s + n + 1;
 	if (s[n])
 		return NULL;
-	if (*i + 1 >= argc) {
+	if (*i + 1 >= argc || !argv[*i + 1]) {
 		*missing = 1;
 		return NULL;
 	}

@@ -1080,7 +1080,6 @@ int session_put(struct session *s, int fd, const void *buf, size_t len,
 		rewrite(s, buf, old, at);
 		buf = (const unsigned char *)buf + old;
 		len -= old;
-		at += old;
 	}
 	if (len)
 		hs_feed(&s->st, buf, len);

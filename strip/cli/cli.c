@@ -633,9 +633,12 @@ static int baseline_text(struct run *r, struct histo_list *l)
 	ssize_t got = 1;
 	int rc, err = ENOMEM;
 
-	if (buf)
-		memcpy(buf, d->head, d->head_len);
-	while (buf && got > 0) {
+	if (!buf) {
+		input_error(r, "read", strerror(ENOMEM));
+		return -1;
+	}
+	memcpy(buf, d->head, d->head_len);
+	while (got > 0) {
 		if (cap - len < 2) {
 			if (!(more = realloc(buf, cap *= 2)))
 				break;
@@ -649,7 +652,7 @@ static int baseline_text(struct run *r, struct histo_list *l)
 		else
 			len += (size_t)got;
 	}
-	if (!buf || got != 0) {
+	if (got != 0) {
 		input_error(r, "read", strerror(err));
 		free(buf);
 		return -1;

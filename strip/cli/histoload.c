@@ -150,7 +150,7 @@ static int counts(struct parse *ps, const char **s, const char *e,
 static int row(struct parse *ps, struct histo_list *l, const char *s,
                const char *e, int heaps, uint64_t rank)
 {
-	uint64_t got, n, bytes;
+	uint64_t got, n = 0, bytes = 0;
 
 	s = blanks(s, e);
 	if (number(&s, e, &got) || s == e || *s != ':' || got != rank)
