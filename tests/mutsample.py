@@ -25,6 +25,7 @@ its run_test, its named tests and its AREAS).
               site of it), rather than each site equally likely
   --head      mutate and test the committed tree (git HEAD), not the
               working tree (tests/mutants.py's choice, the default)
+  --rev R     mutate and test commit R's tree (--head is --rev HEAD)
   --budget S  a mutant's whole run is cut off after S seconds (1200)
   --stop-at T no mutant starts after T (HH:MM, UTC), and one still
               running then is abandoned (not counted); the report is of
@@ -74,8 +75,9 @@ Running. Before any mutant, the unmutated tree builds and every test
 file of every area in play (the areas of the first N mutants drawn; a
 replacement's new ones run unmutated before it) runs whole and must pass
 (tests/mutants.py's rule, except that a test failing unmutated does not
-void the run: the mutants of every area holding it are skipped, like the
-discarded, and the report names the test and them); its times order each area cheapest first and are kept in
+void the run: it proves nothing, so it is left out of every area, and the
+report names it; a survivor of such an area may be caught by it once it
+passes again); its times order each area cheapest first and are kept in
 build/mutsample/baseline.json for a tree of the same content (a second
 run on unchanged sources skips the baseline). For each mutant: mutate,
 build only what it needs (make all, plus the test binaries its area's
@@ -479,12 +481,17 @@ def run_cmd(cmd, **kw):
                           text=True, **kw)
 
 
-def read_sources(head):
-    files = run_cmd(["git", "ls-files"], cwd=ROOT).stdout.split()
+def read_sources(rev):
+    """The tracked files' contents: the working tree's, or commit rev's."""
+    if rev:
+        files = run_cmd(["git", "ls-tree", "-r", "--name-only", rev],
+                        cwd=ROOT).stdout.split()
+    else:
+        files = run_cmd(["git", "ls-files"], cwd=ROOT).stdout.split()
     srcs = {}
     for f in files:
-        if head:
-            r = subprocess.run(["git", "show", "HEAD:" + f], cwd=ROOT,
+        if rev:
+            r = subprocess.run(["git", "show", rev + ":" + f], cwd=ROOT,
                                stdout=subprocess.PIPE)
             if r.returncode == 0:
                 srcs[f] = r.stdout
@@ -617,7 +624,7 @@ def run_mutant(w, srcs, site, rep, costs, budget, stop=None):
     orig = srcs[path]
     mutated, _ = apply(orig.decode(), site, rep)
     t0 = time.time()
-    tests = area_of(path)
+    tests = [t for t in area_of(path) if label(t) in costs]
     bins = bins_of(tests, w.tree)
     try:
         open(p, "w").write(mutated)
@@ -681,11 +688,14 @@ def main():
     ap.add_argument("-j", type=int, default=1)
     ap.add_argument("--even", action="store_true")
     ap.add_argument("--head", action="store_true")
+    ap.add_argument("--rev", default="")
     ap.add_argument("--budget", type=int, default=BUDGET)
     ap.add_argument("--stop-at", default="")
     a = ap.parse_args()
 
-    raw = read_sources(a.head)
+    if a.head and not a.rev:
+        a.rev = "HEAD"
+    raw = read_sources(a.rev)
     files = product_files([f for f in raw if isinstance(raw[f], bytes)])
     if a.files:
         globs = [g for g in a.files.split(",") if g]
@@ -729,7 +739,7 @@ def run(a, raw, srcs, per, gen, files):
     out("mutsample: seed %d, -n %d, %s, %d sites in %d files, %s tree, -j %d"
         % (a.seed, a.n, "even per file" if a.even else "weighted by sites",
            sum(len(v) for v in per.values()), len(files),
-           "HEAD's" if a.head else "the working", a.j))
+           (a.rev + "'s") if a.rev else "the working", a.j))
     # the areas in play: those of the first N mutants drawn; a discarded
     # mutant's replacement may bring more, run unmutated before it is
     pre = list(x for _, x in zip(range(a.n), draw(per, a.seed, a.even)))
@@ -800,14 +810,6 @@ def run(a, raw, srcs, per, gen, files):
                     give_back()
                     failed.append(s[0])
                     return
-                bad = [label(t) for t in area_of(s[0]) if label(t) in broken]
-                if bad:
-                    give_back()
-                    d = describe(dsrc, s, rep)
-                    with glock:
-                        skipped.append((d, bad[0]))
-                    out("SKIPPED    %s  [%s fails unmutated]" % (d, bad[0]))
-                    continue
                 v, why, secs = run_mutant(w, srcs, s, rep, costs, a.budget,
                                           stop)
                 if v == "abandoned":
@@ -857,7 +859,7 @@ def report(a, results, discarded, per, t_base, t_mut, skipped, broken):
     for i in sorted(results):
         s, rep, v, why, secs, d = results[i]
         L.append("%3d %-9s %s  [%s]" % (i, v.upper(), d,
-                                        why if v != "survived" else "SURVIVED: " + why))
+                                        why))
     L.append("")
     L.append("per file (caught/run; timeouts apart):")
     byf = {}
@@ -886,12 +888,10 @@ def report(a, results, discarded, per, t_base, t_mut, skipped, broken):
             L.append("  " + r[5])
     if broken:
         L.append("")
-        L.append("tests that fail on the unmutated tree (their areas' "
-                 "mutants skipped, %d):" % len(skipped))
+        L.append("tests that fail on the unmutated tree, so left out of "
+                 "every area:")
         for t, why in sorted(broken.items()):
             L.append("  %s: %s" % (t, why))
-        for d, t in skipped:
-            L.append("  skipped: %s  [%s]" % (d, t))
     if discarded:
         L.append("")
         L.append("discarded (%d):" % len(discarded))
