@@ -293,6 +293,7 @@ check-man: deps
 -include tests/fuzz/fuzz.mk
 -include tests/ports.mk
 include tests/static.mk
+include tests/mutsample.mk
 include tests/coverage.mk
 
 .PHONY: all deps deps-demo check demo bench bench-big bench-bystander mutants clean install uninstall check-man
