@@ -168,9 +168,13 @@ def area_of(path):
         tests = TOOLS + ["shim"]
     if fnmatch.fnmatch(path, "preload/*.c") and \
             path != "preload/hprofstrip-run.c":
-        names = set(map(label, tests))
-        tests += [t for t in SHIM_ALL if label(t) not in names]
-    return tests
+        tests += SHIM_ALL
+    out, names = [], set()
+    for t in tests:  # each test once, in its first place
+        if label(t) not in names:
+            names.add(label(t))
+            out.append(t)
+    return out
 
 
 # the test binaries a test may use (beyond make all), found by name in
