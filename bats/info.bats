@@ -203,7 +203,9 @@ json_ok() {
 @test "--info usage errors exit 2; -q silences stderr" {
 	run "$HS" --json "$CORPUS/art/art-host-2025.hprof"
 	assert_failure 2
-	run "$HS" --info -o x "$CORPUS/art/art-host-2025.hprof"
+	run "$HS" --info --stream "$CORPUS/art/art-host-2025.hprof"
+	assert_failure 2
+	run "$HS" --info -o "$BATS_TEST_TMPDIR/a" -o "$BATS_TEST_TMPDIR/b" "$CORPUS/art/art-host-2025.hprof"
 	assert_failure 2
 	run "$HS" --info a b
 	assert_failure 2

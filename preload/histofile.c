@@ -305,7 +305,8 @@ void histo_end(struct session *s, int cut, uint64_t cut_at)
 	                              .version = s->st.version,
 	                              .cut = cut, .cut_at = cut_at,
 	                              .dump = dump_file(s),
-	                              .stamp = s->st.timestamp };
+	                              .stamp = s->st.timestamp,
+	                              .dumps = s->st.heap_dumps };
 	size_t n;
 	int saved = errno;
 

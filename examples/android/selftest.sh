@@ -77,7 +77,9 @@ pipeline() {
 	(cd "$tmp" && ADB="$tmp/bin/adb" "$here/dumpheap.sh" 1234 out.hprof) >"$tmp/log" 2>&1 &&
 		cmp_dump "$tmp/exp" "$tmp/out.hprof" &&
 		[ -z "$(ls "$tmp/device/data/local/tmp")" ] &&
-		"$b/hprofstrip" --histo "$in" | cmp - "$tmp/out.hprof.histo"
+		# the .histo: the offline histogram, then its note of the dump
+		"$b/hprofstrip" --histo "$in" | cmp - <(sed '$d' "$tmp/out.hprof.histo") &&
+		tail -n 1 "$tmp/out.hprof.histo" | grep -q '^# dump: [^/]*, stamped [0-9]'
 }
 check "dumpheap.sh: am dumpheap, adb exec-out cat | hprofstrip" pipeline
 

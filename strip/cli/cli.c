@@ -495,7 +495,6 @@ static int histo_run(struct run *r, struct histo *t, unsigned flags)
 		.flags = HS_HISTO | (flags & (HS_SALVAGE | HS_APP_ONLY))
 	};
 	struct hs_state st;
-	static struct hs_census cen;  /* (its dumps: HEAP_DUMP_END records) */
 	uint64_t dumps;
 	int cut;
 
@@ -504,8 +503,6 @@ static int histo_run(struct run *r, struct histo *t, unsigned flags)
 		return -1;
 	}
 	cfg.histo = &t->h;
-	memset(&cen, 0, sizeof cen);
-	cfg.census = &cen;
 	hs_init(&st, &cfg, &info_discard);
 	if (input_run(r, &st, NULL))
 		return -1;
@@ -518,11 +515,7 @@ static int histo_run(struct run *r, struct histo *t, unsigned flags)
 		input_error(r, "--histo", strerror(errno));
 		return -1;
 	}
-	/* a 1.0.1 dump's one HEAP_DUMP record may come with no end */
-	dumps = cen.rec_count[HS_REC_HEAP_DUMP_END];
-	if (dumps < cen.rec_count[HS_REC_HEAP_DUMP])
-		dumps = cen.rec_count[HS_REC_HEAP_DUMP];
-	t->m.dumps = dumps;
+	t->m.dumps = dumps = st.heap_dumps;
 	if (dumps > 1 && r->verbosity)
 		cli_say("%s: %s: %llu heap dumps in one file: the histogram is "
 		        "their sum\n", r->tool->name, r->in_name,

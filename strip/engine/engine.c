@@ -294,9 +294,13 @@ static int step_record(struct hs_state *st, struct cur *c)
 	census_record(st, len);
 	if (st->rec_tag == HS_REC_HEAP_DUMP_SEGMENT)
 		st->had_segments = st->in_segments = 1;
+	if (st->rec_tag == HS_REC_HEAP_DUMP)
+		st->heap_dumps++;
 	if (!is_heap_tag(st->rec_tag)) {
-		if (st->rec_tag == HS_REC_HEAP_DUMP_END)
+		if (st->rec_tag == HS_REC_HEAP_DUMP_END) {
+			st->heap_dumps += st->had_segments;
 			st->need_end = st->had_segments = st->in_segments = 0;
+		}
 		eng_rec_header(st, c);
 		st->left = len;
 		st->phase = record_body_phase(st, st->rec_tag, len);

@@ -515,6 +515,10 @@ struct hs_state {
 		uint64_t arrays;        /* arrays stripped or restored */
 		uint64_t elem_bytes;    /* element bytes removed or added */
 		uint64_t records;       /* top-level records seen */
+		uint64_t heap_dumps;    /* heap dumps read: a HEAP_DUMP
+		                           record (1.0.1), or segments closed by
+		                           a HEAP_DUMP_END (the hprof agent's
+		                           file holds two) */
 		uint64_t kept;          /* HS_KEEP_STRINGS: arrays kept whole */
 		uint64_t kept_bytes;    /* their element bytes */
 		uint64_t strings;       /* String instances read */
