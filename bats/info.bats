@@ -216,3 +216,22 @@ json_ok() {
 	assert_success
 	assert_output --partial "Usage: hprofstrip --info"
 }
+
+@test "--info --json: a file name of 2-, 3- and 4-byte UTF-8 characters comes out as it is; bytes that are no UTF-8 are escaped" {
+	local d=$BATS_TEST_TMPDIR n
+	for n in 'Größe' '日本語' 'emoji-😀' $'bad-\xc3(x' $'over-\xe0\x80\xaf' $'sur-\xed\xa0\x80'; do
+		cp "$CORPUS/art/art-host-2025.hprof" "$d/$n.hprof"
+		run -0 --separate-stderr "$HS" --info --json "$d/$n.hprof"
+		printf '%s\n' "$output" >"$d/out.json"
+		python3 -c '
+import json, os, sys
+want = os.fsencode(sys.argv[1])
+got = json.load(open(sys.argv[2]))["file"]
+try:
+    ok = want.decode("utf-8") == got
+except UnicodeDecodeError:
+    # not UTF-8: escaped, so the JSON is valid, and not the bytes given
+    ok = os.fsencode(got) != want and got.startswith(os.path.dirname(sys.argv[1]))
+sys.exit(0 if ok else "%r came out as %r" % (want, got))' "$d/$n.hprof" "$d/out.json"
+	done
+}

@@ -364,3 +364,18 @@ FILLER=22000000000000300000000000000000030000000000000200
 	run -0 "$STRIP" --info "$T/is.hprof"
 	assert_line --regexp '^  PRIMITIVE_ARRAY_NODATA +0xC3 +2 '
 }
+
+@test "--suspects: a STRING record longer than the reader's buffer (3 MB) is read past whole; non-ASCII class names are printed as they are" {
+	"$ROOT/tests/edge-dump" "$T/e.hprof"
+	"$ROOT/tests/edge-dump" "$T/long.hprof" 3000000
+	run -0 --separate-stderr "$STRIP" --suspects "$T/e.hprof"
+	printf '%s\n' "$output" | sed 1d >"$T/short.txt"
+	assert_line --partial "class Größe @ 0x1000"
+	assert_line --partial "class 日本.Klasse @ 0x1100"
+	run -0 --separate-stderr "$STRIP" --suspects "$T/long.hprof"
+	assert_equal "$stderr" ""
+	cmp "$T/short.txt" <(printf '%s\n' "$output" | sed 1d)
+	# and from a pipe
+	run -0 --separate-stderr bash -c 'cat "$2" | "$1" --suspects' _ "$STRIP" "$T/long.hprof"
+	assert_line --partial "class Größe @ 0x1000"
+}

@@ -181,7 +181,7 @@ AREAS = {
     "strip/io/namesmap.c": [REDACT_CHECK, "redact"],
     "strip/cli/out.c": TOOLS,
     "strip/cli/cli.c": TOOLS,
-    "strip/cli/args.c": TOOLS,
+    "strip/cli/args.c": TOOLS + ["redact", "info", "histo"],
     "strip/cli/names.c": TOOLS + [REDACT_CHECK, "redact"],
     "strip/io/outbuf.c": ["faults", "output"],
     "strip/cli/decomp.c": ["compressed-input"],
