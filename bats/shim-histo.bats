@@ -335,3 +335,24 @@ cut_rows() {
 	[[ ${stderr_lines[1]} == "hprofstrip: $T/w.hprof: 2223790 bytes in, 2074927 bytes out (93.3%), 2848 arrays stripped; top classes by bytes: "*"%)" ]] ||
 		fail "close line: ${stderr_lines[1]}"
 }
+
+@test "the shim's .histo: non-ASCII class names, the largest instance size; read back by --baseline, its dump note last, on either side" {
+	# tests/edge-dump: Größe (size 0xFFFFFFFF), 日本.Klasse
+	build_tests shimstress
+	"$ROOT/tests/edge-dump" "$T/e.hprof"
+	mkdir "$T/d"
+	"$STRIP" -o "$T/e.exp" "$T/e.hprof"
+	run -0 env HPROFSTRIP_PROGRAMS=shimstress LD_PRELOAD="$SHIM" \
+		"$B/shimstress" write "$T/e.hprof" "$T/e.exp" "$T/d" e.hprof
+	run -0 grep -v '^#' "$T/d/e.hprof.histo"
+	assert_line --regexp '^ +1: +1 +4294967303  Größe$'
+	assert_line --regexp '^ +2: +2 +48  日本\.Klasse$'
+	# a replayed dump's .histo against --histo's text, both ways
+	"$STRIP" --histo "$F" >"$T/a.histo"
+	HPROFSTRIP_QUIET=1 LD_PRELOAD="$SHIM" "$REPLAY" threads "$F" "$T/r.hprof"
+	tail -n 1 "$T/r.hprof.histo" | grep -q '^# dump: r.hprof, stamped '
+	run -0 "$STRIP" --histo --baseline "$T/r.hprof.histo" "$T/a.histo"
+	assert_line --regexp '^Total +0 +0 +[1-9][0-9]* +[1-9][0-9]*$'
+	run -0 "$STRIP" --histo --baseline "$T/a.histo" "$T/r.hprof.histo"
+	assert_line --regexp '^Total +0 +0 '
+}
