@@ -292,8 +292,8 @@ check-man: deps
 # Fuzzing and sanitizer builds; musl and arm64 ports.
 -include tests/fuzz/fuzz.mk
 -include tests/ports.mk
-include tests/static.mk
-include tests/mutsample.mk
-include tests/coverage.mk
+-include tests/static.mk
+-include tests/mutsample.mk
+-include tests/coverage.mk
 
 .PHONY: all deps deps-demo check demo bench bench-big bench-bystander mutants clean install uninstall check-man

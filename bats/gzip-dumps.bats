@@ -64,7 +64,10 @@ level_of() {
 				assert_equal "$(level_of "$out")" "$lvl"
 				cmp_histo "$T/want.histo" "$out.histo" "$mode.hprof" "$out" ||
 					fail "$mode, -$lvl: $f: .histo"
-				[ "$(size_of "$out")" -le "$(size_of "$T/want.gz")" ] ||
+				# (the streamed strip's framing is not the file's: its
+				# gzip may differ by a few bytes either way)
+				w=$(size_of "$T/want.gz")
+				[ "$(size_of "$out")" -le $((w + w / 1000 + 16)) ] ||
 					fail "$mode, -$lvl: $(size_of "$out") bytes, gzip -$lvl of the strip $(size_of "$T/want.gz")"
 				assert_equal "$(ls "$T/d" | wc -l)" 2
 				grep -qx "hprofstrip: $out: $GZ -$lvl wrote the stripped dump in its place" <<<"$stderr" ||
