@@ -151,6 +151,16 @@ int table_holds(int fd, struct session *s)
 	return table_session(fd) == s && !refused(fd);
 }
 
+/* s is free for the next dump (table_lock held; lock order: the table,
+ * then a session). */
+static void free_slot(struct session *s)
+{
+	pthread_mutex_lock(&s->lock);
+	s->kind = S_FREE;
+	__atomic_store_n(&s->leaving, 0, __ATOMIC_RELAXED);
+	pthread_mutex_unlock(&s->lock);
+}
+
 void table_drop(struct session *s, int refused_fd)
 {
 	int i;
@@ -163,10 +173,7 @@ void table_drop(struct session *s, int refused_fd)
 				refuse_dup(refused_fd, i);
 			set_fd_state(i, FD_SEEN);
 		}
-	pthread_mutex_lock(&s->lock);
-	s->kind = S_FREE;
-	__atomic_store_n(&s->leaving, 0, __ATOMIC_RELAXED);
-	pthread_mutex_unlock(&s->lock);
+	free_slot(s);
 	pthread_mutex_unlock(&table_lock);
 }
 
@@ -174,7 +181,7 @@ void table_drop(struct session *s, int refused_fd)
  * dump (session_finish, or with lost session_lost: fd was closed behind
  * our back), then the table frees s. The end is had with only s's lock
  * held, and that lock is let go of while a child is waited for
- * (pipe.h: wait_unlock), so that another thread's open, close, dup or
+ * (pipe_finish's unlock), so that another thread's open, close, dup or
  * fork does not wait for a compressor or a filter; s stays taken, and
  * leaving (no segment's main, no exit's histogram), until it is freed.
  * Returns 0, or the errno of a write that failed while ending the dump. */
@@ -205,12 +212,8 @@ static int end_ref(struct session *s, int fd, int closing)
 	if (s->ob.err && !before)
 		e = s->ob.err;
 	pthread_mutex_unlock(&s->lock);
-	/* lock order: the table, then a session */
 	pthread_mutex_lock(&table_lock);
-	pthread_mutex_lock(&s->lock);
-	s->kind = S_FREE;
-	__atomic_store_n(&s->leaving, 0, __ATOMIC_RELAXED);
-	pthread_mutex_unlock(&s->lock);
+	free_slot(s);
 	pthread_mutex_unlock(&table_lock);
 	return e;
 }
