@@ -10,6 +10,8 @@
 #   make mutants    deliberate bugs, each of which a test must catch
 #   make install    the tools, hprofstrip-run, the shim and the man pages
 #                   under $(DESTDIR)$(PREFIX) (PREFIX=/usr/local); uninstall
+#   make deb, make dist   the Debian packages; static release tarballs
+#                   (tests/release/release.mk)
 CC ?= cc
 BUILD ?= build
 CFLAGS ?= -O2 -g
@@ -114,9 +116,14 @@ $(BUILD)/embedtest: tests/embedtest.c examples/android/hook-example.c \
 	$(CC) $(ALL_CFLAGS) -Ipreload -pthread -o $@ tests/embedtest.c \
 		$(ARCHIVE) -ldl $(LDFLAGS)
 
-# sets LD_PRELOAD and the shim's variables, then execs a command
-$(LAUNCHER): preload/hprofstrip-run.c strip/engine/hprof.h strip/io/compressors.h strip/io/levels.h | $(BUILD)
-	$(CC) $(ALL_CFLAGS) $(LFS) -o $@ preload/hprofstrip-run.c $(LDFLAGS)
+# sets LD_PRELOAD and the shim's variables, then execs a command; it looks
+# for the shim in the Debian package's multiarch directory too (the
+# compiler's triplet; none if it has none)
+MULTIARCH = $(shell $(CC) -print-multiarch 2>/dev/null)
+$(LAUNCHER): preload/hprofstrip-run.c preload/runlibc.c preload/runlibc.h \
+		strip/engine/hprof.h strip/io/compressors.h strip/io/levels.h | $(BUILD)
+	$(CC) $(ALL_CFLAGS) $(LFS) -DHS_MULTIARCH='"$(MULTIARCH)"' -o $@ \
+		preload/hprofstrip-run.c preload/runlibc.c $(LDFLAGS)
 
 # splitcheck's mode letters, from the table of modes
 $(BUILD)/modes.h: tests/modes.tsv tests/modes.sh | $(BUILD)
@@ -295,5 +302,6 @@ check-man: deps
 -include tests/static.mk
 -include tests/mutsample.mk
 -include tests/coverage.mk
+-include tests/release/release.mk
 
 .PHONY: all deps deps-demo check demo bench bench-big bench-bystander mutants clean install uninstall check-man

@@ -262,7 +262,24 @@ env_of() {
 	cp "$RUN" "$d/lone/bin/"
 	run --separate-stderr "$d/lone/bin/hprofstrip-run" true
 	assert_failure 125
-	assert_equal "$stderr" "hprofstrip-run: libhprofstrip.so not found: neither $d/lone/lib/hprofstrip/libhprofstrip.so nor $d/lone/bin/libhprofstrip.so exists; set HPROFSTRIP_LIB to its path"
+	# the places it looked: the build directory's, make install's, a
+	# release tarball's two and the Debian package's (with gcc's triplet)
+	local ma=
+	ma=$(gcc -print-multiarch)
+	assert_equal "$stderr" "hprofstrip-run: libhprofstrip.so not found in $d/lone/bin/ nor under $d/lone/lib/ (in hprofstrip/, hprofstrip/glibc/, hprofstrip/musl/${ma:+, $ma/hprofstrip/}); set HPROFSTRIP_LIB to its path"
+	# each of them is found, the Debian package's first
+	mkdir -p "$d/lone/lib/hprofstrip/glibc" "$d/lone/lib/hprofstrip/musl" \
+		"$d/lone/lib/$ma/hprofstrip"
+	cp "$SHIM" "$d/lone/lib/hprofstrip/"
+	cp "$SHIM" "$d/lone/bin/"
+	run env -u LD_PRELOAD "$d/lone/bin/hprofstrip-run" sh -c 'echo "$LD_PRELOAD"'
+	assert_output "$d/lone/lib/hprofstrip/libhprofstrip.so"
+	cp "$SHIM" "$d/lone/lib/hprofstrip/glibc/"
+	run env -u LD_PRELOAD "$d/lone/bin/hprofstrip-run" sh -c 'echo "$LD_PRELOAD"'
+	assert_output "$d/lone/lib/hprofstrip/glibc/libhprofstrip.so"
+	cp "$SHIM" "$d/lone/lib/$ma/hprofstrip/"
+	run env -u LD_PRELOAD "$d/lone/bin/hprofstrip-run" sh -c 'echo "$LD_PRELOAD"'
+	assert_output "$d/lone/lib/$ma/hprofstrip/libhprofstrip.so"
 }
 
 @test "hprofstrip-run: usage errors exit 2, a missing command 127, one that cannot run 126" {

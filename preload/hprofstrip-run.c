@@ -4,10 +4,17 @@
  * before whatever was there) and the shim's HPROFSTRIP_* variables its
  * options ask for, then execs the command. See hprofstrip-run(1).
  *
- * The library: $HPROFSTRIP_LIB, else, from this program's directory DIR
- * (readlink /proc/self/exe), DIR/../lib/hprofstrip/libhprofstrip.so (the
- * installed layout), else DIR/libhprofstrip.so (the build directory).
+ * The library: $HPROFSTRIP_LIB, else the first that exists of, from this
+ * program's directory DIR (readlink /proc/self/exe):
+ *   DIR/../lib/MULTIARCH/hprofstrip/libhprofstrip.so   the Debian package
+ *   DIR/../lib/hprofstrip/LIBC/libhprofstrip.so        a release tarball,
+ *       LIBC glibc or musl: the C library COMMAND runs with (runlibc.c)
+ *   DIR/../lib/hprofstrip/libhprofstrip.so             make install
+ *   DIR/libhprofstrip.so                               the build directory
+ * MULTIARCH is the compiler's multiarch triplet (HS_MULTIARCH, set by the
+ * Makefile; none if the compiler has none).
  */
+#include "runlibc.h"
 #include "../strip/io/compressors.h"
 #include "../strip/io/levels.h"
 #include "../strip/engine/hprof.h"
@@ -75,9 +82,11 @@ static const char usage[] =
 "not named, so a cp or tar they run is left alone.\n"
 "\n"
 "LD_PRELOAD gets the library's absolute path before any value it has (not\n"
-"twice). The library: $HPROFSTRIP_LIB if set, else, from the directory DIR\n"
-"of this program, DIR/../lib/hprofstrip/libhprofstrip.so, else\n"
-"DIR/libhprofstrip.so.\n"
+"twice). The library: $HPROFSTRIP_LIB if set, else the first there of, from\n"
+"the directory DIR of this program, DIR/../lib/MULTIARCH/hprofstrip/ (the\n"
+"Debian package), DIR/../lib/hprofstrip/glibc/ or musl/ (a release tarball:\n"
+"the one of the C library COMMAND runs with), DIR/../lib/hprofstrip/ (make\n"
+"install), DIR/ (the build directory); each with libhprofstrip.so.\n"
 "\n"
 "Exit status: COMMAND's; 2 usage error, 125 no library, 126 COMMAND not\n"
 "executable, 127 COMMAND not found.\n";
@@ -124,9 +133,21 @@ static int lib_there(const char *path)
 	return !stat(path, &sb) && S_ISREG(sb.st_mode) && !access(path, R_OK);
 }
 
-/* The library's absolute path into out (PATH_MAX bytes); 0 if none
- * (said). */
-static int find_lib(char *out)
+#ifndef HS_MULTIARCH
+#define HS_MULTIARCH ""
+#endif
+
+/* out = PREFIX/lib/SUB/LIBNAME (SUB without its slashes' care), if that is
+ * a library */
+static int lib_at(char *out, int plen, const char *prefix, const char *sub)
+{
+	return snprintf(out, PATH_MAX, "%.*s/lib/%s" LIBNAME, plen, prefix,
+	                sub) < PATH_MAX && lib_there(out);
+}
+
+/* The library's absolute path into out (PATH_MAX bytes), for running cmd;
+ * 0 if none (said). */
+static int find_lib(char *out, const char *cmd)
 {
 	const char *env = getenv("HPROFSTRIP_LIB");
 	char dir[PATH_MAX], *slash;
@@ -156,15 +177,29 @@ static int find_lib(char *out)
 	*(slash ? slash : dir) = 0;
 	slash = strrchr(dir, '/');
 	parent = slash ? (int)(slash - dir) : 0;
-	if (snprintf(out, PATH_MAX, "%.*s/lib/hprofstrip/" LIBNAME, parent,
-	             dir) < PATH_MAX && lib_there(out))
+	if (*HS_MULTIARCH &&
+	    lib_at(out, parent, dir, HS_MULTIARCH "/hprofstrip/"))
+		return 1;
+	{
+		/* a release holds both; the command's libc picks, else this
+		 * machine's (a static command preloads nothing either way) */
+		enum run_libc c = run_libc_of(cmd);
+		if (c == RUN_LIBC_UNKNOWN)
+			c = run_libc_host();
+		if (lib_at(out, parent, dir, c == RUN_LIBC_MUSL ?
+		           "hprofstrip/musl/" : "hprofstrip/glibc/"))
+			return 1;
+	}
+	if (lib_at(out, parent, dir, "hprofstrip/"))
 		return 1;
 	if (snprintf(out, PATH_MAX, "%s/" LIBNAME, dir) < PATH_MAX &&
 	    lib_there(out))
 		return 1;
-	fprintf(stderr, PROG ": " LIBNAME " not found: neither "
-	        "%.*s/lib/hprofstrip/" LIBNAME " nor %s/" LIBNAME " exists; "
-	        "set HPROFSTRIP_LIB to its path\n", parent, dir, dir);
+	fprintf(stderr, PROG ": " LIBNAME " not found in %s/ nor under "
+	        "%.*s/lib/ (in hprofstrip/, hprofstrip/glibc/, "
+	        "hprofstrip/musl/%s%s); set HPROFSTRIP_LIB to its path\n",
+	        dir, parent, dir, *HS_MULTIARCH ? ", " : "",
+	        *HS_MULTIARCH ? HS_MULTIARCH "/hprofstrip/" : "");
 	return 0;
 }
 
@@ -339,7 +374,7 @@ int main(int argc, char **argv)
 		                   "redaction removes what Strings and bitmaps "
 		                   "hold%s", "");
 
-	if (!find_lib(lib))
+	if (!find_lib(lib, argv[i]))
 		return EXIT_NOLIB;
 	if (!set_preload(lib))
 		return EXIT_NOLIB;

@@ -53,7 +53,10 @@ static pid_t children[MAX_CHILDREN];
 static char tool[PATH_MAX];
 static int tool_looked, told_none, told_mem;
 
-/* The hprofstrip beside the library, or in its prefix's bin. */
+/* The hprofstrip beside the library (the build directory), or in its
+ * prefix's bin: PREFIX/lib/hprofstrip/ (make install), or one more level
+ * down, PREFIX/lib/MULTIARCH/hprofstrip/ (the Debian package) and
+ * PREFIX/lib/hprofstrip/LIBC/ (a release tarball). */
 static void find_tool(void)
 {
 	Dl_info info;
@@ -73,6 +76,9 @@ static void find_tool(void)
 	    !access(tool, X_OK))
 		return;
 	if (snprintf(tool, sizeof tool, "%s/../../bin/hprofstrip", dir) <
+	        (int)sizeof tool && !access(tool, X_OK))
+		return;
+	if (snprintf(tool, sizeof tool, "%s/../../../bin/hprofstrip", dir) <
 	        (int)sizeof tool && !access(tool, X_OK))
 		return;
 	tool[0] = 0;
