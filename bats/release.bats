@@ -248,3 +248,42 @@ int main(void) { const char *p = getenv("LD_PRELOAD"); printf("%s\n", p ? p : "-
 	assert_success
 	assert_equal "$output" "$("$B/hprofstrip" --histo "$d/s.hprof")"
 }
+
+# the value of the first "ENV NAME=VALUE" (or COPY/ADD source) of a
+# Dockerfile
+dockerfile_env() {
+	sed -n "s/^ENV $2=//p" "$1" | head -1
+}
+
+@test "examples/container's Dockerfile.deb and Dockerfile.tarball name what the package and the tarball hold" {
+	local f=$ROOT/examples/container/Dockerfile.deb src pre
+	# the package's file name, and its shim at the preloaded path
+	src=$(awk '$1 == "COPY" && $2 ~ /\.deb$/ { print $2 }' "$f")
+	[[ $src == build/deb/* ]]
+	compgen -G "$T/deb/${src#build/deb/}" >/dev/null || fail "no package matches $src"
+	pre=$(dockerfile_env "$f" LD_PRELOAD)
+	assert_equal "$pre" "/usr/lib/$MA/hprofstrip/libhprofstrip.so"
+	[ -f "$T/deb/hprofstrip$pre" ]
+	grep -q '^RUN dpkg -i /tmp/hprofstrip_\*_amd64.deb' "$f"
+	# the tarball's name, the folder it unpacks to, and its musl shim
+	f=$ROOT/examples/container/Dockerfile.tarball
+	src=$(awk '$1 == "ADD" && $2 ~ /\.tar\.gz$/ { print $2 }' "$f")
+	[[ $src == build/dist/* ]]
+	local tb
+	tb=$(compgen -G "$T/dist/${src#build/dist/}") || fail "no tarball matches $src"
+	local d=$T/image
+	rm -rf "$d" && mkdir -p "$d/opt"
+	tar -xzf "$tb" -C "$d/opt"
+	# the RUN's mv, done here
+	mv "$d"/opt/hprofstrip-*-x86_64-linux "$d/opt/hprofstrip"
+	grep -q '^RUN mv /opt/hprofstrip-\*-x86_64-linux /opt/hprofstrip' "$f"
+	pre=$(dockerfile_env "$f" LD_PRELOAD)
+	[ -f "$d$pre" ] || fail "the tarball holds no $pre"
+	run file "$d$pre"
+	assert_output --partial "x86-64"
+	run readelf -d "$d$pre"
+	assert_output --partial "Shared library: [libc.so]"   # musl's
+	# the same ENV as the Dockerfile built from source
+	assert_equal "$(dockerfile_env "$f" JAVA_TOOL_OPTIONS)" \
+		"$(dockerfile_env "$ROOT/examples/container/Dockerfile" JAVA_TOOL_OPTIONS)"
+}
