@@ -148,12 +148,17 @@ setup_file() {
 	run env MANPAGER=cat man -M "$r/usr/share/man" 7 libhprofstrip
 	assert_success
 	assert_output --partial "HPROFSTRIP_PATTERN"
-	# remove and purge: nothing is left outside dpkg's own database
-	run dpkg --root="$r" --force-script-chrootless -P hprofstrip libhprofstrip-dev
+	# remove: nothing is left outside dpkg's own database (no conffiles,
+	# so purge has nothing more to do)
+	run dpkg --root="$r" --force-script-chrootless -r hprofstrip libhprofstrip-dev
 	assert_success
 	run sh -c "cd '$r' && find . -mindepth 1 -path ./var -prune -o -print"
 	assert_success
 	assert_output ""
+	run dpkg --root="$r" --force-script-chrootless -P hprofstrip libhprofstrip-dev
+	assert_success
+	run dpkg --root="$r" -l hprofstrip
+	assert_failure
 }
 
 # tar TARBALL into DIR: the tree it holds
