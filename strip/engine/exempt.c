@@ -13,12 +13,6 @@
 
 #include <string.h>
 
-/* Ids are addresses: multiply, keep the high bits (as keep.c does). */
-static unsigned slot_of(uint64_t id, unsigned slots)
-{
-	return (unsigned)((id * 0x9E3779B97F4A7C15u) >> 32) & (slots - 1);
-}
-
 /* ---- the runtime's own classes: their statics stay ------------------- */
 
 int hs_framework_name(const char *s, size_t n)
@@ -152,7 +146,7 @@ int rd_set_has(const uint64_t *t, unsigned slots, uint64_t id)
 
 	if (!slots || !id)
 		return 0;
-	for (i = slot_of(id, slots); t[i]; i = (i + 1) & (slots - 1))
+	for (i = id_slot(id, slots); t[i]; i = (i + 1) & (slots - 1))
 		if (t[i] == id)
 			return 1;
 	return 0;
@@ -165,7 +159,7 @@ static void set_add(uint64_t *t, unsigned slots, unsigned *count, uint64_t id)
 	if (!slots || !id || *count >= slots - slots / 8 ||
 	    rd_set_has(t, slots, id))
 		return;
-	for (i = slot_of(id, slots); t[i]; i = (i + 1) & (slots - 1))
+	for (i = id_slot(id, slots); t[i]; i = (i + 1) & (slots - 1))
 		;
 	t[i] = id;
 	++*count;

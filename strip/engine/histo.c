@@ -22,18 +22,11 @@ int histo_tables_ok(const struct hs_histo *h)
 	       h->names_size >= 16;
 }
 
-/* A slot for an id in a table of count slots (a power of 2): ids are
- * addresses, so the multiply's top bits spread them. */
-static inline unsigned slot_of(uint64_t id, unsigned count)
-{
-	return (unsigned)((id * 0x9E3779B97F4A7C15u) >> 32) & (count - 1);
-}
-
 /* The class of this id: its index + 1 in classes, placed if new and
  * there is room; 0 past the table (counted once per id tried). */
 static uint32_t class_of(struct hs_histo *h, uint64_t id)
 {
-	unsigned s = slot_of(id, h->slot_count);
+	unsigned s = id_slot(id, h->slot_count);
 	uint32_t i;
 
 	while ((i = h->slots[s]) != 0) {
@@ -84,7 +77,7 @@ const unsigned char *hs_histo_name(const struct hs_histo *h, uint64_t id,
 
 	if (!h->name_slot_count)
 		return NULL;
-	s = slot_of(id, h->name_slot_count);
+	s = id_slot(id, h->name_slot_count);
 	while ((o = h->name_slots[s]) != 0) {
 		t = name_at(h, o - 1, &got, n, cut);
 		if (got == id)
@@ -103,7 +96,7 @@ static void name_keep(struct hs_histo *h, uint64_t id, const unsigned char *t,
                       size_t n, int cut, int bare)
 {
 	uint32_t room = h->names_size - (bare ? h->names_size / 4 : 0);
-	unsigned s = slot_of(id, h->name_slot_count);
+	unsigned s = id_slot(id, h->name_slot_count);
 	uint32_t o, need = 10 + (uint32_t)n;
 	uint64_t got;
 	size_t gn;

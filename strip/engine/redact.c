@@ -27,12 +27,6 @@
 /* Deeper than any class hierarchy; a longer chain is a cycle. */
 #define CHAIN_MAX 4096
 
-/* Ids are addresses: multiply, keep the high bits (as keep.c does). */
-static unsigned slot_of(uint64_t id, unsigned slots)
-{
-	return (unsigned)((id * 0x9E3779B97F4A7C15u) >> 32) & (slots - 1);
-}
-
 /* The class id's layout, or NULL. Linear probing; a free slot has id 0,
  * and 1/8 of the slots stay free, so a lookup ends. */
 static const struct hs_layout *layout_of(const struct hs_state *st,
@@ -43,7 +37,7 @@ static const struct hs_layout *layout_of(const struct hs_state *st,
 
 	if (!r->classes || !id)
 		return NULL;
-	for (i = slot_of(id, r->class_slots); r->classes[i].id; i = (i + 1) & mask)
+	for (i = id_slot(id, r->class_slots); r->classes[i].id; i = (i + 1) & mask)
 		if (r->classes[i].id == id)
 			return &r->classes[i];
 	return NULL;
@@ -60,7 +54,7 @@ static void layout_add(struct hs_state *st)
 		r->types_used = st->rd.cls_first;  /* its types: taken back */
 		return;
 	}
-	for (i = slot_of(st->rd.cls_id, r->class_slots); r->classes[i].id;
+	for (i = id_slot(st->rd.cls_id, r->class_slots); r->classes[i].id;
 	     i = (i + 1) & mask)
 		;
 	l = &r->classes[i];
