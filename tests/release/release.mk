@@ -10,8 +10,8 @@
 #   make version   the version, HS_VERSION in strip/engine/hprof.h
 #
 # Both refuse a tree with changes, tracked or not, so that a release is a
-# commit; DIRTY=1 builds one anyway. bats/release.bats (in make check)
-# checks both: lintian, an install into a throwaway root with dpkg --root
+# commit; DIRTY=1 builds one anyway. make check-release (bats/release.bats,
+# in .ci/run) checks both: lintian, an install into a throwaway root with dpkg --root
 # and a real JVM under the installed shim, the tarballs' tools on a corpus
 # dump natively and under qemu-aarch64.
 VERSION = $(shell sed -n 's/^\#define HS_VERSION "\(.*\)"$$/\1/p' strip/engine/hprof.h)
@@ -25,10 +25,16 @@ dist: deps-release
 version:
 	@echo $(VERSION)
 
+# bats/release.bats, apart from make check: the aarch64 cross compiler
+# and musl-dev:arm64 it needs conflict with check-i386's gcc-multilib, so
+# .ci/run runs it in the ports' lane, after check-arm64 and before
+# check-i386, and make deps does not install them
+check-release: deps deps-release all
+	BUILD=$(BUILD) tests/run-bats.sh bats/release.bats
+
 # what both need: dpkg-dev (dpkg-shlibdeps), lintian, musl for both
 # architectures (musl-dev:arm64 needs dpkg's arm64 architecture), the
 # aarch64 cross compiler, qemu-user for the aarch64 tarball's test
-deps: deps-release
 deps-release:
 	@dpkg --print-foreign-architectures | grep -qx arm64 || \
 		{ [ "$$(id -u)" = 0 ] && dpkg --add-architecture arm64 && \
@@ -37,4 +43,4 @@ deps-release:
 	tests/ports.sh deps dpkg-dev lintian man-db musl-tools musl-dev musl-dev:arm64 \
 		gcc-aarch64-linux-gnu binutils-aarch64-linux-gnu qemu-user file
 
-.PHONY: deb dist version deps-release
+.PHONY: deb dist version deps-release check-release
