@@ -53,7 +53,11 @@ case $cmd in
 deps)
 	need=()
 	for p in "$@"; do
-		dpkg -s "$p" >/dev/null 2>&1 || need+=("$p")
+		# installed, not just known: a package removed by a conflict
+		# (gcc-multilib's with the aarch64 compiler) keeps a status
+		# that dpkg -s accepts
+		dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q 'install ok installed' ||
+			need+=("$p")
 	done
 	[ ${#need[@]} -eq 0 ] && exit 0
 	if [ "$(id -u)" != 0 ]; then
