@@ -242,7 +242,7 @@ assert_some_kept() {
 	[ "${#lines[@]}" -eq 16 ] || fail "$output"
 	local l
 	# JDK 22's .pN files are stripped without the names and classes of
-	# the dump's own file: they keep nothing (README, Limits), and the
+	# the dump's own file: they keep nothing (strip/limits.md), and the
 	# judge passes them for that (no array that is not a bitmap's kept)
 	for l in "${lines[@]}"; do
 		case $l in

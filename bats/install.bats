@@ -446,6 +446,36 @@ Try 'hprofstrip-run --help'."
 	assert_output --partial 'HPROFSTRIP_LIB'
 }
 
+@test "the documents name no variable and no flag that the man pages lack" {
+	local man=$ROOT pages v o n=0 docs=()
+	pages=$(for p in preload/libhprofstrip.7 strip/cli/hprofstrip.1 \
+		restore/hprofrestore.1 preload/hprofstrip-run.1; do
+		MANWIDTH=200 man --nh --nj -l "$man/$p"; done | sed 's/‐/-/g')
+	[[ $pages == *HPROFSTRIP_PATTERN* ]] || fail "the man pages did not render"
+	# the user's documents: the front page, the shim's, the engine's and
+	# the tools', the examples' (tests/ documents the test tools' flags)
+	mapfile -t docs < <(cd "$ROOT" && ls README.md preload/README.md strip/*.md \
+		strip/*/*.md examples/*/README.md)
+	[ "${#docs[@]}" -ge 8 ] || fail "only ${docs[*]}"
+	# HPROFSTRIP_API_VERSION is the C header's macro, not a variable
+	for v in $(cd "$ROOT" && cat "${docs[@]}" | grep -oE 'HPROFSTRIP_[A-Z0-9_]+' |
+		sort -u | grep -vx HPROFSTRIP_API_VERSION); do
+		n=$((n + 1))
+		[[ $pages == *"$v"* ]] || fail "the documents name $v; no man page does"
+	done
+	[ "$n" -ge 12 ] || fail "only $n variables in the documents"
+	# flags: a word that starts with -- after a space, a backquote or a
+	# bracket; other programs' (docker run --rm) are listed
+	n=0
+	for o in $(cd "$ROOT" && cat "${docs[@]}" |
+		grep -oE '(^|[ `(\[])--[a-z][a-z-]+' | sed 's/^[^-]*//' | sort -u |
+		grep -vxE -- '--rm'); do
+		n=$((n + 1))
+		[[ $pages == *"$o"* ]] || fail "the documents name $o; no man page does"
+	done
+	[ "$n" -ge 25 ] || fail "only $n flags in the documents"
+}
+
 @test "make check-man passes on the pages, fails on a page with a warning" {
 	run make_in_repo check-man
 	assert_success

@@ -756,18 +756,18 @@ sealed_run() {
 	[ -s "$T/quiet.hprof.names" ]
 }
 
-# rule_words FILE: the names level's rule as FILE says it (the README's
+# rule_words FILE: the names level's rule as FILE says it (redaction.md's
 # list, names.c's comment), its words on one line
 rule_words() {
 	sed -n '/A text stays readable only when the whole text/,/seen whole\./p' "$1" |
 		sed -e 's/^ *\* \{0,1\}//' -e 's/^ *//' | tr -s ' \n' '  '
 }
 
-@test "README: the names level's rule is names.c's, word for word" {
+@test "strip/engine/redaction.md: the names level's rule is names.c's, word for word" {
 	local readme code
-	readme=$(rule_words "$ROOT/README.md")
+	readme=$(rule_words "$ROOT/strip/engine/redaction.md")
 	code=$(rule_words "$ROOT/strip/engine/names.c")
-	[[ $readme == *"seen whole."* ]] || fail "no rule in README.md: $readme"
+	[[ $readme == *"seen whole."* ]] || fail "no rule in strip/engine/redaction.md: $readme"
 	assert_equal "$code" "$readme"
 }
 

@@ -363,7 +363,7 @@ assert_long_strings() {
 # allocate the String first), and Serial GC's full collection before the
 # dump keeps the order. Under G1 a collection or a new region puts a fifth
 # or more of such values megabytes before their String, where no fixed
-# memory reaches (README, Limits): strip such a dump from a file.
+# memory reaches (strip/limits.md): strip such a dump from a file.
 @test "shim: HPROFSTRIP_KEEP=strings keeps long Strings written beside their value: at least 99% of 20 KB and 64 KiB ones, by StringBuilder and by + (LongStrings)" {
 	HPROFSTRIP_KEEP=strings LD_PRELOAD=$SHIM timeout "$TMO" java -Xmx1g -Xmn768m \
 		-XX:+UseSerialGC -XX:TieredStopAtLevel=1 -cp "$B/java" LongStrings mxbean \

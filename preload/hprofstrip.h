@@ -27,7 +27,7 @@
  * fd is not a dump: the hook makes the real call. Every fd that is not a
  * dump sees exactly the calls it would see without the hook.
  *
- * The dump is stripped as it is written (see README.md, "How it works");
+ * The dump is stripped as it is written (see libhprofstrip(7));
  * each call's output is in the file before the call returns. A summary
  * line goes to stderr, or to the file HPROFSTRIP_LOG names
  * (HPROFSTRIP_QUIET=1: none). Memory: no malloc, nothing allocated per
@@ -44,8 +44,8 @@
  * HPROFSTRIP_HISTO=no maps only the session. All of it is kept for the
  * slot's later dumps. With
  * HPROFSTRIP_REDACT, a dump past the pool (or one that cannot be
- * redacted, as a gzip stream) fails closed: see README.md, "What fails
- * closed".
+ * redacted, as a gzip stream) fails closed: see HPROFSTRIP_REDACT in
+ * libhprofstrip(7).
  * Thread-safe, except hst_setup. Not async-signal-safe: a call made by a
  * signal handler that interrupted its thread inside one of these calls
  * would wait for a lock that very thread holds. A hook that can be

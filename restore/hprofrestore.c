@@ -10,7 +10,7 @@ static const char usage[] =
 "\n"
 CLI_HELP_IN_OUT
 "  --jvm        also convert an Android 1.0.3 dump to a standard 1.0.2 dump\n"
-"               for Eclipse MAT and VisualVM (see README)\n"
+"               for Eclipse MAT and VisualVM (see hprofrestore(1))\n"
 "  --app-only   drop zygote and image heap objects (like hprof-conv -z);\n"
 "               implies --jvm\n"
 "  --unredact MAP\n"

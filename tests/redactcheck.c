@@ -54,7 +54,7 @@
  *   Hashtable (count), java/lang/ThreadLocal$ThreadLocalMap (size),
  *   java/util/concurrent ConcurrentHashMap (baseCount) and
  *   LinkedBlockingDeque (count).
- * (The README's table, "What the values level keeps", says who reads
+ * (strip/engine/redaction.md's table, "What the values level keeps", says who reads
  * them; this list is written apart from the engine's on purpose.)
  *
  * --names MAP: REDACTED is of "names" mode (--redact=names), MAP its

@@ -53,7 +53,7 @@ int cli_main(const struct cli_tool *tool, int argc, char **argv);
 #define CLI_HELP_COMMON \
 "  --salvage    a dump cut short: keep what came whole before the cut\n" \
 "               (the open heap record closed with its exact length) and\n" \
-"               exit 0, saying what was dropped; see README\n" \
+"               exit 0, saying what was dropped; see hprofstrip(1)\n" \
 "  --stream     streamed output for a file too: heap records become\n" \
 "               segments written as soon as their length is known, never\n" \
 "               patched (a 1.0.1 dump becomes 1.0.2). A pipe, socket or\n" \

@@ -40,7 +40,7 @@ int hs_framework_name(const char *s, size_t n)
 /* The runtime's instance fields that are sizes or counts viewers compute
  * with, and nothing a program chooses: a class's whole name (HotSpot's
  * '/'; ART's '.' matches too) and a primitive field it declares. Who
- * reads each (README: "What the values level keeps" has the table):
+ * reads each (strip/engine/redaction.md: "What the values level keeps" has the table):
  *   NativeAllocationRegistry.size: the native bytes ahat
  *     (AhatClassInstance.asRegisteredNativeAllocation) and perflib
  *     (NativeRegistryPostProcessor) add to the owner of each Cleaner, a

@@ -12,7 +12,7 @@
  *                       0xC3 (same header, no elements)
  *   restore  HS_RESTORE 0xC3 -> 0x23 followed by zero elements
  *   jvm      HS_JVM     with HS_RESTORE: also convert Android 1.0.3 to a
- *                       plain 1.0.2 dump (see README)
+ *                       plain 1.0.2 dump (strip/cli/README.md)
  *   app-only HS_APP_ONLY with HS_JVM, or stripping: drop the instance,
  *                       object-array and primitive-array dumps of the
  *                       zygote and image heaps of an Android 1.0.3 dump
@@ -221,7 +221,7 @@ struct hs_keep {
 	size_t hold_size;
 };
 /* Sizes that keep a median 100% of String values while streaming (see
- * README): 32768 pending ids, 16384 classes, and a hold-back of 256 KiB:
+ * strip/engine/keeping.md): 32768 pending ids, 16384 classes, and a hold-back of 256 KiB:
  * a String written right after its value is kept when it has up to
  * 262,144 Latin-1 or 131,072 UTF-16 chars (JDK 9+; 131,072 chars in JDK 8
  * and earlier, whose values are char[]s). */
@@ -255,7 +255,7 @@ struct hs_keep {
  * counts viewers compute with (redact.c's sizes[]: a class's whole name
  * and a primitive field it declares, such as
  * libcore.util.NativeAllocationRegistry's size and java.nio.Buffer's
- * capacity; README: "What the values level keeps"), which pass as they
+ * capacity; redaction.md: "What the values level keeps"), which pass as they
  * came, in instances of the class and of its subclasses. They are matched
  * by the texts of the STRING records the LOAD_CLASS and the field list
  * name; without fw tables (the names are not read), past sized_slots ids, or
@@ -295,7 +295,7 @@ struct hs_patch {
 	uint32_t off;
 	uint32_t len;
 };
-/* the ids that name the listed sizes, which stay (README: "What the
+/* the ids that name the listed sizes, which stay (redaction.md: "What the
  * values level keeps"): STRING ids of a listed class name or field name,
  * class ids of a listed class */
 struct hs_sized {
@@ -350,13 +350,13 @@ struct hs_redact {
 };
 /* Sizes for up to 114,688 classes (7/8 of the slots) and 2 Mi instance
  * fields: the largest real dumps have tens of thousands of classes and
- * under two fields each (README: "Sharing dumps safely"). 4 MiB + 2 MiB. */
+ * under two fields each (strip/engine/redaction.md). 4 MiB + 2 MiB. */
 #define HS_REDACT_CLASSES (1u << 17)
 #define HS_REDACT_TYPES (2u << 20)
 #define HS_REDACT_GATHER (1u << 20)
 /* 114,688 names and classes of the runtime's: a JDK 17 that loaded every
  * class it has (24,144) lists 29,544 STRINGs with the runtime's prefixes
- * (README: "Where the layouts come from"); 1 MiB each */
+ * (redaction.md: "Where the layouts come from"); 1 MiB each */
 #define HS_REDACT_FW (1u << 17)
 /* The caches' sizes the tools and the shim give: 256 layouts (10 KiB),
  * 1024 patches (8 KiB: a run goes out when they are used up) and 64 ids

@@ -19,7 +19,7 @@
  * whole: a longer one is tokenized whole (fail closed). Every name a
  * dump's records use (classes, fields, statics, frames) is at most 166
  * bytes in the corpus and in JDK 17 dumps; the longer texts the runtime
- * makes are method descriptors no record uses (README: "The two
+ * makes are method descriptors no record uses (redaction.md: "The two
  * levels"). */
 #define HEAD 256u
 _Static_assert(sizeof ((struct hs_state *)0)->scratch >= 8 + HEAD,
@@ -195,7 +195,7 @@ static int art_name(const char *s, size_t n)
 }
 
 /*
- * The rule (the README says it in these words, "The two levels"):
+ * The rule (redaction.md says it in these words, "The two levels"):
  *
  * A text stays readable only when the whole text is the runtime's,
  * decided from the grammar of JVM names and descriptors (JVMS 4.2-4.3),

@@ -153,7 +153,7 @@ run_kind() {
 	# Both JVMs do the same in each round: every file is removed as soon
 	# as it is measured (so sync has no dump of ours to write before the
 	# next), and nothing is kept. On this VM a write into memory freed a
-	# few seconds before is slow (the host took the pages back: README,
+	# few seconds before is slow (the host took the pages back: tests/bench/README.md,
 	# "What a dump costs"); keeping one JVM's dump for later made the next
 	# sync write it out, and that JVM's next dump land on pages freed
 	# seconds before: its dumps took 4.3-4.6 s against 2.5-2.7 s.

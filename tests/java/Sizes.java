@@ -1,6 +1,6 @@
 /*
  * Sizes: builds a Java heap holding an instance of each class whose sizes
- * the values level keeps (README: "What the values level keeps"), with
+ * the values level keeps (strip/engine/redaction.md: "What the values level keeps"), with
  * known sizes and other values beside them, for bats/redact.bats.
  *
  *   java -cp DIR Sizes expect        print the sizes the heap holds, one
