@@ -476,6 +476,21 @@ Try 'hprofstrip-run --help'."
 	[ "$n" -ge 25 ] || fail "only $n flags in the documents"
 }
 
+@test "the documents' links name files and headings that exist (tests/doclinks.py), and a broken one fails it" {
+	run python3 "$ROOT/tests/doclinks.py" "$ROOT"
+	assert_success
+	assert_output --regexp "^doclinks: [0-9]{2,} links in [0-9]+ files, 0 broken$"
+	# a copy of the checkout's documents with one anchor and one file wrong
+	mkdir -p "$T/docs"
+	git -C "$ROOT" ls-files '*.md' | (cd "$ROOT" && xargs cp --parents -t "$T/docs")
+	git -C "$T/docs" init -q && git -C "$T/docs" add -A
+	printf '\n[a](#no-such-heading) [b](strip/gone.md)\n' >>"$T/docs/README.md"
+	run python3 "$ROOT/tests/doclinks.py" "$T/docs"
+	assert_failure
+	assert_line "README.md: #no-such-heading: no such heading"
+	assert_line "README.md: strip/gone.md: no such file"
+}
+
 @test "make check-man passes on the pages, fails on a page with a warning" {
 	run make_in_repo check-man
 	assert_success

@@ -1,0 +1,42 @@
+#!/usr/bin/env python3
+"""doclinks.py [ROOT]: every relative link of the checkout's Markdown files
+names a file that exists, and an anchor (#...) a heading of that file, as
+GitHub makes anchors of headings. Prints each broken link; exit 1 if any."""
+import os
+import re
+import subprocess
+import sys
+
+root = sys.argv[1] if len(sys.argv) > 1 else '.'
+os.chdir(root)
+files = subprocess.check_output(['git', 'ls-files', '*.md'], text=True).split()
+
+
+def slug(heading):
+    h = heading.lstrip('#').strip().lower()
+    return re.sub(r'[^\w\- ]', '', h).replace(' ', '-')
+
+
+anchors = {}
+for f in files:
+    with open(f, encoding='utf-8') as fh:
+        anchors[f] = {slug(line) for line in fh if line.startswith('#')}
+bad = links = 0
+for f in files:
+    with open(f, encoding='utf-8') as fh:
+        text = fh.read()
+    for m in re.finditer(r'\[([^\]]*)\]\(([^)\s]+)\)', text):
+        target = m.group(2)
+        if re.match(r'[a-z]+:', target):
+            continue
+        links += 1
+        path, _, anchor = target.partition('#')
+        dest = os.path.normpath(os.path.join(os.path.dirname(f), path)) if path else f
+        if not os.path.exists(dest):
+            print(f'{f}: {target}: no such file')
+            bad += 1
+        elif anchor and dest.endswith('.md') and anchor not in anchors.get(dest, ()):
+            print(f'{f}: {target}: no such heading')
+            bad += 1
+print(f'doclinks: {links} links in {len(files)} files, {bad} broken')
+sys.exit(1 if bad else 0)
