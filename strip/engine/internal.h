@@ -18,11 +18,16 @@
  *              DumpData's names and layouts, a buffers array's ids
  *              (PH_ELEMS), an image's signature (PH_SIG)
  *   claims.c   keep's: the ids that claim an array, reported or pending
+ *   histo.c    layer: HS_HISTO: the class histogram counted on the way
+ *              (names from STRING and LOAD_CLASS, sizes from class dumps,
+ *              every object), for the shim's .histo and --histo
  *   names.c    layer: HS_REDACT_NAMES, HS_UNREDACT: STRING texts
  *              tokenized or given back (PH_NAME, PH_NAME_TEXT)
  *   redact.c   layer: HS_REDACT: the class layouts recorded (PH_IF),
  *              class dump values zeroed, instance fields walked
  *              (PH_FIELDS), the fast path's instances zeroed in bulk
+ *   exempt.c   redact's: what it lets through (the runtime's own classes'
+ *              statics, the listed sizes)
  *   salvage.c  layer: HS_SALVAGE: the primitive array classes noted on
  *              the way; at the end the cut taken back and their missing
  *              class dumps completed
@@ -47,20 +52,24 @@
  * settings' callbacks), and a layer that is off is not listed. The core's
  * own options are restore (choose_act, the fast path's arrays), the
  * census, the fallback, JDK 8's placeholder lengths and the header-less
- * feed; tests/engine-modes.py holds each core function to one mode. Two
- * places know a layer by name, each for one: eng_emit writes into the
- * stream layer's segment while one gathers (every output byte goes
- * through it), and the look past a heap record's end (PH_XLOOK,
- * eng_resolve) is keep's, as it feeds the input again.
+ * feed; tests/engine-modes.py holds each core function to one mode. The
+ * core knows a layer by name in five places: resolve_mode lists them (in
+ * the order histo, android, salvage, keep, stream, redact, names) and
+ * names the fast path's three (unit: keep or redact; room: stream; seen:
+ * histo); hs_init checks each layer's configuration (keep, redact, names,
+ * stream, histo); eng_emit writes into the stream layer's segment while
+ * one gathers (every output byte goes through it); and the look past a
+ * heap record's end (PH_XLOOK, eng_resolve) is keep's (hold.c), as it
+ * feeds the input again.
  *
  * The hooks (fixed point: hook: the layers that have it):
  *
  *   file header                  header: android 1.0.3 -> 1.0.2,
  *                                 stream 1.0.1 -> 1.0.2
  *   record outside the heap      takes_record: names (its own phases);
- *    (step_record, PH_STR)        reads_record, record: salvage, keep
- *                                 (names read whole), redact (a name's
- *                                 start)
+ *    (step_record, PH_STR)        reads_record, record: histo, salvage,
+ *                                 keep (names read whole), redact (a
+ *                                 name's start)
  *   heap record starts           heap_start: android (header waits)
  *   heap record header due       heap_header: stream (gather instead)
  *   sub-record tag (choose_act)  act: android (dropped, taken); heap_info
@@ -73,7 +82,9 @@
  *    (sub_header_done)            (sized), redact (fields walked, or
  *                                 zeros); sized, reserve: stream; array:
  *                                 keep (kept, held); array_out: salvage
- *   class dump                   class_start: keep, redact, salvage;
+ *   an object's header           object: histo (counted)
+ *   class dump                   class_start: histo, keep, redact,
+ *                                 salvage;
  *                                 value: redact (zeros); fields, field,
  *                                 class_end: keep or redact (one at
  *                                 most)
@@ -96,7 +107,8 @@
  *   fast path (sweep.c)          the unit layer, keep or redact:
  *                                 sweep_unit, sweep_out, sweep_flush,
  *                                 swept; the room layer, stream:
- *                                 sweep_due, sweep_room
+ *                                 sweep_due, sweep_room; the seen layer,
+ *                                 histo: sweep_seen
  *
  * choose_act decides what becomes of each sub-record (a layer's act, or
  * the core's), and the sub-record header carries it out. All output goes

@@ -11,14 +11,15 @@
  * whole in this feed, not one of those kinds, or not well formed, and the
  * phases take that one as they would have. It runs only in the modes
  * whose layers do nothing at a sub-record of those kinds, or say so
- * (st->mode.sweep: not salvage, --jvm or --app-only). Two layers have a
- * say, their hooks resolved once (internal.h): the unit layer
+ * (st->mode.sweep: not salvage, --jvm or --app-only). Three layers have
+ * a say, their hooks resolved once (internal.h): the unit layer
  * (st->mode.unit) hands the phases the sub-records it acts at (keep: a
  * String, a Thread, any primitive array, all while an array is held;
  * redact: an instance whose value spans are not cached) and writes the
  * run its way (redact: its spans zeroed, copied in bulk through the
  * caller's gather buffer); the room layer (st->mode.room, stream) closes
- * segments where the phases would have.
+ * segments where the phases would have; the seen layer (st->mode.seen,
+ * histo) counts every sub-record the loop passes.
  */
 #include "internal.h"
 
