@@ -51,7 +51,7 @@ TESTBIN = $(BUILD)/splitcheck $(BUILD)/oracle $(BUILD)/replay \
 	$(BUILD)/libreenter.so $(BUILD)/policytest $(BUILD)/strcheck \
 	$(BUILD)/redactcheck $(BUILD)/embedtest $(BUILD)/holdtest $(BUILD)/namerule \
 	$(BUILD)/memtest $(BUILD)/libcrace $(BUILD)/domref $(BUILD)/sealtest \
-	$(BUILD)/pendtest
+	$(BUILD)/pendtest $(BUILD)/maptest
 ARCHIVE = $(BUILD)/libhprofstrip.a
 
 all: $(TOOLS) $(SHIM) $(LAUNCHER) $(ARCHIVE)
@@ -148,6 +148,11 @@ $(BUILD)/pendtest: tests/pendtest.c tests/check.h $(ENGINE) strip/engine/hprof.h
 		strip/engine/internal.h | $(BUILD)
 	$(CC) $(ALL_CFLAGS) -o $@ tests/pendtest.c $(ENGINE) $(LDFLAGS)
 
+# the names map's reader (hprofrestore --unredact) against a model
+$(BUILD)/maptest: tests/maptest.c tests/check.h strip/io/namesmap.c strip/io/outbuf.c \
+		$(IO_HDRS) strip/engine/format.h | $(BUILD)
+	$(CC) $(ALL_CFLAGS) -o $@ tests/maptest.c strip/io/namesmap.c strip/io/outbuf.c $(LDFLAGS)
+
 # the layers' memory is the caller's; prints sizeof(struct hs_state)
 $(BUILD)/memtest: tests/memtest.c tests/check.h tests/dumpbuf.h $(ENGINE) $(HDRS) | $(BUILD)
 	$(CC) $(ALL_CFLAGS) -o $@ tests/memtest.c $(ENGINE) $(LDFLAGS)
@@ -220,6 +225,7 @@ check: deps all $(TESTBIN) check-man
 	$(BUILD)/libcrace
 	$(BUILD)/holdtest
 	$(BUILD)/pendtest
+	$(BUILD)/maptest
 	$(BUILD)/memtest
 	$(BUILD)/namerule
 	CC="$(CC)" tests/circles.sh

@@ -26,7 +26,7 @@ COV_BUILD = build/coverage
 COV_CFLAGS = -O0 -g --coverage
 COV_LDFLAGS = --coverage
 COV_CC = $(CURDIR)/tests/coverage.sh cc
-COV_UNIT = policytest sealtest libcrace holdtest pendtest memtest namerule
+COV_UNIT = policytest sealtest libcrace holdtest pendtest maptest memtest namerule
 # every suite by default (over 35 minutes under coverage); a subset with
 # COVERAGE_SUITES="bats/shim.bats bats/strip.bats ...". (A subset of the
 # shim's and the engine's alone once left the leak analysis, the

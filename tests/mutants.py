@@ -118,6 +118,7 @@ BITMAP_SPLIT = sh("splitcheck -b: keep bitmaps at every cut; Dalvik's kept", """
 
 # the engine's hold-back clamp (tests/holdtest.c)
 HOLD = sh("holdtest", '"$BUILD/holdtest"')
+MAPTEST = sh("maptest", '"$BUILD/maptest"')
 
 # the layers' memory from the caller, checked by hs_init (tests/memtest.c)
 MEM = ("memtest", ["sh", "-c", '"$BUILD/memtest"'])
@@ -178,7 +179,7 @@ AREAS = {
     "strip/engine/histo.c": [ENGINE_MODES, MEM, HISTO_SPLIT, "histo",
                              "histo-judge", "shim-histo"],
     "strip/engine/internal.h": ENGINE,
-    "strip/io/namesmap.c": [REDACT_CHECK, "redact"],
+    "strip/io/namesmap.c": [MAPTEST, REDACT_CHECK, "redact"],
     "strip/cli/out.c": TOOLS,
     "strip/cli/cli.c": TOOLS,
     "strip/cli/args.c": TOOLS + ["redact", "info", "histo"],

@@ -182,7 +182,7 @@ def area_of(path):
 # either runs
 TEST_BINS = ["splitcheck", "oracle", "replay", "libreenter.so", "policytest",
              "strcheck", "redactcheck", "embedtest", "holdtest", "namerule",
-             "memtest", "libcrace", "domref", "sealtest", "pendtest",
+             "memtest", "libcrace", "domref", "sealtest", "pendtest", "maptest",
              "libfaultinject.so", "shimstress", "shimstress-lfs",
              "shimstress-fortify", "shimstress-fortify64",
              "libhprofstrip-fd1k.so", "bigdump"]

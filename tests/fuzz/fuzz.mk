@@ -219,7 +219,7 @@ ISAN_BUILD = build/isan
 ISAN_FLAGS = -fsanitize=address,undefined,integer \
 	-fno-sanitize=unsigned-integer-overflow,unsigned-shift-base \
 	-fno-sanitize-recover=all -fno-omit-frame-pointer
-ISAN_TESTS = policytest sealtest pendtest holdtest memtest namerule
+ISAN_TESTS = policytest sealtest pendtest maptest holdtest memtest namerule
 
 check-sanitize-c: deps
 	$(MAKE) --no-print-directory BUILD=$(ISAN_BUILD) CC=clang \
