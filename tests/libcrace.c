@@ -17,6 +17,12 @@
  * - A name dlsym does not find is asked once: the *64 name's NULL sends
  *   the call to the base name, and a base name not found to the raw
  *   system call.
+ * - A C library with none of the names (dlsym finds only write): every
+ *   other function is the raw system call, and each does what the C
+ *   library's does (the opens with a dirfd and the fortified names, the
+ *   writes at offsets, lseek, ftruncate, dup at fds past 64, dup2 of an
+ *   fd onto itself, fcntl, sendfile, copy_file_range, close twice), its
+ *   effects read back through the C library.
  * Prints "libcrace: ok".
  */
 #ifndef _GNU_SOURCE
@@ -25,7 +31,10 @@
 
 #include "../preload/libc.h"
 
+#include <errno.h>
 #include <pthread.h>
+#include <stdlib.h>
+#include <sys/stat.h>
 #include <stdio.h>
 #include <string.h>
 #include <sys/syscall.h>
@@ -73,6 +82,125 @@ static int fail(const char *what)
 	return 1;
 }
 
+/* the file at fd, read through the C library, is want */
+static int holds(int f, const char *want)
+{
+	char got[64];
+	size_t n = strlen(want);
+	struct stat sb;
+
+	return !fstat(f, &sb) && (size_t)sb.st_size == n &&
+	       pread(f, got, sizeof got, 0) == (ssize_t)n && !memcmp(got, want, n);
+}
+
+#define RAW(cond, what) do { if (!(cond)) return fail("raw: " what); } while (0)
+
+/* Every name but write missing: the raw system calls, each checked. */
+static int raw_calls(void)
+{
+	char dir[] = "/tmp/libcrace.XXXXXX", path[64], log[64];
+	struct iovec iov[2] = { { "ab", 2 }, { "cd", 2 } };
+	struct stat sb;
+	int64_t off, ioff, ooff;
+	int d, f, g, h, l;
+	mode_t old = umask(0);
+
+	RAW(mkdtemp(dir), "mkdtemp");
+	d = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	snprintf(path, sizeof path, "%s/a", dir);
+	/* open64 missing: open, missing: the raw openat, mode as given */
+	f = libc_open64(path, O_RDWR | O_CREAT | O_TRUNC | O_CLOEXEC, 0640);
+	RAW(f >= 0 && !fstat(f, &sb) && (sb.st_mode & 0777) == 0640, "open64");
+	RAW(libc_write(f, "hello", 5) == 5, "write");
+	RAW(libc_pwrite(f, "HE", 2, 0) == 2 && libc_pwrite(f, "LL", 2, 2) == 2 &&
+	    holds(f, "HELLo"), "pwrite");
+	RAW(libc_pwritev(f, iov, 2, 5) == 4 && holds(f, "HELLoabcd"), "pwritev");
+	/* past 4 GiB (a sparse file): the offsets' high halves */
+	{
+		int64_t big = ((int64_t)1 << 32) + 1;
+		char two[2];
+		RAW(libc_pwritev(f, iov, 1, big) == 2 && !fstat(f, &sb) &&
+		    sb.st_size == big + 2 && pread(f, two, 2, big) == 2 &&
+		    !memcmp(two, "ab", 2), "pwritev past 4 GiB");
+		RAW(libc_pwrite(f, "cd", 2, big) == 2 && pread(f, two, 2, big) == 2 &&
+		    !memcmp(two, "cd", 2), "pwrite past 4 GiB");
+		RAW(libc_lseek(f, big, SEEK_SET) == big, "lseek past 4 GiB");
+		RAW(libc_ftruncate(f, big - 1) == 0 && !fstat(f, &sb) &&
+		    sb.st_size == big - 1, "ftruncate past 4 GiB");
+		RAW(libc_ftruncate(f, 9) == 0 && holds(f, "HELLoabcd"), "ftruncate back");
+	}
+	RAW(libc_lseek(f, 0, SEEK_END) == 9 && libc_lseek(f, 2, SEEK_SET) == 2 &&
+	    libc_lseek(f, 0, SEEK_CUR) == 2, "lseek");
+	RAW(REAL(writev)(f, iov, 2) == 4 && holds(f, "HEabcdbcd") &&
+	    libc_lseek(f, 0, SEEK_CUR) == 6, "writev");
+	errno = 0;
+	RAW(libc_lseek(f, -1, SEEK_SET) == -1 && errno == EINVAL, "lseek before 0");
+	RAW(libc_ftruncate(f, 3) == 0 && holds(f, "HEa"), "ftruncate");
+	/* dup, dup2 (onto itself, open or not), dup3, fcntl: fds past 64 */
+	g = REAL(dup)(f);
+	RAW(g > f && libc_lseek(g, 0, SEEK_CUR) == 6, "dup");
+	RAW(REAL(dup2)(f, f) == f, "dup2 onto itself");
+	errno = 0;
+	RAW(REAL(dup2)(999, 999) == -1 && errno == EBADF, "dup2 of a closed fd onto itself");
+	RAW(REAL(dup2)(f, 200) == 200 && libc_fcntl(200, F_GETFD, 0) == 0, "dup2 past 64");
+	RAW(REAL(dup3)(f, 201, O_CLOEXEC) == 201 &&
+	    libc_fcntl64(201, F_GETFD, 0) == FD_CLOEXEC, "dup3 past 64, close-on-exec");
+	h = libc_fcntl(f, F_DUPFD_CLOEXEC, 300);
+	RAW(h >= 300 && fcntl(h, F_GETFD) == FD_CLOEXEC, "F_DUPFD_CLOEXEC");
+	RAW(libc_close(200) == 0 && libc_close(201) == 0 && REAL(close)(h) == 0 &&
+	    REAL(close)(g) == 0, "close");
+	errno = 0;
+	RAW(libc_close(200) == -1 && errno == EBADF, "close twice");
+	/* openat64 with a dirfd, sendfile, copy_file_range into it */
+	g = libc_openat64(d, "b", O_RDWR | O_CREAT | O_EXCL | O_CLOEXEC, 0600);
+	RAW(g >= 0 && !fstat(g, &sb) && (sb.st_mode & 0777) == 0600, "openat64 with a dirfd");
+	off = 1;
+	RAW(libc_sendfile(g, f, &off, 2) == 2 && off == 3 && holds(g, "Ea") &&
+	    libc_lseek(f, 0, SEEK_CUR) == 6, "sendfile at an offset");
+	ioff = 0, ooff = 2;
+	h = (int)copy_file_range(f, &ioff, g, &ooff, 1, 0);  /* the C library's */
+	ioff = 0, ooff = 2;
+	if (h == 1) {
+		RAW(libc_pwrite(g, "Ea", 2, 0) == 2 && ftruncate(g, 2) == 0, "reset");
+		RAW(REAL(copy_file_range)(f, &ioff, g, &ooff, 3, 0) == 3 &&
+		    ioff == 3 && ooff == 5 && holds(g, "EaHEa"), "copy_file_range");
+	}
+	/* the fortified opens: their names missing, the raw openat */
+	h = libc_open_2(path, O_RDONLY | O_CLOEXEC, 0);
+	RAW(h >= 0 && holds(h, "HEa") && libc_close(h) == 0, "__open_2");
+	h = libc_open_2(path, O_RDONLY | O_CLOEXEC, 1);
+	RAW(h >= 0 && holds(h, "HEa") && libc_close(h) == 0, "__open64_2");
+	h = libc_openat_2(d, "a", O_RDONLY | O_CLOEXEC, 1);
+	RAW(h >= 0 && holds(h, "HEa") && libc_close(h) == 0, "__openat64_2 with a dirfd");
+	h = libc_openat_2(d, "a", O_RDONLY | O_CLOEXEC, 0);
+	RAW(h >= 0 && holds(h, "HEa") && libc_close(h) == 0, "__openat_2 with a dirfd");
+	errno = 0;
+	RAW(libc_openat_2(d, "none", O_RDONLY, 0) == -1 && errno == ENOENT, "openat of no file");
+	/* creat64 missing: creat, missing: the raw creat, which truncates */
+	h = libc_creat64(path, 0600);
+	RAW(h >= 0 && holds(f, "") && libc_write(h, "x", 1) == 1 && holds(f, "x") &&
+	    libc_close(h) == 0, "creat64 truncates");
+	/* the log: appended to, whatever the offset */
+	snprintf(log, sizeof log, "%s/log", dir);
+	l = libc_open_log(log);
+	RAW(l >= 0 && libc_write(l, "one\n", 4) == 4 && lseek(l, 0, SEEK_SET) == 0 &&
+	    libc_write(l, "two\n", 4) == 4, "the log's writes");
+	close(l);
+	l = openat(d, "log", O_RDONLY | O_CLOEXEC);
+	RAW(holds(l, "one\ntwo\n") && !fstat(l, &sb) && (sb.st_mode & 0777) == 0644,
+	    "the log appends, mode 0644");
+	close(l);
+	close(g);
+	close(f);
+	unlinkat(d, "a", 0);
+	unlinkat(d, "b", 0);
+	unlinkat(d, "log", 0);
+	close(d);
+	rmdir(dir);
+	umask(old);
+	return 0;
+}
+
 int main(void)
 {
 	pthread_t t[2];
@@ -102,6 +230,8 @@ int main(void)
 	    asked_64 != 1)
 		return fail("a name not found was asked again, or its call "
 		            "failed");
+	if (raw_calls())
+		return 1;
 	close(fd);
 	printf("libcrace: ok\n");
 	return 0;
