@@ -199,6 +199,24 @@ replay: $mode: write: Operation not permitted"
 	cmp_dump "$out" "$D/values.hprof"
 }
 
+@test "fail closed: 70 copies of a dump's fd past the table (a table of 1024 fds): the first 64 marked (EPERM), past those a read-only /dev/null (EBADF), close-on-exec flags kept; closed, their marks are forgotten; without redaction every copy writes" {
+	build_tests shimstress
+	run -0 --separate-stderr env HPROFSTRIP_PROGRAMS=shimstress HPROFSTRIP_REDACT=values \
+		LD_PRELOAD="$SHIM1K" "$B/shimstress" copies "$IN" "$IN" "$T/d" 70
+	assert_line "shimstress: copies: 64 EPERM, 6 EBADF, 0 written; after their close: 64 EPERM"
+	assert_line "shimstress: copies: ok"
+	[ "$(grep -c ', a copy of its fd, is past the shim.s table; HPROFSTRIP_REDACT: its writes fail (EPERM)$' <<<"$stderr")" = 134 ] ||
+		fail "not one line for each copy: $stderr"
+	no_secret_in "$T/d"
+	rm -rf "$T/d" && mkdir "$T/d"
+	run -0 --separate-stderr env HPROFSTRIP_PROGRAMS=shimstress \
+		LD_PRELOAD="$SHIM1K" "$B/shimstress" copies "$IN" "$IN" "$T/d" 70
+	assert_line "shimstress: copies: 0 EPERM, 0 EBADF, 70 written; after their close: 0 EPERM"
+	# and the driver itself, without the shim
+	run -0 "$B/shimstress" copies "$IN" "$IN" "$T/d" 70
+	assert_line "shimstress: copies: 0 EPERM, 0 EBADF, 70 written; after their close: 0 EPERM"
+}
+
 @test "fail closed: a file written as no runtime writes its dump (sized before its header, or not from its start), a segment file with no dump being stripped, are refused; without redaction written as they come" {
 	local out=$T/d/x.hprof
 	# dd seek=1 sizes the file first (ftruncate), then writes at 100

@@ -51,6 +51,16 @@
  *               "written" or an errno's name (under HPROFSTRIP_REDACT the
  *               17th dump is refused, EPERM; the bystander never is: a
  *               mark on the wrong bit once refused it instead)
+ *   copies      a dump (DIR/c.hprof, IN's first bytes written) copied
+ *               with dup3 to ARG fds from 2000 up (every other one
+ *               close-on-exec), each then written once: prints "N EPERM,
+ *               M EBADF, K written" (under a shim with a table of 1024
+ *               fds and HPROFSTRIP_REDACT each copy is refused: the first
+ *               64 marked, EPERM; past those, a read-only /dev/null in
+ *               its place, EBADF); every copy keeps its close-on-exec
+ *               flag; then, the copies closed, 64 copies made again from
+ *               2200 up: "after their close: J EPERM" (the marks were
+ *               forgotten, so there is room for 64 more)
  *   cloexec     IN written to DIR/c.hprof (open, no O_CLOEXEC), then,
  *               before its close, every fd opened since it started must be
  *               close-on-exec (what the shim holds for the dump: the
@@ -315,6 +325,51 @@ static void t_refused(int at)
 	close(by);
 	for (i = 0; i < 16; i++)
 		close(held[i]);
+}
+
+/* ---- copies: refused copies past the table's fds, and past its marks ---- */
+
+static void t_copies(int n)
+{
+	char *p = sd_path_in(dir, "c.hprof");
+	int fd = open_new(p), i, perm = 0, badf = 0, wrote = 0, again = 0;
+	struct rlimit rl;
+
+	free(p);
+	if (n < 1 || n > 150)
+		die("copies: ARG must be 1..150");
+	if (!getrlimit(RLIMIT_NOFILE, &rl) && rl.rlim_cur < 4096 &&
+	    rl.rlim_max >= 4096) {
+		rl.rlim_cur = 4096;
+		setrlimit(RLIMIT_NOFILE, &rl);
+	}
+	if (write(fd, in_d, in_len < 4096 ? in_len : 4096) < 0)
+		die("the dump's first bytes");
+	for (i = 0; i < n; i++) {
+		const char *o;
+		int fl;
+		if (dup3(fd, 2000 + i, i % 2 ? O_CLOEXEC : 0) != 2000 + i)
+			die("dup3");
+		o = outcome(2000 + i);
+		perm += !strcmp(o, "EPERM");
+		badf += !strcmp(o, "EBADF");
+		wrote += !strcmp(o, "written");
+		fl = fcntl(2000 + i, F_GETFD);
+		CHECK(fl >= 0 && !!(fl & FD_CLOEXEC) == i % 2,
+		      "copy %d: close-on-exec %d, not %d", 2000 + i, fl, i % 2);
+	}
+	for (i = 0; i < n; i++)
+		close(2000 + i);
+	for (i = 0; i < 64; i++) {
+		if (dup2(fd, 2200 + i) != 2200 + i)
+			die("dup2");
+		again += !strcmp(outcome(2200 + i), "EPERM");
+	}
+	for (i = 0; i < 64; i++)
+		close(2200 + i);
+	close(fd);
+	printf("shimstress: copies: %d EPERM, %d EBADF, %d written; after their "
+	       "close: %d EPERM\n", perm, badf, wrote, again);
 }
 
 /* ---- cloexec: what the shim holds open is no child's -------------------- */
@@ -1106,7 +1161,8 @@ int main(int argc, char **argv)
 	if (argc < 5 || argc > 6) {
 		fprintf(stderr, "usage: shimstress TEST IN EXP DIR [ARG]\n"
 		        "tests: threads concurrent fork vfork reuse dup2 errno "
-		        "keeperrno lseek letgo refused cloexec closewait write plain\n");
+		        "keeperrno lseek letgo refused copies cloexec closewait write\n"
+		        "       plain\n");
 		return 2;
 	}
 	test = argv[1];
@@ -1138,6 +1194,8 @@ int main(int argc, char **argv)
 		t_letgo(arg ? atoi(arg) : 200);
 	else if (!strcmp(test, "refused") && arg)
 		t_refused(atoi(arg));
+	else if (!strcmp(test, "copies") && arg)
+		t_copies(atoi(arg));
 	else if (!strcmp(test, "cloexec"))
 		t_cloexec();
 	else if (!strcmp(test, "closewait"))
