@@ -787,12 +787,6 @@ static void run(struct hs_state *st, struct cur *c)
 
 /* ---- API --------------------------------------------------------------- */
 
-/* A keep table's size: HS_KEEP_MIN_SLOTS or more, a power of 2. */
-static int table_ok(unsigned slots)
-{
-	return slots >= HS_KEEP_MIN_SLOTS && !(slots & (slots - 1));
-}
-
 /* The state is small: every layer's tables and caches are the caller's
  * (hprof.h: HS_STATE_MAX). */
 _Static_assert(sizeof(struct hs_state) <= HS_STATE_MAX,
@@ -801,6 +795,11 @@ _Static_assert(sizeof(struct hs_state) <= HS_STATE_MAX,
 void hs_init(struct hs_state *st, const struct hs_config *cfg,
              const struct hs_sink *sink)
 {
+	static const struct hs_layer *const all_layers[] = {
+		&histo_layer, &android_layer, &salvage_layer, &keep_layer,
+		&stream_layer, &redact_layer, &names_layer, NULL
+	};
+	const struct hs_layer *const *l;
 	unsigned flags = cfg->flags;
 
 	memset(st, 0, sizeof *st);
@@ -810,57 +809,11 @@ void hs_init(struct hs_state *st, const struct hs_config *cfg,
 	st->flags = flags;
 	st->sink = *sink;
 	st->census = cfg->census;
-	if ((flags & HS_HISTO) && cfg->histo && histo_tables_ok(cfg->histo))
-		st->hg = cfg->histo;
-	else
-		st->flags &= ~(unsigned)HS_HISTO;
-	if ((flags & (HS_KEEP_STRINGS | HS_KEEP_BITMAPS)) && cfg->keep)
-		st->ks.cfg = *cfg->keep;
-	else
-		st->flags &= ~(unsigned)(HS_KEEP_STRINGS | HS_KEEP_BITMAPS);
-	/* open addressing needs a power of 2 and room to spare: a smaller
-	 * or other table would fill up, and a lookup would never end */
-	if (!table_ok(st->ks.cfg.pending_slots))
-		st->ks.cfg.pending_slots = 0;
-	if (!table_ok(st->ks.cfg.class_slots))
-		st->ks.cfg.class_slots = 0;
-	if (!st->ks.cfg.hold)
-		st->ks.cfg.hold_size = 0;
-	/* no layouts (every instance withheld) without whole tables */
-	if ((flags & HS_REDACT) && cfg->redact)
-		st->rd.cfg = *cfg->redact;
-	if ((flags & (HS_REDACT_NAMES | HS_UNREDACT)) && cfg->names)
-		st->nm.cfg = *cfg->names;
-	if (!table_ok(st->rd.cfg.class_slots) || !st->rd.cfg.types ||
-	    st->rd.cfg.types_used > st->rd.cfg.types_size)
-		st->rd.cfg.classes = NULL;
-	if (!st->rd.cfg.gather)
-		st->rd.cfg.gather_size = 0;
-	if (!table_ok(st->rd.cfg.fw_slots) || !st->rd.cfg.fw_names ||
-	    !st->rd.cfg.fw_classes ||
-	    st->rd.cfg.fw_names_used >= st->rd.cfg.fw_slots ||
-	    st->rd.cfg.fw_classes_used >= st->rd.cfg.fw_slots)
-		st->rd.cfg.fw_slots = 0;
-	redact_caches(st);
-	/* a held array and its String fit in a segment (hprof.h) */
-	if (st->ks.cfg.hold_size > HS_HOLD_LIMIT)
-		st->ks.cfg.hold_size = HS_HOLD_LIMIT;
-	/* a placeholder that was never patched: the writer was cut */
-	if (flags & HS_SALVAGE)
-		st->flags |= HS_OPEN_LEN;
-	/* a stream never patches, not even in a fallback (seg_fallback) */
-	if ((flags & HS_STREAM) && cfg->seg_buf)
-		st->sg.buf = cfg->seg_buf;
-	else
-		st->flags &= ~(unsigned)HS_STREAM;
-	st->string_ref = st->thread_ref = -1;
-	st->mbuffer_ref = st->buffers_ref = -1;
-	if (st->ks.cfg.layout_known) {
-		st->string_ref = st->ks.cfg.string_ref;
-		st->thread_ref = st->ks.cfg.thread_ref;
-		st->mbuffer_ref = st->ks.cfg.mbuffer_ref;
-		st->buffers_ref = st->ks.cfg.buffers_ref;
-	}
+	/* each layer takes its configuration, and drops its flags when it
+	 * cannot run with it (hprof.h says what each needs) */
+	for (l = all_layers; *l; l++)
+		if ((*l)->init)
+			(*l)->init(st, cfg);
 	st->phase = (flags & HS_NO_HEADER) ? PH_REC : PH_HDR;
 	st->idsize = (flags & HS_NO_HEADER) ? (cfg->idsize ? cfg->idsize : 8) : 0;
 	/* the conversion rewrites the header's version byte; a stream

@@ -11,9 +11,9 @@
 
 /* ---- tables ------------------------------------------------------------ */
 
-/* hs_init: the caller's tables are whole, their slot counts powers of 2
- * of at least 8 (a lookup ends: 1/8 stays empty) */
-int histo_tables_ok(const struct hs_histo *h)
+/* The caller's tables are whole, their slot counts powers of 2 of at
+ * least 8 (a lookup ends: 1/8 stays empty) */
+static int tables_ok(const struct hs_histo *h)
 {
 	return h->slots && h->classes && h->slot_count >= 8 &&
 	       !(h->slot_count & (h->slot_count - 1)) && h->name_slots &&
@@ -285,7 +285,16 @@ static void sweep_seen(struct hs_state *st, const unsigned char *p,
 		count(st, p);
 }
 
+static void init(struct hs_state *st, const struct hs_config *cfg)
+{
+	if ((st->flags & HS_HISTO) && cfg->histo && tables_ok(cfg->histo))
+		st->hg = cfg->histo;
+	else
+		st->flags &= ~(unsigned)HS_HISTO;
+}
+
 const struct hs_layer histo_layer = {
+	.init = init,
 	/* records */
 	.reads_record = reads_record,
 	.record = record,

@@ -455,8 +455,9 @@ struct hs_config {
  * and caches, sized by the caller through hs_config (struct hs_keep,
  * hs_config.seg_buf, struct hs_redact; the HS_KEEP_*, HS_STREAM_BUF and
  * HS_REDACT_* sizes are the tools' and the shim's); a layer that is off
- * needs none. hs_init checks each against the engine's limits (a table
- * or cache size, a power of 2, alignment) and never fails: what it
+ * needs none. hs_init has each layer check its own against the
+ * engine's limits (its init hook: a table or cache size, a power of 2,
+ * alignment) and never fails: what it
  * cannot use is done without, as each field says (a keep table taken as
  * none, HS_KEEP_STRINGS or HS_STREAM dropped without theirs; redaction
  * does with less, withholding or zeroing more, and never drops). */

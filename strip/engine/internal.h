@@ -56,8 +56,8 @@
  * core knows a layer by name in five places: resolve_mode lists them (in
  * the order histo, android, salvage, keep, stream, redact, names) and
  * names the fast path's three (unit: keep or redact; room: stream; seen:
- * histo); hs_init checks each layer's configuration (keep, redact, names,
- * stream, histo); eng_emit writes into the stream layer's segment while
+ * histo); hs_init lists every layer, to call its init hook, which takes
+ * and checks the layer's own configuration; eng_emit writes into the stream layer's segment while
  * one gathers (every output byte goes through it); and the look past a
  * heap record's end (PH_XLOOK, eng_resolve) is keep's (hold.c), as it
  * feeds the input again.
@@ -248,6 +248,11 @@ struct unit {
  * hooks (sweep.c) are resolved once into st->mode.unit and
  * st->mode.room. */
 struct hs_layer {
+	/* hs_init: the layer's configuration from cfg (its share of
+	 * hs_config), checked; it clears its flags in st->flags when it
+	 * cannot run with what it was given (every layer is asked, on or
+	 * off) */
+	void (*init)(struct hs_state *st, const struct hs_config *cfg);
 	/* the file header's version byte, which it may rewrite */
 	void (*header)(struct hs_state *st, unsigned char *version);
 	/* a record outside the heap: 1 if the layer takes its body (its own
@@ -360,15 +365,18 @@ struct hs_layer {
 extern const struct hs_layer android_layer, keep_layer, stream_layer,
                              salvage_layer, redact_layer, names_layer,
                              histo_layer;
-/* histo.c, for hs_init: are the caller's histogram tables usable? */
-int histo_tables_ok(const struct hs_histo *h);
+/* A table for open addressing: HS_KEEP_MIN_SLOTS or more, a power of 2 (a
+ * smaller or other table would fill up, and a lookup would never end). */
+static inline int table_ok(unsigned slots)
+{
+	return slots >= HS_KEEP_MIN_SLOTS && !(slots & (slots - 1));
+}
 /* names.c, for histo.c: the start of a STRING text as it goes out */
 void names_view(const struct hs_state *st, const unsigned char *p, size_t n,
                 int whole, unsigned char *out);
 /* hs_init, which resolves the mode: redaction's caches, the caller's
  * (st->rd.cfg), checked, taken or done without (hprof.h: struct
  * hs_redact) */
-void redact_caches(struct hs_state *st);
 /* exempt.c, for redact.c: what redaction lets through (the runtime's own
  * classes, the listed sizes), read from the STRING and LOAD_CLASS records
  * (the redact layer's reads_record and record hooks) */

@@ -449,7 +449,35 @@ static int sweep_unit(struct hs_state *st, const unsigned char *p,
 	       !keep_looks(st, rd_id(st, p + 1 + st->idsize + 4));
 }
 
+static void init(struct hs_state *st, const struct hs_config *cfg)
+{
+	struct hs_keep *k = &st->ks.cfg;
+
+	if ((st->flags & (HS_KEEP_STRINGS | HS_KEEP_BITMAPS)) && cfg->keep)
+		*k = *cfg->keep;
+	else
+		st->flags &= ~(unsigned)(HS_KEEP_STRINGS | HS_KEEP_BITMAPS);
+	if (!table_ok(k->pending_slots))
+		k->pending_slots = 0;
+	if (!table_ok(k->class_slots))
+		k->class_slots = 0;
+	if (!k->hold)
+		k->hold_size = 0;
+	/* a held array and its String fit in a segment (hprof.h) */
+	if (k->hold_size > HS_HOLD_LIMIT)
+		k->hold_size = HS_HOLD_LIMIT;
+	st->string_ref = st->thread_ref = -1;
+	st->mbuffer_ref = st->buffers_ref = -1;
+	if (k->layout_known) {
+		st->string_ref = k->string_ref;
+		st->thread_ref = k->thread_ref;
+		st->mbuffer_ref = k->mbuffer_ref;
+		st->buffers_ref = k->buffers_ref;
+	}
+}
+
 const struct hs_layer keep_layer = {
+	.init = init,
 	/* records */
 	.reads_record = reads_record, .record = record,
 	/* sub-records */

@@ -421,7 +421,14 @@ static int step(struct hs_state *st, struct cur *c)
 	}
 }
 
+static void init(struct hs_state *st, const struct hs_config *cfg)
+{
+	if ((st->flags & (HS_REDACT_NAMES | HS_UNREDACT)) && cfg->names)
+		st->nm.cfg = *cfg->names;
+}
+
 const struct hs_layer names_layer = {
+	.init = init,
 	/* records */
 	.takes_record = names_wants_record,
 	/* bodies, phases */

@@ -453,7 +453,10 @@ static void sweep_out(struct hs_state *st, struct cur *c,
 		redact_one(st, c, p, u);
 }
 
+static void init(struct hs_state *st, const struct hs_config *cfg);
+
 const struct hs_layer redact_layer = {
+	.init = init,
 	/* records */
 	.reads_record = reads_record, .record = record,
 	/* sub-records */
@@ -479,7 +482,7 @@ static int aligned(const void *p, size_t a)
 	return ((uintptr_t)p & (a - 1)) == 0;
 }
 
-void redact_caches(struct hs_state *st)
+static void redact_caches(struct hs_state *st)
 {
 	struct hs_redact *r = &st->rd.cfg;
 	unsigned n = r->flat_slots;
@@ -504,6 +507,24 @@ void redact_caches(struct hs_state *st)
 		st->rd.sized = r->sized;
 	else
 		r->sized_slots = 0;
+}
+
+/* no layouts (every instance withheld) without whole tables */
+static void init(struct hs_state *st, const struct hs_config *cfg)
+{
+	struct hs_redact *r = &st->rd.cfg;
+
+	if ((st->flags & HS_REDACT) && cfg->redact)
+		*r = *cfg->redact;
+	if (!table_ok(r->class_slots) || !r->types ||
+	    r->types_used > r->types_size)
+		r->classes = NULL;
+	if (!r->gather)
+		r->gather_size = 0;
+	if (!table_ok(r->fw_slots) || !r->fw_names || !r->fw_classes ||
+	    r->fw_names_used >= r->fw_slots || r->fw_classes_used >= r->fw_slots)
+		r->fw_slots = 0;
+	redact_caches(st);
 }
 
 void hs_redact_filled(const struct hs_state *st, struct hs_redact *r)

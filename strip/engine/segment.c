@@ -261,7 +261,17 @@ static void take_back(struct hs_state *st, uint64_t *from)
 	*from = seg_drop_partial(st);
 }
 
+/* a stream never patches, not even in a fallback (seg_fallback) */
+static void init(struct hs_state *st, const struct hs_config *cfg)
+{
+	if ((st->flags & HS_STREAM) && cfg->seg_buf)
+		st->sg.buf = cfg->seg_buf;
+	else
+		st->flags &= ~(unsigned)HS_STREAM;
+}
+
 const struct hs_layer stream_layer = {
+	.init = init,
 	/* records */
 	.header = seg_header,
 	/* heap records */
