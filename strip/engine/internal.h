@@ -64,6 +64,9 @@
  *
  * The hooks (fixed point: hook: the layers that have it):
  *
+ *   hs_init                      init: histo, keep, redact, names,
+ *                                 stream, salvage (each its own
+ *                                 configuration, checked)
  *   file header                  header: android 1.0.3 -> 1.0.2,
  *                                 stream 1.0.1 -> 1.0.2
  *   record outside the heap      takes_record: names (its own phases);
