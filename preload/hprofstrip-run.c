@@ -409,6 +409,14 @@ int main(int argc, char **argv)
 		return EXIT_NOLIB;
 	}
 
+#ifdef HS_COVERAGE
+	{
+		/* make coverage: an exec drops the counters a normal exit
+		 * would write, so they are written now */
+		extern void __gcov_dump(void);
+		__gcov_dump();
+	}
+#endif
 	execvp(argv[i], argv + i);
 	{
 		int e = errno;

@@ -23,7 +23,8 @@
 # Be gentle on a shared machine: nice -n 10 make coverage.
 
 COV_BUILD = build/coverage
-COV_CFLAGS = -O0 -g --coverage
+# (HS_COVERAGE: hprofstrip-run writes its counters before it execs)
+COV_CFLAGS = -O0 -g --coverage -DHS_COVERAGE
 COV_LDFLAGS = --coverage
 COV_CC = $(CURDIR)/tests/coverage.sh cc
 COV_UNIT = policytest sealtest libcrace holdtest pendtest maptest memtest namerule
