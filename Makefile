@@ -201,9 +201,10 @@ $(BUILD)/policytest: tests/policytest.c tests/check.h preload/policy.c preload/p
 		-ldl $(LDFLAGS)
 
 # the libc layer's lookups as the shim is built (optimized, no sanitizer,
-# which keeps stores the optimizer may drop): tests/libcrace.c
+# which keeps stores the optimizer may drop; 64-bit off_t, as the shim's
+# other files): tests/libcrace.c
 $(BUILD)/libcrace: tests/libcrace.c preload/libc.c preload/libc.h | $(BUILD)
-	$(CC) $(ALL_CFLAGS) -pthread -Ddlsym=libcrace_dlsym -o $@ \
+	$(CC) $(ALL_CFLAGS) $(LFS) -pthread -Ddlsym=libcrace_dlsym -o $@ \
 		tests/libcrace.c preload/libc.c $(LDFLAGS)
 
 # a preload below the shim that calls back into it (bats/dumps.bats)

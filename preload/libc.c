@@ -56,34 +56,91 @@ static ssize_t raw_writev(int fd, const struct iovec *iov, int cnt)
 	return syscall(SYS_writev, fd, iov, cnt);
 }
 
-static ssize_t raw_pwrite(int fd, const void *b, size_t n, off_t off)
+#if UINTPTR_MAX <= 0xffffffffu
+/* 32 bits: a 64-bit offset goes to the kernel as two longs, in the
+ * machine's order (a, then b); on ARM EABI (and MIPS o32, PowerPC) from
+ * an even register, after a pad (PAD) */
+# define OFF_32 1
+static void off_halves(int64_t off, long *a, long *b)
 {
-#if UINTPTR_MAX > 0xffffffffu
-	return syscall(SYS_pwrite64, fd, b, n, off);
-#else
-	/* 32 bits: the kernel takes the 64-bit offset as two longs, in the
-	 * machine's order, on ARM EABI (and MIPS o32, PowerPC) from an even
-	 * register, after a pad */
-	uint64_t o = (uint64_t)(int64_t)off;
+	uint64_t o = (uint64_t)off;
 	long lo = (long)(uint32_t)o, hi = (long)(uint32_t)(o >> 32);
 # if __BYTE_ORDER__ == __ORDER_BIG_ENDIAN__
-	long a = hi, b2 = lo;
+	*a = hi, *b = lo;
 # else
-	long a = lo, b2 = hi;
+	*a = lo, *b = hi;
 # endif
+}
 # if defined(__arm__) || defined(__mips__) || defined(__powerpc__)
-	return syscall(SYS_pwrite64, fd, b, n, 0L, a, b2);
+#  define PAD 0L,
 # else
-	return syscall(SYS_pwrite64, fd, b, n, a, b2);
+#  define PAD
 # endif
+#endif
+
+/* The 64-bit offsets' calls, raw: what the wrappers use where off_t has
+ * 32 bits and the C library's *64 name is missing (or not looked up
+ * yet), so an offset past 2 GiB is never cut to 32 bits. */
+static ssize_t raw_pwrite64(int fd, const void *b, size_t n, int64_t off)
+{
+#ifdef OFF_32
+	long x, y;
+	off_halves(off, &x, &y);
+	return syscall(SYS_pwrite64, fd, b, n, PAD x, y);
+#else
+	return syscall(SYS_pwrite64, fd, b, n, off);
 #endif
 }
 
-static ssize_t raw_pwritev(int fd, const struct iovec *iov, int cnt, off_t off)
+static ssize_t raw_pwritev64(int fd, const struct iovec *iov, int cnt,
+                             int64_t off)
 {
 	/* the kernel takes the offset as two longs, low then high */
 	return syscall(SYS_pwritev, fd, iov, cnt, (long)off,
 	               (long)((uint64_t)off >> 31 >> 1));
+}
+
+static int64_t raw_lseek64(int fd, int64_t off, int whence)
+{
+#ifdef OFF_32
+	int64_t r;
+	if (syscall(SYS__llseek, fd, (long)((uint64_t)off >> 32),
+	            (long)(uint32_t)off, &r, whence) < 0)
+		return -1;
+	return r;
+#else
+	return syscall(SYS_lseek, fd, off, whence);
+#endif
+}
+
+static int raw_ftruncate64(int fd, int64_t len)
+{
+#ifdef OFF_32
+	long x, y;
+	off_halves(len, &x, &y);
+	return (int)syscall(SYS_ftruncate64, fd, PAD x, y);
+#else
+	return (int)syscall(SYS_ftruncate, fd, len);
+#endif
+}
+
+static ssize_t raw_sendfile64(int out, int in, int64_t *off, size_t n)
+{
+#ifdef OFF_32
+	return syscall(SYS_sendfile64, out, in, off, n);
+#else
+	return syscall(SYS_sendfile, out, in, off, n);
+#endif
+}
+
+static ssize_t raw_pwrite(int fd, const void *b, size_t n, off_t off)
+{
+	return raw_pwrite64(fd, b, n, off);
+}
+
+static ssize_t raw_pwritev(int fd, const struct iovec *iov, int cnt, off_t off)
+{
+	return raw_pwritev64(fd, iov, cnt, off);
 }
 
 static off_t raw_lseek(int fd, off_t off, int whence)
@@ -227,22 +284,33 @@ int libc_creat64(const char *path, mode_t mode)
 	return REAL(creat64) ? REAL(creat64)(path, mode) : REAL(creat)(path, mode);
 }
 
+/* (a *64 name missing where off_t has 32 bits: the raw 64-bit call, not
+ * the base name, which would cut the offset) */
 ssize_t libc_pwritev(int fd, const struct iovec *iov, int cnt, int64_t off)
 {
-	return REAL(pwritev64) ? REAL(pwritev64)(fd, iov, cnt, off)
-	                      : REAL(pwritev)(fd, iov, cnt, (off_t)off);
+	if (REAL(pwritev64))
+		return REAL(pwritev64)(fd, iov, cnt, off);
+	if (sizeof(off_t) < sizeof off)
+		return raw_pwritev64(fd, iov, cnt, off);
+	return REAL(pwritev)(fd, iov, cnt, (off_t)off);
 }
 
 int64_t libc_lseek(int fd, int64_t off, int whence)
 {
-	return REAL(lseek64) ? REAL(lseek64)(fd, off, whence)
-	                    : (int64_t)REAL(lseek)(fd, (off_t)off, whence);
+	if (REAL(lseek64))
+		return REAL(lseek64)(fd, off, whence);
+	if (sizeof(off_t) < sizeof off)
+		return raw_lseek64(fd, off, whence);
+	return (int64_t)REAL(lseek)(fd, (off_t)off, whence);
 }
 
 ssize_t libc_sendfile(int out, int in, int64_t *off, size_t n)
 {
-	return REAL(sendfile64) ? REAL(sendfile64)(out, in, off, n)
-	                       : REAL(sendfile)(out, in, (off_t *)off, n);
+	if (REAL(sendfile64))
+		return REAL(sendfile64)(out, in, off, n);
+	if (sizeof(off_t) < sizeof *off)
+		return raw_sendfile64(out, in, off, n);
+	return REAL(sendfile)(out, in, (off_t *)off, n);
 }
 
 ssize_t libc_write(int fd, const void *buf, size_t len)
@@ -254,6 +322,8 @@ ssize_t libc_pwrite(int fd, const void *buf, size_t len, int64_t off)
 {
 	if (REAL(pwrite64))
 		return REAL(pwrite64)(fd, buf, len, off);
+	if (sizeof(off_t) < sizeof off)
+		return raw_pwrite64(fd, buf, len, off);
 	return REAL(pwrite)(fd, buf, len, (off_t)off);
 }
 
@@ -272,6 +342,8 @@ int libc_ftruncate(int fd, int64_t len)
 {
 	if (REAL(ftruncate64))
 		return REAL(ftruncate64)(fd, len);
+	if (sizeof(off_t) < sizeof len)
+		return raw_ftruncate64(fd, len);
 	return REAL(ftruncate)(fd, (off_t)len);
 }
 

@@ -114,7 +114,7 @@ check-musl: deps
 # a 64-bit offset goes to the kernel as two halves. The machine's own
 # programs (sh, touch) keep the native shim (HOST_SHIM).
 I386 = $(BUILD)/i386
-I386_UNIT = policytest sealtest pendtest maptest holdtest memtest namerule
+I386_UNIT = policytest sealtest pendtest maptest holdtest memtest namerule libcrace
 check-i386: deps
 	tests/ports.sh deps gcc-multilib
 	$(MAKE) --no-print-directory CC="gcc -m32" BUILD=$(I386) all \
