@@ -56,8 +56,9 @@ static ssize_t raw_writev(int fd, const struct iovec *iov, int cnt)
 	return syscall(SYS_writev, fd, iov, cnt);
 }
 
-#if UINTPTR_MAX <= 0xffffffffu
-/* 32 bits: a 64-bit offset goes to the kernel as two longs, in the
+#if UINTPTR_MAX <= 0xffffffffu && !defined(__x86_64__)
+/* 32 bits (not x32, whose system calls take 64-bit registers): a 64-bit
+ * offset goes to the kernel as two longs, in the
  * machine's order (a, then b); on ARM EABI (and MIPS o32, PowerPC) from
  * an even register, after a pad (PAD) */
 # define OFF_32 1
