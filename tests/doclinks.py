@@ -1,7 +1,8 @@
 #!/usr/bin/env python3
-"""doclinks.py [ROOT]: every relative link of the checkout's Markdown files
-names a file that exists, and an anchor (#...) a heading of that file, as
-GitHub makes anchors of headings. Prints each broken link; exit 1 if any."""
+"""doclinks.py [ROOT]: every relative link of the Markdown files (those git
+tracks in a checkout, else every *.md outside build/) names a file that
+exists, and an anchor (#...) a heading of that file, as GitHub makes
+anchors of headings. Prints each broken link; exit 1 if any."""
 import os
 import re
 import subprocess
@@ -9,7 +10,17 @@ import sys
 
 root = sys.argv[1] if len(sys.argv) > 1 else '.'
 os.chdir(root)
-files = subprocess.check_output(['git', 'ls-files', '*.md'], text=True).split()
+try:  # a checkout: the files git tracks
+    files = subprocess.check_output(['git', 'ls-files', '*.md'], text=True,
+                                    stderr=subprocess.DEVNULL).split()
+except (OSError, subprocess.CalledProcessError):
+    files = []
+if not files:  # a tree that is no checkout: every *.md but build/'s
+    for top, dirs, names in os.walk('.'):
+        dirs[:] = [d for d in dirs if d != 'build' and not d.startswith('.')]
+        files += [os.path.normpath(os.path.join(top, n))
+                  for n in names if n.endswith('.md')]
+    files.sort()
 
 
 def slug(heading):
