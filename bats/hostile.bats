@@ -311,6 +311,28 @@ class_dump() {
 	rejected "$T/l" 31 'malformed file header'
 }
 
+@test "a header string of 31 bytes, the most the engine holds, is read; one of 32 is refused at its 32nd byte" {
+	case_body() {
+		local v h
+		v=$(head -c 18 "$1")
+		# the dump's header string grown to 31 bytes, then its NUL and the rest
+		{ printf '%sxxxxxxxxxxxxx' "$v"; tail -c +19 "$1"; } >"$T/h31"
+		run "$STRIP" --info "$T/h31"
+		assert_success
+		assert_line well-formed
+		"$STRIP" -o "$T/h31.s" "$T/h31"
+		h=$(head -c 32 "$T/h31.s" | tr '\0' '@')
+		assert_equal "$h" "${v}xxxxxxxxxxxxx@"
+		"$RESTORE" -o "$T/h31.r" "$T/h31.s"
+		"$STRIP" -o "$T/plain.s" "$1"
+		"$RESTORE" -o "$T/plain.r" "$T/plain.s"
+		cmp <(tail -c +33 "$T/h31.r") <(tail -c +20 "$T/plain.r")
+		{ printf '%sxxxxxxxxxxxxxx' "$v"; tail -c +19 "$1"; } >"$T/h32"
+		rejected "$T/h32" 31 'malformed file header'
+	}
+	both
+}
+
 @test "a dump that is only a header" {
 	case_body() {
 		head -c 31 "$1" >"$T/h"
