@@ -264,6 +264,58 @@ PY
 	assert_equal "$stderr" "hprofstrip: $T/d/x.hprof: a write at offset 100 of a gzip dump whose end is at $(( $(size_of "$T/in.gz") / 2 )) cannot be inflated; the dump is kept as the runtime wrote it"
 }
 
+@test "a gzip dump whose fd is closed behind the shim's back (close_range, then the number reused): one line; the runtime's stream is kept as written, or under HPROFSTRIP_REDACT the sealed file is removed" {
+	command -v python3 >/dev/null || fail "python3 not installed"
+	py=$(readlink -f "$(command -v python3)")
+	cat >"$T/lost.py" <<'PY'
+import ctypes, gzip, os, struct, sys, time
+libc = ctypes.CDLL(None, use_errno=True)
+# the plain dump, stamped now (this process's own dump), gzip -1
+d = bytearray(open(sys.argv[1], "rb").read())
+h = d.index(0) + 5
+d[h:h + 8] = struct.pack(">Q", int(time.time() * 1000))
+d = gzip.compress(bytes(d), 1, mtime=0)
+open(sys.argv[4], "wb").write(d)
+d = d[:int(sys.argv[3])]
+fd = os.open(sys.argv[2], os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
+# in 64 KiB writes, each given time to be inflated: the inflater has
+# given back the dump's header (the compressor runs) before the close
+for i in range(0, len(d), 65536):
+    os.write(fd, d[i:i + 65536])
+    time.sleep(0.1)
+# close_range(fd, fd, 0) (436 on every Linux): a close the shim never sees
+if libc.syscall(436, fd, fd, 0) != 0:
+    sys.exit("close_range: errno %d" % ctypes.get_errno())
+# the number again, for another file: the shim learns the dump's fd went
+fd2 = os.open(sys.argv[2] + ".other", os.O_WRONLY | os.O_CREAT, 0o600)
+if fd2 != fd:
+    sys.exit("fd %d not reused (%d)" % (fd, fd2))
+os.close(fd2)
+PY
+	local n redact out=$T/d/x.hprof
+	# the whole stream (its compressor started), or its first 100 bytes
+	# (no inflated header yet)
+	for n in 100000000 100; do
+		for redact in "" values; do
+			rm -f "$T"/d/*
+			run --separate-stderr env HPROFSTRIP_PROGRAMS="$(basename "$py")" \
+				${redact:+HPROFSTRIP_REDACT=$redact} LD_PRELOAD="$SHIM" \
+				"$py" "$T/lost.py" "$F" "$out" "$n" "$T/copy.gz"
+			assert_success
+			[ "$n" -lt "$(size_of "$T/copy.gz")" ] || n=$(size_of "$T/copy.gz")
+			if [ -z "$redact" ]; then
+				assert_equal "$stderr" "hprofstrip: $out: closed behind the shim's back after $n bytes of its gzip stream; the dump is kept as the runtime wrote it"
+				cmp "$out" <(head -c "$n" "$T/copy.gz")
+				assert_equal "$(ls "$T/d")" "x.hprof
+x.hprof.other"
+			else
+				assert_equal "$stderr" "hprofstrip: $out: closed behind the shim's back after $n bytes of its gzip stream; HPROFSTRIP_REDACT cannot keep the runtime's stream: the file is removed"
+				assert_equal "$(ls "$T/d")" x.hprof.other
+			fi
+		done
+	done
+}
+
 # ---- a real JVM ---------------------------------------------------------
 
 # judged_gz DUMP: DUMP is a gzip dump the shim stripped: gzip at level 1,

@@ -586,6 +586,17 @@ static int put_gz(struct session *s, int fd, const void *buf, size_t len,
 		gz_give_up(s, fd, why, 1);
 		return 0;
 	}
+	if (!s->gz_in) {
+		struct stat sb;
+		int saved = errno;
+
+		/* which file it is, should its fd be closed behind our back */
+		if (!fstat(fd, &sb)) {
+			s->gz_dev = sb.st_dev;
+			s->gz_ino = sb.st_ino;
+		}
+		errno = saved;
+	}
 	s->gz_in += len;
 	if (inflate_push(s->inf, buf, len, gz_put, s) && s->gz_judged >= 0) {
 		snprintf(why, sizeof why, "%s failed (%s)", s->inf->what,
@@ -744,6 +755,8 @@ void session_start(struct session *s, int kind, const char *path,
 	s->gz = s->gz_pending;
 	s->gz_pending = s->gz_failed = 0;
 	s->gz_in = s->raw_len = 0;
+	s->gz_dev = 0;
+	s->gz_ino = 0;
 	s->gz_judged = 0;
 	s->gz_head_len = 0;
 	if (kind == S_MAIN && dump != s->dump &&
@@ -820,19 +833,27 @@ static void gap(struct session *s, uint64_t at)
 }
 
 /* A gzip dump that fails closed (HPROFSTRIP_REDACT): its file, sealed,
- * emptied through fd and removed, if its path is still that file. */
+ * emptied through fd and removed, if its path is still that file; fd -1
+ * (closed behind our back): removed if its path is still the file the
+ * first write went to. */
 static void gz_remove(struct session *s, int fd)
 {
 	struct stat a, b;
 	int saved = errno;
 
-	if (!fstat(fd, &a) && !lstat(s->dump, &b) && a.st_dev == b.st_dev &&
-	    a.st_ino == b.st_ino) {
-		if (hst.ftruncate(fd, 0)) {
+	if (fd >= 0 ? fstat(fd, &a) : s->gz_ino == 0)
+		goto out;
+	if (fd < 0) {
+		a.st_dev = s->gz_dev;
+		a.st_ino = s->gz_ino;
+	}
+	if (!lstat(s->dump, &b) && a.st_dev == b.st_dev && a.st_ino == b.st_ino) {
+		if (fd >= 0 && hst.ftruncate(fd, 0)) {
 			/* removed all the same */
 		}
 		unlink(s->dump);
 	}
+out:
 	errno = saved;
 }
 
@@ -1009,9 +1030,24 @@ void session_let_go(struct session *s, int fd)
 
 void session_lost(struct session *s)
 {
-	say("hprofstrip: %s: closed behind the shim's back; the "
-	    "dump ends at %llu bytes in", s->path,
-	    (unsigned long long)s->st.in_off);
+	/* a gzip dump under HPROFSTRIP_REDACT: its file is sealed bytes no
+	 * one can read back, unless it was given back as not a dump */
+	int gz_remove_it = s->gz && s->nonce &&
+	                   (s->gz_judged >= 0 || s->gz_failed);
+
+	if (s->gz)
+		/* (its inflater may not have had every byte yet: the count
+		 * said is the runtime's) */
+		say("hprofstrip: %s: closed behind the shim's back after "
+		    "%llu bytes of its gzip stream; %s", s->path,
+		    (unsigned long long)s->raw_len, gz_remove_it ?
+		    "HPROFSTRIP_REDACT cannot keep the runtime's stream: the "
+		    "file is removed" : "the dump is kept as the runtime "
+		    "wrote it");
+	else
+		say("hprofstrip: %s: closed behind the shim's back; the "
+		    "dump ends at %llu bytes in", s->path,
+		    (unsigned long long)s->st.in_off);
 	/* the shim never saw the dump's end: the histogram is of the bytes
 	 * that came, marked cut there */
 	if (s->kind == S_MAIN)
@@ -1021,6 +1057,8 @@ void session_lost(struct session *s)
 		inflate_stop(s->inf, 0);
 	if (s->piped)
 		end_child(s, -1);
+	if (gz_remove_it)
+		gz_remove(s, -1);
 }
 
 void session_forget(struct session *s)

@@ -112,6 +112,8 @@ struct session {
 	int gz_failed;           /* ... given up on under HPROFSTRIP_REDACT:
 	                            its file is removed at the end */
 	uint64_t gz_in;          /* ... the runtime's bytes so far */
+	dev_t gz_dev;            /* ... its file, as its first write found */
+	ino_t gz_ino;            /*     it (0: not known) */
 	int gz_judged;           /* ... its inflated header: 0 not yet,
 	                            1 this runtime's dump, -1 not (then
 	                            the file is all there is) */
