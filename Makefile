@@ -67,6 +67,7 @@ $(BUILD)/hprofrestore: restore/hprofrestore.c $(ENGINE) $(CLI) $(HDRS) | $(BUILD
 
 SHIM_SRC = preload/wrappers.c preload/libc.c preload/policy.c preload/say.c \
 	preload/api.c preload/fdtable.c preload/session.c preload/summary.c \
+	preload/tables.c preload/rawdump.c \
 	preload/calls.c preload/pipe.c preload/refuse.c preload/histofile.c \
 	preload/suspects.c preload/seal.c preload/inflate.c $(ENGINE) $(IO)
 SHIM_HDRS = preload/libc.h preload/policy.h preload/say.h preload/seal.h \

@@ -126,26 +126,6 @@ void histo_path(struct session *s, int dirfd)
 		s->histo_path[0] = 0;
 }
 
-/* The histogram's writer: the real pwrite. */
-static ssize_t histo_pwrite(void *user, int fd, const void *buf, size_t len,
-                            int64_t off)
-{
-	(void)user;
-	return hst.pwrite(fd, buf, len, off);
-}
-
-/* The file made for the histogram goes again (written in part), while its
- * name is still that file. */
-static void histo_unlink(const char *path, int fd)
-{
-	struct stat a, b;
-
-	if (!fstat(fd, &a) && !lstat(path, &b) && a.st_dev == b.st_dev &&
-	    a.st_ino == b.st_ino && unlink(path)) {
-		/* it stays, and the line said it is not whole */
-	}
-}
-
 /* The file the dump ends up in: the compressor's output, or the dump's. */
 static const char *dump_file(const struct session *s)
 {
@@ -276,11 +256,11 @@ static int histo_file(struct session *s, const struct io_histo_meta *meta,
 	}
 	if ((fd = histo_create(s, tmp, sizeof tmp)) < 0)
 		return -1;
-	io_ob_init(&ob, histo_pwrite, NULL, fd, 0, m->out, sizeof m->out);
+	io_ob_init(&ob, plain_pwrite, NULL, fd, 0, m->out, sizeof m->out);
 	if (io_histo_write(&m->h, meta, m->rows, n, 0, io_ob_write, &ob) ||
 	    io_ob_flush(&ob)) {
 		e = ob.err ? ob.err : EIO;
-		histo_unlink(tmp[0] ? tmp : s->histo_path, fd);
+		io_unlink_made(tmp[0] ? tmp : s->histo_path, fd);
 		hst.close(fd);
 		say("hprofstrip: %s: write failed: %s; no histogram written",
 		    tmp[0] ? tmp : s->histo_path, strerror(e));

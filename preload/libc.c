@@ -392,3 +392,25 @@ int io_create_free(char *path, size_t size, int mode)
 		path[len] = 0;
 	return fd;
 }
+
+int io_is_file(const char *path, dev_t dev, ino_t ino)
+{
+	struct stat sb;
+	int saved = errno, r;
+
+	r = ino && !lstat(path, &sb) && sb.st_dev == dev && sb.st_ino == ino;
+	errno = saved;
+	return r;
+}
+
+void io_unlink_made(const char *path, int fd)
+{
+	struct stat sb;
+	int saved = errno;
+
+	if (!fstat(fd, &sb) && io_is_file(path, sb.st_dev, sb.st_ino) &&
+	    unlink(path)) {
+		/* it stays: the caller's line says it is not whole */
+	}
+	errno = saved;
+}

@@ -94,6 +94,17 @@ int io_create(const char *path, int mode);
 /* The same under the first free name of path, path.1, ... path.999; the
  * name taken is left in path (size bytes), or path as it was (-1). */
 int io_create_free(char *path, size_t size, int mode);
+/* A file, as fstat found it (ino 0: not known). */
+struct file_id {
+	dev_t dev;
+	ino_t ino;
+};
+/* 1 if path (not followed) is still the file of device dev and inode ino
+ * (ino 0: not known, never); errno kept. What the shim made is removed
+ * only while its name is still that file. */
+int io_is_file(const char *path, dev_t dev, ino_t ino);
+/* path removed if it is still the file fd is; errno kept. */
+void io_unlink_made(const char *path, int fd);
 
 /* The real functions, each looked up with dlsym(RTLD_NEXT) the first
  * time a call needs it (libc_lookup, the cold path), then one atomic load.

@@ -1,12 +1,15 @@
 /*
  * Inside dump tracking (hprofstrip.h): one dump's session. session.c holds
  * its life and its output (start, restart, the engine feed, flush, finish,
- * the compressor or filter child, the tables HPROFSTRIP_KEEP and _REDACT
- * ask for), summary.c what it says at the end; calls.c what each call of
- * the runtime's does to it (write, lseek, ftruncate, copy, and the vetting
- * of the header). Their functions take a session, called with its lock
- * held (api.c's session_call takes and releases it); which fd is which session is the fd table's (fdtable.h). Not an
- * interface for anyone else.
+ * the compressor or filter child); tables.c the tables each feature asks
+ * for (HPROFSTRIP_KEEP, _REDACT and its names map, a child's buffer);
+ * rawdump.c the bytes kept as the runtime wrote them (a sealed segment, a
+ * gzip dump); histofile.c the histogram; summary.c what it says at the
+ * end; calls.c what each call of the runtime's does to it (write, lseek,
+ * ftruncate, copy, and the vetting of the header). Their functions take
+ * a session, called with its lock held (api.c's session_call takes and
+ * releases it); which fd is which session is the fd table's (fdtable.h).
+ * Not an interface for anyone else.
  */
 #ifndef HPROFSTRIP_SESSION_H
 #define HPROFSTRIP_SESSION_H
@@ -15,6 +18,7 @@
 #include "../strip/io/outbuf.h"
 #include "../strip/io/namesmap.h"
 #include "inflate.h"
+#include "libc.h"
 #include "pipe.h"
 #include "policy.h"
 #include "hprofstrip.h"
@@ -112,8 +116,7 @@ struct session {
 	int gz_failed;           /* ... given up on under HPROFSTRIP_REDACT:
 	                            its file is removed at the end */
 	uint64_t gz_in;          /* ... the runtime's bytes so far */
-	dev_t gz_dev;            /* ... its file, as its first write found */
-	ino_t gz_ino;            /*     it (0: not known) */
+	struct file_id gz_file;  /* ... its file, as its first write found it */
 	int gz_judged;           /* ... its inflated header: 0 not yet,
 	                            1 this runtime's dump, -1 not (then
 	                            the file is all there is) */
@@ -199,6 +202,68 @@ void session_finish(struct session *s, int fd);
 void session_lost(struct session *s);
 /* In a forked child: the dump is the parent's; s is free. */
 void session_forget(struct session *s);
+
+/* ---- session.c's own, for the files below ---------------------------- */
+
+/* Says once that the engine fell back to copying verbatim. */
+void report(struct session *s);
+/* The dump's first write, to fd: its child starts (pipe_pending). */
+void start_child(struct session *s, int fd);
+/* A file's writer (io_pwrite_fn): the real pwrite (the names map, the
+ * histogram, the bytes held while vetting). */
+ssize_t plain_pwrite(void *user, int fd, const void *buf, size_t len,
+                     int64_t off);
+
+/* ---- tables.c: each feature's tables, mapped once per slot ------------ */
+
+/* size bytes of zeroed memory, mapped; NULL if there is none, said once a
+ * process through *told (what: the line after path). errno kept. */
+void *tables_map(size_t size, int *told, const char *path,
+                 const char *what);
+/* HPROFSTRIP_KEEP: the engine's tables for s's next dump (kind), zeroed,
+ * in k, and its flags (HS_KEEP_*); 0: none (not wanted, a .pN file,
+ * HPROFSTRIP_REDACT, no memory: said once). */
+unsigned keep_tables(struct session *s, int kind, struct hs_keep *k);
+/* HPROFSTRIP_REDACT: 1 if s's next dump is redacted, its tables (zeroed)
+ * in r (all NULL: no memory, said once: every field zeroed). */
+int redact_tables(struct session *s, struct hs_redact *r);
+/* HPROFSTRIP_REDACT=names: 1 if s's next dump (kind) tokenizes names, the
+ * engine's configuration in n; the map beside the dump is made at the
+ * first name. */
+int names_tables(struct session *s, int kind, struct hs_names *n);
+/* How the names map is closed: dropped (a child's copy of the parent's);
+ * written out; removed (the dump started over: the file made for it goes,
+ * and the dump's map is made anew). errno kept. */
+enum { MAP_DROP, MAP_DONE, MAP_REMOVE };
+void map_close(struct session *s, int how);
+/* HPROFSTRIP_COMPRESS or _FILTER, or a FIFO: the segment buffer and the
+ * child's state for s's next dump; NULL if not wanted or not to be had
+ * (said). */
+struct pipe_mem *pipe_tables(struct session *s, int kind, int fifo);
+
+/* ---- rawdump.c: bytes as the runtime wrote them ------------------------- */
+
+/* A sealed segment's or a gzip dump's bytes at at, to the file as they
+ * come (zeros from its end up to at), sealed if s->nonce. 0 or an errno
+ * (s->ob.err). */
+int put_raw(struct session *s, int fd, const unsigned char *b, size_t len,
+            uint64_t at);
+/* A gzip dump's bytes at at: to the file, and inflated in order into the
+ * engine. 0 or an errno. */
+int put_gz(struct session *s, int fd, const void *buf, size_t len,
+           uint64_t at);
+/* The engine's sink for a gzip dump: its compressor alone. */
+int gz_sink(void *user, const void *buf, size_t len);
+/* A gzip stream's end: 0, stripped; -1, the file as written is the dump
+ * (or, failed closed, none: s->gz_failed). */
+int gz_end(struct session *s, int fd);
+/* A gzip dump that fails closed: its file removed while its path is
+ * still that file (fd -1: closed, by the identity its first write
+ * found). errno kept. */
+void gz_remove(struct session *s, int fd);
+/* A gzip dump's child has had every byte: its output takes the dump's
+ * place, or goes, said. fd: the dump's, or -1 (closed already). */
+void gz_end_child(struct session *s, int fd);
 
 /* ---- histofile.c: the class histogram (HPROFSTRIP_HISTO) ------------------ */
 
