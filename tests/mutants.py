@@ -339,8 +339,8 @@ MUTANTS = [
      "\t\tsnprintf(msg, size, \"%s exited with status %d\",",
      "\telse if (0)\n\t\tsnprintf(msg, size, \"%s exited with status %d\","),
     ("shim: the compressor is not waited for", "preload/pipe.c",
-     "\tgone = reap(p, &status);",
-     "\tgone = (status = 0);"),
+     "\tgone = reap(p, &status, unlock);",
+     "\tgone = (status = 0) + (unlock != NULL) * 0;"),
     ("shim: the compressor inherits ignored signals", "preload/pipe.c",
      "\t\trc = posix_spawnattr_setsigdefault(&at, &all);",
      "\t\trc = posix_spawnattr_setsigdefault(&at, &none);"),
@@ -349,8 +349,8 @@ MUTANTS = [
      "\tif (0 && closefrom)\n"),
     ("shim: the plain copy is removed though the compressor failed",
      "preload/session.c",
-     "\tif (pipe_finish(p, why, sizeof why)) {",
-     "\tif (pipe_finish(p, why, sizeof why) && 0) {"),
+     "\tif (pipe_finish(p, why, sizeof why, &s->lock)) {",
+     "\tif (pipe_finish(p, why, sizeof why, &s->lock) && 0) {"),
     ("engine: --salvage keeps the bytes of the cut sub-record",
      "strip/engine/segment.c",
      "\treturn st->sub_out;\n}",
@@ -421,11 +421,11 @@ MUTANTS = [
     # ---- issue 18: the survivors of an audit -------------------------------
     ("shim: the compressor's output is created 0666, not with the dump's mode",
      "preload/pipe.c",
-     "out = io_create(p->out, (int)(sb.st_mode & 0666));",
-     "out = io_create(p->out, 0666);"),
+     ": io_create(p->out, (int)(sb.st_mode & 0666));",
+     ": io_create(p->out, 0666);"),
     ("shim: an aborted compressor's output is left behind", "preload/pipe.c",
-     "\treap(p, &status);\n\tif (p->out[0])\n\t\tunlink(p->out);\n",
-     "\treap(p, &status);\n"),
+     "\treap(p, &status, NULL);\n\tif (p->out[0])\n\t\tunlink(p->out);\n",
+     "\treap(p, &status, NULL);\n"),
     ("shim: a dup carries only a tracker, not a seen-or-not state",
      "preload/fdtable.c",
      "\tif (fd_state(oldfd) || fd_state(newfd))\n\t\talias_fd(oldfd, newfd);",
@@ -600,10 +600,11 @@ MUTANTS = [
      "preload/policy.c",
      "\t\tlevel = IO_LEVEL_NAMES;\n",
      "\t\tlevel = IO_LEVEL_VALUES;\n"),
-    ("engine: the hold-back is clamped only with redaction's tables",
-     "strip/engine/engine.c",
-     "\tif (st->ks.cfg.hold_size > HS_HOLD_LIMIT)",
-     "\telse if (st->ks.cfg.hold_size > HS_HOLD_LIMIT)"),
+    ("engine: the hold-back is not clamped to what a segment holds",
+     "strip/engine/keep.c",
+     "\tif (k->hold_size > HS_HOLD_LIMIT)\n"
+     "\t\tk->hold_size = HS_HOLD_LIMIT;\n",
+     ""),
     ("launcher: --redact=WORD not known is taken as no level", "preload/hprofstrip-run.c",
      "\t\t\tif ((redact = io_redact_level(s + 9)) == IO_LEVEL_UNKNOWN)",
      "\t\t\tif ((redact = io_redact_level(s + 9)) == IO_LEVEL_UNKNOWN && 0)"),
@@ -683,23 +684,29 @@ MUTANTS = [
      "\t(void)once;\n\tparse_once();", [TSAN]),
     ("threads: a segment's counts go into its main without the main's lock",
      "preload/session.c",
-     "\t\tpthread_mutex_lock(&s->main->lock);\n"
-     "\t\ts->main->seg_in += s->st.in_off;\n"
-     "\t\ts->main->seg_out += s->st.out_off;\n"
-     "\t\ts->main->seg_arrays += s->st.arrays;\n"
-     "\t\ts->main->seg_withheld += s->st.withheld;\n"
-     "\t\tpthread_mutex_unlock(&s->main->lock);",
-     "\t\ts->main->seg_in += s->st.in_off;\n"
-     "\t\ts->main->seg_out += s->st.out_off;\n"
-     "\t\ts->main->seg_arrays += s->st.arrays;\n"
-     "\t\ts->main->seg_withheld += s->st.withheld;", [TSAN]),
+     "\t\tpthread_mutex_lock(&m->lock);\n"
+     "\t\tif (m->kind == S_MAIN &&\n"
+     "\t\t    !__atomic_load_n(&m->leaving, __ATOMIC_RELAXED)) {\n"
+     "\t\t\tm->seg_in += s->st.in_off;\n"
+     "\t\t\tm->seg_out += s->st.out_off;\n"
+     "\t\t\tm->seg_arrays += s->st.arrays;\n"
+     "\t\t\tm->seg_withheld += s->st.withheld;\n"
+     "\t\t}\n"
+     "\t\tpthread_mutex_unlock(&m->lock);",
+     "\t\tif (m->kind == S_MAIN &&\n"
+     "\t\t    !__atomic_load_n(&m->leaving, __ATOMIC_RELAXED)) {\n"
+     "\t\t\tm->seg_in += s->st.in_off;\n"
+     "\t\t\tm->seg_out += s->st.out_off;\n"
+     "\t\t\tm->seg_arrays += s->st.arrays;\n"
+     "\t\t\tm->seg_withheld += s->st.withheld;\n"
+     "\t\t}", [TSAN]),
     ("threads: the main's id size is read without its lock", "preload/fdtable.c",
-     "\t\t\tpthread_mutex_lock(&main->lock);\n"
-     "\t\t\tif (main->st.idsize)\n"
-     "\t\t\t\tidsize = main->st.idsize;\n"
-     "\t\t\tpthread_mutex_unlock(&main->lock);",
-     "\t\t\tif (main->st.idsize)\n"
-     "\t\t\t\tidsize = main->st.idsize;", [TSAN]),
+     "\t\tpthread_mutex_lock(&main->lock);\n"
+     "\t\tif (main->st.idsize)\n"
+     "\t\t\tidsize = main->st.idsize;\n"
+     "\t\tpthread_mutex_unlock(&main->lock);",
+     "\t\tif (main->st.idsize)\n"
+     "\t\t\tidsize = main->st.idsize;", [TSAN]),
     ("threads: a restart writes kind, read under the table's lock",
      "preload/session.c",
      "\tif (s->kind != kind)\n\t\ts->kind = kind;",
@@ -748,8 +755,8 @@ MUTANTS = [
      "\t\t\tsl->sweep_seen(st, p, &u);", "\t\t\t(void)sl;"),
     ("histo: a class dump's instance size is read an id too early",
      "strip/engine/histo.c",
-     "\t\tst->hg->classes[i - 1].size = hs_be32(h + 1 + 7 * id + 4) + 1;",
-     "\t\tst->hg->classes[i - 1].size = hs_be32(h + 1 + 6 * id + 4) + 1;"),
+     "\t\tst->hg->classes[i - 1].size = hs_be32(h + 1 + 7 * id + 4);",
+     "\t\tst->hg->classes[i - 1].size = hs_be32(h + 1 + 6 * id + 4);"),
     ("histo: a table of 3 slots is taken", "strip/engine/histo.c",
      "\treturn h->slots && h->classes && h->slot_count >= 8 &&\n"
      "\t       !(h->slot_count & (h->slot_count - 1)) && h->name_slots &&",
@@ -781,8 +788,9 @@ MUTANTS = [
      "\t\tengine_error(r, &st);\n\t\treturn 0 * -1;", ["histo"]),
     ("histo: -o naming the input replaces the dump with its histogram",
      "strip/cli/cli.c",
-     "\tif (same_file(r, out_path))\n\t\treturn EXIT_USAGE;\n\trc = a->baseline",
-     "\trc = a->baseline", ["histo"]),
+     "\tif (same_file(r, out_path))\n\t\treturn EXIT_USAGE;\n"
+     "\tmemset(&now, 0, sizeof now);\n",
+     "\tmemset(&now, 0, sizeof now);\n", ["histo"]),
     ("histo: --baseline's output may be wider than OLD", "strip/cli/cli.c",
      "\t*mode &= fd_mode(fd);",
      "\t*mode &= fd_mode(fd) | 0777;", ["histo"]),
@@ -816,12 +824,12 @@ MUTANTS = [
      "\tif (!strcmp(key, \"bytez\"))"),
     # ---- issue 29: the shim's class histogram (<dump>.histo) ---------------
     ("histo: an existing .histo is replaced", "preload/histofile.c",
-     "\tif ((fd = io_create(s->histo_path, 0600)) < 0) {",
+     "\tif ((fd = io_create(s->histo_path, 0600)) >= 0 ||",
      "\tif ((fd = hst.open(s->histo_path, O_WRONLY | O_CREAT | O_TRUNC, "
-     "0600)) < 0) {"),
+     "0600)) >= 0 ||"),
     ("histo: the .histo is made 0644", "preload/histofile.c",
-     "\tif ((fd = io_create(s->histo_path, 0600)) < 0) {",
-     "\tif ((fd = io_create(s->histo_path, 0644)) < 0) {"),
+     "\tif ((fd = io_create(s->histo_path, 0600)) >= 0 ||",
+     "\tif ((fd = io_create(s->histo_path, 0644)) >= 0 ||"),
     ("histo: HPROFSTRIP_HISTO=no is not heard", "preload/histofile.c",
      "\tif (!policy()->histo || kind != S_MAIN)",
      "\tif (kind != S_MAIN)"),
@@ -833,16 +841,16 @@ MUTANTS = [
      "\tif (madvise(m, sizeof *m, MADV_DONTNEED)) {",
      "\tif (0) {"),
     ("histo: a cut dump's histogram is not marked cut", "preload/histofile.c",
-     "\t                              .cut = cut, .cut_at = cut_at };",
-     "\t                              .cut = cut * 0, .cut_at = cut_at };"),
+     "\t                              .cut = cut, .cut_at = cut_at,",
+     "\t                              .cut = cut * 0, .cut_at = cut_at,"),
     ("histo: a process that exits with its dump open writes none",
      "preload/histofile.c",
      "\thisto_end(s, !hs_at_end(&s->st), s->st.in_off);",
      "\treturn;"),
     ("histo: a .histo whose write failed is left, in part",
      "preload/histofile.c",
-     "\t\thisto_unlink(s->histo_path, fd);",
-     "\t\t(void)histo_unlink;"),
+     "\t\tio_unlink_made(tmp[0] ? tmp : s->histo_path, fd);",
+     "\t\t(void)tmp;"),
     ("histo: hprofstrip-run --no-histo sets nothing", "preload/hprofstrip-run.c",
      "\t    (histo >= 0 && setenv(\"HPROFSTRIP_HISTO\", histo ? \"1\" : \"0\", 1)) ||",
      "\t    (histo > 0 && setenv(\"HPROFSTRIP_HISTO\", histo ? \"1\" : \"0\", 1)) ||",
