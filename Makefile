@@ -33,14 +33,16 @@ IO_HDRS = strip/io/outbuf.h strip/io/namesmap.h strip/io/histo.h strip/io/lineou
 	strip/io/levels.h strip/io/escape.h
 CLI = strip/cli/cli.c strip/cli/args.c strip/cli/names.c strip/cli/out.c $(IO) \
 	strip/cli/info.c strip/cli/keepset.c strip/cli/standaside.c strip/cli/decomp.c \
-	strip/cli/histo.c strip/cli/histoload.c strip/cli/suspects.c $(ANALYZE)
+	strip/cli/notes.c strip/cli/counts.c strip/cli/histo.c strip/cli/histoload.c \
+	strip/cli/suspects.c $(ANALYZE)
 # the leak analysis (hprofstrip --suspects), a reader of its own
-ANALYZE = strip/analyze/big.c strip/analyze/load.c strip/analyze/graph.c \
-	strip/analyze/dom.c strip/analyze/report.c
-ANALYZE_HDRS = strip/analyze/big.h strip/analyze/heap.h strip/analyze/dom.h \
-	strip/analyze/suspects.h
+ANALYZE = strip/analyze/big.c strip/analyze/load.c strip/analyze/objects.c \
+	strip/analyze/graph.c strip/analyze/dom.c strip/analyze/findings.c \
+	strip/analyze/report.c
+ANALYZE_HDRS = strip/analyze/big.h strip/analyze/heap.h strip/analyze/load.h \
+	strip/analyze/dom.h strip/analyze/report.h strip/analyze/suspects.h
 HDRS = strip/engine/hprof.h strip/engine/format.h strip/engine/histo.h strip/engine/layers.h \
-	strip/engine/internal.h strip/cli/cli.h strip/cli/args.h \
+	strip/engine/internal.h strip/cli/cli.h strip/cli/run.h strip/cli/args.h \
 	strip/cli/names.h strip/cli/out.h strip/cli/info.h \
 	strip/cli/keepset.h strip/cli/decomp.h strip/cli/histo.h $(IO_HDRS) \
 	strip/cli/suspects.h $(ANALYZE_HDRS)

@@ -9,11 +9,12 @@
  * nearest common ancestor), iterative throughout: a chain of millions of
  * objects needs no deep recursion.
  *
- * Memory, per reachable object: 4 its object, 4 its dominator, 12 its retained bytes and count, 4 its
- * references' offset and 4 a reference. While computing: the tree
- * parent, semidominator and label (4 each) and the predecessor lists (4
- * an object and 4 a reference), once the heap's references and the
- * numbers are given back (their peak: while the lists are built, both).
+ * Memory, per reachable object: 4 its object, 4 its dominator, 12 its
+ * retained bytes and count, 4 its references' offset and 4 a reference.
+ * While computing: the tree parent, semidominator and label (4 each) and
+ * the predecessor lists (4 an object and 4 a reference), once the heap's
+ * references and the numbers are given back (their peak: while the lists
+ * are built, both).
  */
 #ifndef HPROFSTRIP_ANALYZE_DOM_H
 #define HPROFSTRIP_ANALYZE_DOM_H

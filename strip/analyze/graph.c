@@ -74,7 +74,7 @@ static inline uint32_t hash_id(uint64_t id)
 	return (uint32_t)((id * 0x9E3779B97F4A7C15u) >> 32);
 }
 
-/* ---- ids to objects ------------------------------------------------------ */
+/* ---- ids to objects ----------------------------------------------------- */
 
 static inline uint64_t slot_of(uint64_t id, uint64_t m)
 {
@@ -133,7 +133,7 @@ void heap_index_free(struct heap *h)
 	h->obj_slots = 0;
 }
 
-/* ---- roots ---------------------------------------------------------------- */
+/* ---- roots -------------------------------------------------------------- */
 
 struct serial {
 	uint32_t serial, obj;
@@ -307,7 +307,7 @@ int heap_resolve(struct heap *h)
 	return 0;
 }
 
-/* ---- names ---------------------------------------------------------------- */
+/* ---- names -------------------------------------------------------------- */
 
 static const char *const prim_name[12] = { 0, 0, 0, 0, "boolean", "char",
 	"float", "double", "byte", "short", "int", "long" };

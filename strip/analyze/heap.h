@@ -2,10 +2,11 @@
  * The object graph of one heap dump, for the leak analysis (hprofstrip
  * --suspects): every object with its id, shallow size and outbound
  * references, the GC roots, the classes' names and field lists. Built by
- * one pass over the dump's bytes (load.c), from a file or a pipe, in
- * arrays whose size is known per object and per reference (big.h); then
- * resolved (ids to indices), and handed to the dominator computation
- * (dom.c) and the report (report.c). Independent of the stripping engine:
+ * one pass over the dump's bytes (load.c, keeping what it reads in
+ * objects.c), from a file or a pipe, in arrays whose size is known per
+ * object and per reference (big.h); then resolved (ids to indices),
+ * and handed to the dominator computation (dom.c) and the report
+ * (report.c). Independent of the stripping engine:
  * the analysis reads what any tool of this project writes and what the
  * runtimes write, whole, stripped, restored, redacted or cut.
  *

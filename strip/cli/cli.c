@@ -2,13 +2,11 @@
  * Front end shared by hprofstrip and hprofrestore, the run: the input
  * through the engine into the output (out.c: temporary file and rename,
  * in-place length patches), --keep-strings' and --redact's passes,
- * progress and messages; --info's and --histo's runs. Data goes to stdout
+ * progress and messages; the mode chosen (cli_main). Data goes to stdout
  * or -o, messages to stderr. The command line is args.c's; the names map,
- * names.c's; the histogram's tables and text, histo.c's.
+ * names.c's; --info's and --histo's runs, counts.c's.
  */
-#include "cli.h"
-#include "args.h"
-#include "decomp.h"
+#include "run.h"
 #include "histo.h"
 #include "info.h"
 #include "keepset.h"
@@ -29,20 +27,8 @@
 
 static unsigned char in_buf[IN_BUF];
 
-struct run {
-	const struct cli_tool *tool;
-	const char *in_name;   /* for messages */
-	int verbosity;         /* 0 quiet, 1 errors, 2 summary */
-	int progress;          /* show a progress line */
-	uint64_t in_size;      /* regular input: its size, else 0 */
-	double t0, last;
-	struct decomp *dc;     /* the input, decompressed if need be */
-	int said;              /* a message about the input was printed */
-	const char *cut;       /* --salvage: the decompressor ("gzip") whose
-	                          input was cut short */
-};
 
-static double now(void)
+double run_now(void)
 {
 	struct timespec ts;
 	clock_gettime(CLOCK_MONOTONIC, &ts);
@@ -51,7 +37,7 @@ static double now(void)
 
 static void show_progress(struct run *r, uint64_t done, int final)
 {
-	double t = now(), el = t - r->t0, rate, left;
+	double t = run_now(), el = t - r->t0, rate, left;
 	int pct;
 
 	if (!final && t - r->last < 0.1 && r->last > 0)
@@ -110,7 +96,7 @@ static void progress_tick(void *user, uint64_t done)
 }
 
 /* The one message about the input: "prog: name: what". */
-static void input_error(struct run *r, const char *what, const char *why)
+void run_input_error(struct run *r, const char *what, const char *why)
 {
 	if (r->verbosity)
 		cli_say("%s: %s: %s%s%s\n", r->tool->name, r->in_name,
@@ -120,10 +106,10 @@ static void input_error(struct run *r, const char *what, const char *why)
 
 /* The input's first bytes: is it compressed? -1 if they cannot be read
  * (said). */
-static int input_sniff(struct run *r)
+int run_input_sniff(struct run *r)
 {
 	if (decomp_sniff(r->dc, r->dc->in_fd)) {
-		input_error(r, "read", strerror(errno));
+		run_input_error(r, "read", strerror(errno));
 		return -1;
 	}
 	return 0;
@@ -135,7 +121,7 @@ static int input_start(struct run *r)
 	if (!r->dc->prog || r->dc->pid)
 		return 0;
 	if (decomp_start(r->dc)) {
-		input_error(r, r->dc->msg, NULL);
+		run_input_error(r, r->dc->msg, NULL);
 		return -1;
 	}
 	return 0;
@@ -146,8 +132,8 @@ static int input_start(struct run *r)
  * message said. An offset the engine names is one of the decompressed
  * input; a failed decompressor speaks before what the engine made of a cut
  * stream, unless --salvage takes its cut input for a cut dump (r->cut). */
-static int input_run(struct run *r, struct hs_state *st,
-                     void (*tick)(void *user, uint64_t done))
+int run_input_run(struct run *r, struct hs_state *st,
+                  void (*tick)(void *user, uint64_t done))
 {
 	struct decomp *d = r->dc;
 	int rc, err;
@@ -165,13 +151,13 @@ static int input_run(struct run *r, struct hs_state *st,
 		/* --salvage: what it made of a compressed input cut short is
 		 * a dump cut short; not when it made nothing, or was killed */
 		if (!(st->flags & HS_SALVAGE) || !d->cut || !st->in_off) {
-			input_error(r, d->msg, NULL);
+			run_input_error(r, d->msg, NULL);
 			return -1;
 		}
 		r->cut = d->prog;
 	}
 	if (rc < 0) {
-		input_error(r, "read", strerror(err));
+		run_input_error(r, "read", strerror(err));
 		return -1;
 	}
 	return 0;
@@ -181,54 +167,17 @@ static int input_run(struct run *r, struct hs_state *st,
  * its decompressor again) */
 static int keep_pass(void *user, struct hs_state *st)
 {
-	if (input_run(user, st, NULL)) {
+	if (run_input_run(user, st, NULL)) {
 		errno = EIO;
 		return -1;
 	}
 	return 0;
 }
 
-/* The engine's error: "prog: name: offset N: reason", and for a dump cut
- * inside a record, what --salvage would do about it. */
-static void engine_error(const struct run *r, const struct hs_state *st)
-{
-	if (r->verbosity)
-		cli_say("%s: %s: offset %llu: %s%s%s%s%s\n", r->tool->name,
-		        r->in_name, (unsigned long long)st->err_off,
-		        hs_strerror(st->err),
-		        st->err == HS_E_TRUNCATED && !(st->flags & HS_SALVAGE)
-		            ? " (--salvage keeps what came before it)" : "",
-		        r->cut ? " (the " : "", r->cut ? r->cut : "",
-		        r->cut ? " input was cut short)" : "");
-}
-
-/* --salvage on a dump that was cut (or whose compressed input was): what
- * was dropped and kept, one line */
-static void salvage_note(const struct run *r, const struct hs_state *st)
-{
-	/* a compressed input cut where a record ended: nothing dropped */
-	uint64_t from = st->salvaged ? st->salvage_from : st->in_off;
-
-	if (!(st->salvaged || r->cut) || !r->verbosity)
-		return;
-	cli_say("%s: %s: salvaged a dump cut at offset %llu%s%s%s: "
-	        "dropped %llu bytes from offset %llu (%llu sub-record%s, %llu "
-	        "record%s), kept %llu objects\n", r->tool->name, r->in_name,
-	        (unsigned long long)st->in_off, r->cut ? " (the " : "",
-	        r->cut ? r->cut : "", r->cut ? " input was cut short)" : "",
-	        (unsigned long long)(st->in_off - from),
-	        (unsigned long long)from,
-	        (unsigned long long)st->salvage_subs,
-	        st->salvage_subs == 1 ? "" : "s",
-	        (unsigned long long)st->salvage_recs,
-	        st->salvage_recs == 1 ? "" : "s",
-	        (unsigned long long)st->objects);
-}
-
 static int pump(struct run *r, struct hs_state *st, struct out *o)
 {
-	r->t0 = now();
-	if (input_run(r, st, r->progress ? progress_tick : NULL))
+	r->t0 = run_now();
+	if (run_input_run(r, st, r->progress ? progress_tick : NULL))
 		return -1;
 	if (!st->err)
 		out_flush(o);
@@ -239,7 +188,7 @@ static int pump(struct run *r, struct hs_state *st, struct out *o)
 		return -1;
 	}
 	if (st->err) {
-		engine_error(r, st);
+		run_engine_error(r, st);
 		return -1;
 	}
 	return 0;
@@ -310,7 +259,7 @@ static int input_rewind(struct run *r)
 	struct decomp *d = r->dc;
 
 	if (!d->prog && lseek(d->in_fd, d->start, SEEK_SET) < 0) {
-		input_error(r, "seek", strerror(errno));
+		run_input_error(r, "seek", strerror(errno));
 		return -1;
 	}
 	return 0;
@@ -327,115 +276,14 @@ static int layouts_first(struct run *r, struct layouts *l, unsigned flags)
 	if (!r->dc->seekable)
 		return 0;
 	hs_init(&st, &cfg, &info_discard);
-	if (input_run(r, &st, NULL) || input_rewind(r))
+	if (run_input_run(r, &st, NULL) || input_rewind(r))
 		return -1;
 	layouts_learnt(l, &st);
 	return 0;
 }
 
-/* --redact: what was zeroed, and what could not be split (withheld). */
-static void redact_note(const struct run *r, const struct hs_state *st,
-                        const struct layouts *l)
-{
-	const char *name = r->tool->name, *in = r->in_name;
-	struct hs_redact now = l->red;
-
-	if (!(st->flags & HS_REDACT) || !r->verbosity)
-		return;
-	hs_redact_filled(st, &now);
-	if (st->withheld || st->layouts_lost)
-		cli_say("%s: %s: --redact: %llu instances written before "
-		        "their class's field list (or past the tables: %llu "
-		        "classes): every byte of their fields is zero, "
-		        "references too%s\n", name, in,
-		        (unsigned long long)st->withheld,
-		        (unsigned long long)st->layouts_lost,
-		        r->dc->seekable ? "" : "; from a file, a second pass "
-		        "knows every layout");
-	if (r->verbosity >= 2)
-		cli_say("%s: %s: redacted the fields of %llu instances "
-		        "and %llu static and constant values; %llu layouts in "
-		        "%u KiB, %d pass%s\n", name, in,
-		        (unsigned long long)st->redacted,
-		        (unsigned long long)st->zeroed,
-		        (unsigned long long)now.class_count,
-		        (unsigned)((now.class_count * sizeof(struct hs_layout) +
-		                    now.types_used + 1023) / 1024),
-		        l->passes, l->passes == 1 ? "" : "es");
-}
-
-/* --keep-bitmaps: the arrays bitmaps pointed at, and how they were
- * found (with --keep-strings, the next line counts every array kept). */
-static void bitmaps_summary(const struct run *r, const struct hs_state *st,
-                            const struct keepset *ks)
-{
-	cli_say("%s: %s: bitmaps: %llu array ids from %llu Bitmap and "
-	        "DumpData instances", r->tool->name, r->in_name,
-	        (unsigned long long)(ks->exact ? ks->bitmap_refs
-	                                       : st->bitmap_refs),
-	        (unsigned long long)(ks->exact ? ks->bitmaps : st->bitmaps));
-	if (!(st->flags & HS_KEEP_STRINGS))
-		cli_say("; %llu arrays kept (%llu element bytes)",
-		        (unsigned long long)st->kept,
-		        (unsigned long long)st->kept_bytes);
-	if (ks->exact)
-		cli_say("; exact: %u reading pass%s before\n", ks->passes,
-		        ks->passes == 1 ? "" : "es");
-	else
-		cli_say("; streamed: %llu kept by their image signature "
-		        "alone\n", (unsigned long long)st->images);
-}
-
-static void summary(const struct run *r, const struct hs_state *st,
-                    const struct keepset *ks)
-{
-	double pct = st->in_off ? 100.0 * (double)st->out_off / (double)st->in_off
-	                        : 100.0;
-	cli_say("%s: %s: %llu -> %llu bytes (%.1f%%), %llu arrays %s, "
-	        "%llu element bytes\n", r->tool->name, r->in_name,
-	        (unsigned long long)st->in_off,
-	        (unsigned long long)st->out_off, pct,
-	        (unsigned long long)st->arrays, r->tool->verb,
-	        (unsigned long long)st->elem_bytes);
-	if (st->flags & HS_KEEP_BITMAPS)
-		bitmaps_summary(r, st, ks);
-	if (!(st->flags & HS_KEEP_STRINGS))
-		return;
-	cli_say("%s: %s: %llu arrays kept (%llu element bytes) for "
-	        "%llu strings; ", r->tool->name, r->in_name,
-	        (unsigned long long)st->kept, (unsigned long long)st->kept_bytes,
-	        (unsigned long long)(ks->exact ? ks->strings : st->strings));
-	if (ks->exact)
-		cli_say("exact: pass 1 held %llu value ids in %llu KiB\n",
-		        (unsigned long long)ks->n,
-		        (unsigned long long)(keepset_bytes(ks) + 1023) / 1024);
-	else
-		cli_say("streamed: %llu KiB of tables, %llu ids evicted\n",
-		        (unsigned long long)(keepset_bytes(ks) + 1023) / 1024,
-		        (unsigned long long)st->evicted);
-}
-
-/* --keep-strings of a dump stripped before (its arrays 0xC3 already):
- * what is gone cannot be kept, and where it can be is said, unless
- * quiet. */
-static void stripped_note(const struct run *r, const struct hs_census *c)
-{
-	uint64_t gone = c->sub_count[HS_SUB_PRIMITIVE_ARRAY_NODATA];
-
-	if (!gone || !r->verbosity)
-		return;
-	cli_say("%s: %s: %llu of its %llu arrays were stripped before: their "
-	        "values are gone, and no String that points at one keeps its "
-	        "value; keep them where the dump is taken "
-	        "(HPROFSTRIP_KEEP=strings, hprofstrip-run --keep strings), or "
-	        "run --keep-strings on the unstripped dump\n",
-	        r->tool->name, r->in_name, (unsigned long long)gone,
-	        (unsigned long long)(gone +
-	                             c->sub_count[HS_SUB_PRIMITIVE_ARRAY_DUMP]));
-}
-
 /* The permission bits of the output: the input's, or 0600 for a pipe. */
-static unsigned out_mode(const struct stat *in)
+unsigned run_out_mode(const struct stat *in)
 {
 	return S_ISREG(in->st_mode) ? (unsigned)in->st_mode & 0777 : 0600;
 }
@@ -443,7 +291,7 @@ static unsigned out_mode(const struct stat *in)
 
 /* The one input path: IN, or stdin for none or "-". -1 if it cannot be
  * opened (said, unless quiet). */
-static int open_input(struct run *r, const char *path)
+int run_open_input(struct run *r, const char *path)
 {
 	int fd;
 
@@ -464,7 +312,7 @@ static int open_input(struct run *r, const char *path)
  * >>) would overwrite what is still to be read, or replace it: refused as
  * cat does, before anything is opened for writing. A compressed input is
  * its file, not the decompressor's pipe. 1 if refused (said). */
-static int same_file(const struct run *r, const char *out_path)
+int run_same_file(const struct run *r, const char *out_path)
 {
 	struct stat in, out;
 	const char *name;
@@ -481,303 +329,6 @@ static int same_file(const struct run *r, const char *out_path)
 		cli_say("%s: %s: input file is output file\n",
 		        r->tool->name, name);
 	return 1;
-}
-
-
-/* ---- --histo ------------------------------------------------------------ */
-
-/* The engine over the dump r reads, output discarded, counting its class
- * histogram into t (flags: the command line's --salvage and --app-only
- * are the engine's): 0, or -1 said. */
-static int histo_run(struct run *r, struct histo *t, unsigned flags)
-{
-	struct hs_config cfg = {
-		.flags = HS_HISTO | (flags & (HS_SALVAGE | HS_APP_ONLY))
-	};
-	struct hs_state st;
-	uint64_t dumps;
-	int cut;
-
-	if (histo_alloc(t)) {
-		input_error(r, "--histo", strerror(errno));
-		return -1;
-	}
-	cfg.histo = &t->h;
-	hs_init(&st, &cfg, &info_discard);
-	if (input_run(r, &st, NULL))
-		return -1;
-	if (st.err) {
-		engine_error(r, &st);
-		return -1;
-	}
-	cut = st.salvaged || r->cut;
-	if (histo_rows(t, &st, cut)) {
-		input_error(r, "--histo", strerror(errno));
-		return -1;
-	}
-	t->m.dumps = dumps = st.heap_dumps;
-	if (dumps > 1 && r->verbosity)
-		cli_say("%s: %s: %llu heap dumps in one file: the histogram is "
-		        "their sum\n", r->tool->name, r->in_name,
-		        (unsigned long long)dumps);
-	if (cut && r->verbosity)
-		cli_say("%s: %s: a dump cut at offset %llu%s%s%s: the histogram "
-		        "counts the objects before it (marked cut)\n",
-		        r->tool->name, r->in_name, (unsigned long long)st.in_off,
-		        r->cut ? " (the " : "", r->cut ? r->cut : "",
-		        r->cut ? " input was cut short)" : "");
-	return 0;
-}
-
-/* -v: objects, bytes and the top three classes, one line */
-static void histo_summary(const struct run *r, const struct histo *t)
-{
-	char top[512];
-	uint64_t n = 0, b = 0;
-	size_t i;
-
-	for (i = 0; i < t->count; i++)
-		n += t->rows[i].n, b += t->rows[i].bytes;
-	io_histo_top(&t->h, t->rows, t->count, 3, top, sizeof top);
-	cli_say("%s: %s: %llu objects, %llu bytes in %zu rows: %s\n",
-	        r->tool->name, r->in_name, (unsigned long long)n,
-	        (unsigned long long)b, t->count, top);
-}
-
-/* The permission bits of fd's file for an output made from it. */
-static unsigned fd_mode(int fd)
-{
-	struct stat sb;
-
-	if (fstat(fd, &sb))
-		sb.st_mode = 0;
-	return out_mode(&sb);
-}
-
-/* --info's report into -o FILE, as every output is written (out.h), and
- * only when IN was well-formed; 0, or -1 (said). */
-static int census_to(struct run *r, const struct info *in, const char *path)
-{
-	char *buf = NULL;
-	size_t len = 0;
-	struct out o;
-	FILE *f = open_memstream(&buf, &len);
-	int rc = -1;
-
-	if (!f || info_print(in, f)) {
-		if (r->verbosity)
-			cli_say("%s: %s: %s\n", r->tool->name, path,
-			        strerror(errno ? errno : ENOMEM));
-	} else if (!out_open(&o, path, r->tool->name, fd_mode(r->dc->in_fd),
-	                     !r->verbosity)) {
-		if (out_write(&o, buf, len)) {
-			out_report(&o);
-			out_abort(&o);
-		} else {
-			rc = out_commit(&o);
-		}
-	}
-	if (f)
-		fclose(f);
-	free(buf);
-	return rc;
-}
-
-/* --info: the census of IN on stdout or -o FILE; exit 1 unless it is
- * well-formed (then FILE is not written). */
-static int census(struct run *r, const struct args *a)
-{
-	static struct info in;
-	const char *prog = r->tool->name, *path = a->out_path;
-
-	if (path && !strcmp(path, "-"))
-		path = NULL;
-	if (same_file(r, path))
-		return EXIT_USAGE;
-	info_start(&in, r->in_name, a->json, a->flags & HS_SALVAGE);
-	if (input_sniff(r) || input_run(r, &in.st, NULL))
-		return EXIT_BAD_INPUT;
-	if (in.st.err && path) {
-		engine_error(r, &in.st);
-		return EXIT_BAD_INPUT;
-	}
-	if (path)
-		return census_to(r, &in, path) ? EXIT_BAD_INPUT : EXIT_OK;
-	if (info_print(&in, stdout)) {
-		if (r->verbosity)
-			cli_say("%s: stdout: write: %s\n", prog,
-			        strerror(errno ? errno : EIO));
-		return EXIT_BAD_INPUT;
-	}
-	if (in.st.err) {
-		engine_error(r, &in.st);
-		return EXIT_BAD_INPUT;
-	}
-	return EXIT_OK;
-}
-
-/* OLD as a histogram's text: all of it (what sniffing took first), parsed.
- * 0, or -1 said. */
-static int baseline_text(struct run *r, struct histo_list *l)
-{
-	struct decomp *d = r->dc;
-	size_t len = d->head_len, cap = 1u << 16;
-	char *buf = malloc(cap), *more, why[256];
-	ssize_t got = 1;
-	int rc, err = ENOMEM;
-
-	if (!buf) {
-		input_error(r, "read", strerror(ENOMEM));
-		return -1;
-	}
-	memcpy(buf, d->head, d->head_len);
-	while (got > 0) {
-		if (cap - len < 2) {
-			if (!(more = realloc(buf, cap *= 2)))
-				break;
-			buf = more;
-		}
-		got = read(d->in_fd, buf + len, cap - len - 1);
-		if (got < 0 && errno == EINTR)
-			got = 1;
-		else if (got < 0)
-			err = errno;
-		else
-			len += (size_t)got;
-	}
-	if (got != 0) {
-		input_error(r, "read", strerror(err));
-		free(buf);
-		return -1;
-	}
-	buf[len] = 0;
-	rc = histo_list_parse(l, buf, len, why, sizeof why);
-	if (rc)
-		input_error(r, why, NULL);
-	free(buf);
-	return rc;
-}
-
-/* --baseline OLD by class name: a dump (read as IN is) or a histogram's
- * text; *mode narrowed to OLD's permission bits. 0; -1 said; -2 (said):
- * OLD is the output file. */
-static int baseline_load(const struct run *r, const struct args *a,
-                         const char *out_path, struct histo_list *l,
-                         unsigned *mode)
-{
-	struct run old = *r;
-	struct decomp dc;
-	struct histo t;
-	int fd, rc;
-
-	memset(l, 0, sizeof *l);
-	memset(&t, 0, sizeof t);
-	fd = open_input(&old, a->baseline);
-	if (fd < 0)
-		return -1;
-	memset(&dc, 0, sizeof dc);
-	dc.in_fd = fd;
-	old.dc = &dc;
-	old.cut = NULL;
-	*mode &= fd_mode(fd);
-	if (same_file(&old, out_path))
-		rc = -2;
-	else if (input_sniff(&old))
-		rc = -1;
-	else if (!dc.prog && histo_text_head(dc.head, DECOMP_HEAD))
-		rc = baseline_text(&old, l);
-	else if ((rc = histo_run(&old, &t, a->flags)) == 0 &&
-	         (rc = histo_list_of(l, &t)) != 0)
-		input_error(&old, "--baseline", strerror(errno));
-	histo_free(&t);
-	decomp_finish(&dc, 1);
-	if (fd > 0)
-		close(fd);
-	return rc;
-}
-
-/* The histogram (or with --baseline, the change since OLD) into out. */
-static int histo_write(const struct args *a, const struct histo *t,
-                       const struct histo_list *old, struct out *o)
-{
-	struct histo_list now;
-	int rc;
-
-	if (!a->baseline)
-		return io_histo_write(&t->h, &t->m, t->rows, t->count, a->json,
-		                      out_write, o);
-	if (histo_list_of(&now, t))
-		return -1;
-	rc = histo_diff_write(old, strcmp(a->baseline, "-") ? a->baseline
-	                                                    : "stdin",
-	                      &now, a->json, out_write, o);
-	histo_list_free(&now);
-	return rc;
-}
-
-/* --histo: IN's class histogram (--baseline: its change since OLD) to
- * stdout or -o, written only once whole; the exit code. */
-static int histogram(struct run *r, const struct args *a)
-{
-	const char *out_path = a->out_path;
-	unsigned mode = fd_mode(r->dc->in_fd);
-	struct histo_list old, now;
-	struct histo t;
-	struct out o;
-	int rc, texts = 0;
-
-	memset(&old, 0, sizeof old);
-	memset(&t, 0, sizeof t);
-	if (out_path && !strcmp(out_path, "-"))
-		out_path = NULL;
-	if (same_file(r, out_path))
-		return EXIT_USAGE;
-	memset(&now, 0, sizeof now);
-	rc = a->baseline ? baseline_load(r, a, out_path, &old, &mode) : 0;
-	if (rc == 0 && input_sniff(r))
-		rc = -1;
-	/* IN a histogram too (an earlier .histo, jmap -histo's): only the
-	 * change from OLD is asked of it */
-	if (rc == 0 && !r->dc->prog && histo_text_head(r->dc->head, DECOMP_HEAD)) {
-		if (!a->baseline) {
-			if (r->verbosity)
-				cli_say("%s: %s: a class histogram already; "
-				        "--histo --baseline OLD %s gives its change "
-				        "since OLD\n", r->tool->name, r->in_name,
-				        r->in_name);
-			rc = -2;
-		} else if (baseline_text(r, &now)) {
-			rc = -1;
-		} else {
-			texts = 1;
-		}
-	} else if (rc == 0 && histo_run(r, &t, a->flags)) {
-		rc = -1;
-	}
-	if (rc == 0 && !out_open(&o, out_path, r->tool->name, mode,
-	                         !r->verbosity)) {
-		errno = 0;
-		if (texts ? histo_diff_write(&old, strcmp(a->baseline, "-")
-		                                   ? a->baseline : "stdin",
-		                             &now, a->json, out_write, &o)
-		          : histo_write(a, &t, &old, &o)) {
-			if (!o.err)  /* no memory for the change's rows */
-				o.err = errno ? errno : ENOMEM;
-			out_report(&o);
-			out_abort(&o);
-			rc = -1;
-		} else {
-			rc = out_commit(&o);
-		}
-	} else if (rc == 0) {
-		rc = -1;  /* out_open said why */
-	}
-	if (rc == 0 && r->verbosity >= 2 && !texts)
-		histo_summary(r, &t);
-	histo_free(&t);
-	histo_list_free(&old);
-	histo_list_free(&now);
-	return rc == 0 ? EXIT_OK : rc == -2 ? EXIT_USAGE : EXIT_BAD_INPUT;
 }
 
 /* The engine from in_fd into OUT; the exit code. */
@@ -806,9 +357,9 @@ static int transform(struct run *r, const struct args *a)
 			        tool->name);
 		return EXIT_USAGE;
 	}
-	if (same_file(r, out_path))
+	if (run_same_file(r, out_path))
 		return EXIT_USAGE;
-	if (input_sniff(r))
+	if (run_input_sniff(r))
 		return EXIT_BAD_INPUT;
 	if (fstat(in_fd, &sb))
 		sb.st_mode = 0;
@@ -855,7 +406,8 @@ static int transform(struct run *r, const struct args *a)
 		layouts_free(&lay);
 		return EXIT_BAD_INPUT;
 	}
-	if (out_open(&o, out_path, tool->name, out_mode(&sb), !r->verbosity)) {
+	if (out_open(&o, out_path, tool->name, run_out_mode(&sb),
+	             !r->verbosity)) {
 		keepset_free(&ks);
 		layouts_free(&lay);
 		return EXIT_BAD_INPUT;
@@ -912,9 +464,9 @@ static int transform(struct run *r, const struct args *a)
 	if (names_end(&nio, &st, rc == 0))
 		rc = -1;
 	if (!rc && r->verbosity >= 2)
-		summary(r, &st, &ks);
+		run_summary(r, &st, &ks);
 	if (!rc)
-		redact_note(r, &st, &lay);
+		run_redact_note(r, &st, &lay.red, lay.passes);
 	if (!rc && r->verbosity >= 2 && (st.flags & (HS_REDACT_NAMES | HS_UNREDACT)))
 		cli_say("%s: %s: %llu names %s%s%s\n", tool->name,
 		        r->in_name, (unsigned long long)st.names_tokenized,
@@ -923,9 +475,9 @@ static int transform(struct run *r, const struct args *a)
 		                                                     : nio.path,
 		        st.flags & HS_UNREDACT ? "" : " (keep it private)");
 	if (!rc)
-		salvage_note(r, &st);
+		run_salvage_note(r, &st);
 	if (!rc && (a->flags & HS_KEEP_STRINGS))
-		stripped_note(r, &cen);
+		run_stripped_note(r, &cen);
 	keepset_free(&ks);
 	layouts_free(&lay);
 	return rc ? EXIT_BAD_INPUT : EXIT_OK;
@@ -951,14 +503,14 @@ int cli_main(const struct cli_tool *tool, int argc, char **argv)
 	r.verbosity = a.verbosity;
 	if (rc >= 0)
 		return rc;
-	in_fd = open_input(&r, a.in_path);
+	in_fd = run_open_input(&r, a.in_path);
 	if (in_fd < 0)
 		return EXIT_BAD_INPUT;
 	memset(&dc, 0, sizeof dc);
 	dc.in_fd = in_fd;
 	r.dc = &dc;
-	rc = a.info ? census(&r, &a)
-	     : a.histo ? histogram(&r, &a) : transform(&r, &a);
+	rc = a.info ? run_census(&r, &a)
+	     : a.histo ? run_histogram(&r, &a) : transform(&r, &a);
 	decomp_finish(&dc, 1);  /* a decompressor left running: reaped */
 	if (in_fd > 0)
 		close(in_fd);
