@@ -31,7 +31,7 @@
  * sub-record (a layer's act, or strip's and restore's own), and the
  * sub-record header carries it out.
  */
-#include "internal.h"
+#include "points.h"
 
 /* take() gathers a cut sub-record header in scratch */
 _Static_assert(sizeof ((struct hs_state *)0)->scratch >= 1 + 7 * 8 + 4 + 4 + 2,

@@ -137,61 +137,21 @@ enum {
  * sub-record is read as a JDK 8 placeholder (as with HS_OPEN_LEN) that was
  * never patched. */
 
-/* HS_KEEP_STRINGS, HS_KEEP_BITMAPS: which arrays keep their elements.
- *
- * The engine learns the String and Thread classes from the STRING and
- * LOAD_CLASS records, the offsets of String.value and Thread.name from the
- * class dumps, and reads those fields from each instance. Three ways to
- * use what it reads, by which of the fields below are set:
- *
- *   exact, pass 1   found: each value id is reported (the output may be
- *                   discarded); the caller collects them.
- *   exact, pass 2   has: an array keeps its elements iff has(id); the
- *                   engine reads no fields.
+/* HS_KEEP_STRINGS, HS_KEEP_BITMAPS: which arrays keep their elements
+ * (bitmap.c, keep.c; the whole contract: strip/engine/keeping.md, "The
+ * engine's fields"). The engine learns the String, Thread, Bitmap and
+ * Bitmap$DumpData classes from the names and the class dumps, and reads
+ * their value, name, mBuffer and buffers fields from each instance. Three
+ * ways to use what it reads, by which fields of hs_keep are set:
+ *   exact, pass 1   found: each kept array's id is reported;
+ *   exact, pass 2   has: an array keeps its elements iff has(id);
  *   streaming       neither: ids wait in the pending table until their
- *                   array comes (or are evicted when it is full), and one
- *                   char[]/byte[] array of at most hold_size element bytes
- *                   is held back, its elements in the caller's hold
- *                   buffer, until the next sub-record shows whether a
- *                   String points at it (a JDK 9+ concatenation fills a
- *                   String's value before it makes the String, and a dump
- *                   writes them in that order until a collection moves
- *                   them); when the array ends a heap record (HotSpot
- *                   ends a segment after a large array), until the next
- *                   record's header and first sub-record show it (at
- *                   most 73 bytes, in st->ks.xlook), the array staying the
- *                   last sub-record of its record. So output lags input
- *                   by at most hold_size + 91 bytes. An array a String
- *                   further on claims, and any array larger than
- *                   hold_size, is stripped.
- *
- * ART writes a String's value as the sub-record right after it; when the
- * String class dump has not come yet (ART writes it late), that array is
- * kept. Other writers (the JDK 6 hprof agent) may put instances before
- * their class dumps too: those are counted in st->late, and the exact mode
- * reads the file once more with the layout known. The memory is the
- * caller's, fixed in advance.
- *
- * HS_KEEP_BITMAPS (bitmap.c), alone or with HS_KEEP_STRINGS, through the
- * same fields: the arrays of Android's pictures. The engine learns
- * android.graphics.Bitmap and Bitmap$DumpData from the names, the offsets
- * of Bitmap.mBuffer (API 25 and earlier: the pixels) and
- * DumpData.buffers (API 35 and later, am dumpheap -b: the compressed
- * images, a byte[][]) from the class dumps, and reads those fields from
- * each instance. A buffers array's id is claimed like a value's; the
- * object array that has a claimed id has its elements read, each an
- * array id claimed in turn (found: reported; streaming: pending); a
- * byte[] whose id is claimed keeps its elements. Exact pass 1 may set
- * has too: an object array is read iff has(id), so a pass that knows
- * the buffers ids finds their elements whatever the order
- * (st->bitmap_lists, bitmap_lists_read tell whether one more is due);
- * given a pending table too, pass 1 pends the buffers ids it reports, so
- * an array that comes after its DumpData is read in the same pass.
- * Streaming, an array that comes before what points at it is lost, so
- * in a dump that loads Bitmap$DumpData (the runtime compressed its
- * bitmaps into it) a byte[] not claimed yet keeps its elements when they
- * begin with a PNG, JPEG or WEBP signature (st->images counts them; an
- * image no bitmap points at is kept too). */
+ *                   array comes, and one char[]/byte[] of at most
+ *                   hold_size element bytes is held back (in hold) until
+ *                   the next sub-record shows whether a String points at
+ *                   it; output lags input by at most hold_size + 91 bytes.
+ * Instances before their class dumps are counted in st->late (exact:
+ * one more pass, layout_known). The memory is the caller's, fixed. */
 struct hs_class {              /* a class dump, for instance layouts */
 	uint64_t id, super;
 	uint32_t bytes;            /* its own instance fields' bytes */

@@ -57,61 +57,14 @@
  * the order histo, android, salvage, keep, stream, redact, names) and
  * names the fast path's three (unit: keep or redact; room: stream; seen:
  * histo); hs_init lists every layer, to call its init hook, which takes
- * and checks the layer's own configuration; eng_emit writes into the stream layer's segment while
- * one gathers (every output byte goes through it); and the look past a
+ * and checks the layer's own configuration; eng_emit writes into the
+ * stream layer's segment while one gathers (every output byte goes through it); and the look past a
  * heap record's end (PH_XLOOK, eng_resolve) is keep's (hold.c), as it
  * feeds the input again.
  *
- * The hooks (fixed point: hook: the layers that have it):
- *
- *   hs_init                      init: histo, keep, redact, names,
- *                                 stream, salvage (each its own
- *                                 configuration, checked)
- *   file header                  header: android 1.0.3 -> 1.0.2,
- *                                 stream 1.0.1 -> 1.0.2
- *   record outside the heap      takes_record: names (its own phases);
- *    (step_record, PH_STR)        reads_record, record: histo, salvage,
- *                                 keep (names read whole), redact (a
- *                                 name's start)
- *   heap record starts           heap_start: android (header waits)
- *   heap record header due       heap_header: stream (gather instead)
- *   sub-record tag (choose_act)  act: android (dropped, taken); heap_info
- *                                 (a HEAP_DUMP_INFO): android (waits)
- *   sub-record start (sub_start) sub_start: keep (a held array released,
- *                                 or looked behind); sub_boundary: stream;
- *                                 goes_out: android (the waiting INFO);
- *                                 sub_begun: stream (sizing)
- *   sub-record header            instance: keep (String, Thread), stream
- *    (sub_header_done)            (sized), redact (fields walked, or
- *                                 zeros); sized, reserve: stream; array:
- *                                 keep (kept, held); array_out: salvage
- *   an object's header           object: histo (counted)
- *   class dump                   class_start: histo, keep, redact,
- *                                 salvage;
- *                                 value: redact (zeros); fields, field,
- *                                 class_end: keep or redact (one at
- *                                 most)
- *   body under a layer's act     body: keep (ACT_STASH), redact (ACT_ZERO)
- *   a layer's phase (eng_step)   step: keep (PH_PEEK, PH_LOOK), redact
- *                                 (PH_FIELDS), names (PH_NAME,
- *                                 PH_NAME_TEXT)
- *   heap record end              record_end: keep (an array held: look
- *    (record_end_reached,         ahead); release: keep; record_close,
- *     eng_end_record)             record_closed: stream (segment out,
- *                                 HEAP_DUMP_END)
- *   fallback (eng_fail)          release: keep; fail: stream (rest
- *                                 segment), redact (rest as zeros);
- *                                 goes_out: android; zeros_held,
- *                                 zeros_copy: redact
- *   finish (hs_finish)           whole_units: stream; finishing: keep;
- *                                 finish: salvage (the cut: holds,
- *                                 take_back of keep and stream)
- *   rewrite (hs_rewrite)         rewrite: keep (look ahead ended)
- *   fast path (sweep.c)          the unit layer, keep or redact:
- *                                 sweep_unit, sweep_out, sweep_flush,
- *                                 swept; the room layer, stream:
- *                                 sweep_due, sweep_room; the seen layer,
- *                                 histo: sweep_seen
+ * The hooks at each fixed point, and the layers that have them: the
+ * table in strip/README.md ("the layers' points"), kept beside struct
+ * hs_layer's list below.
  *
  * choose_act decides what becomes of each sub-record (a layer's act, or
  * the core's), and the sub-record header carries it out. All output goes
@@ -243,13 +196,12 @@ struct unit {
  * A layer is a mode with its own file and state: a table of hooks, each
  * called at one of the core's fixed points (NULL: the layer does nothing
  * there). resolve_mode (engine.c) lists the layers on in st->mode.layer,
- * NULL-ended, in this order: android, salvage, keep, stream, redact,
- * names;
- * at a fixed point the core calls each listed layer's hook in that order,
+ * NULL-ended, in this order: histo, android, salvage, keep, stream,
+ * redact, names; at a fixed point the core calls each listed layer's hook in that order,
  * and where a hook returns 1 ("taken") the ones after it are not called.
  * A layer that is off is not listed, and costs nothing. The fast path's
  * hooks (sweep.c) are resolved once into st->mode.unit and
- * st->mode.room. */
+ * st->mode.room. The calls and how their answers combine: points.h. */
 struct hs_layer {
 	/* hs_init: the layer's configuration from cfg (its share of
 	 * hs_config), checked; it clears its flags in st->flags when it
@@ -377,9 +329,6 @@ static inline int table_ok(unsigned slots)
 /* names.c, for histo.c: the start of a STRING text as it goes out */
 void names_view(const struct hs_state *st, const unsigned char *p, size_t n,
                 int whole, unsigned char *out);
-/* hs_init, which resolves the mode: redaction's caches, the caller's
- * (st->rd.cfg), checked, taken or done without (hprof.h: struct
- * hs_redact) */
 /* exempt.c, for redact.c: what redaction lets through (the runtime's own
  * classes, the listed sizes), read from the STRING and LOAD_CLASS records
  * (the redact layer's reads_record and record hooks) */
@@ -393,163 +342,6 @@ int rd_set_has(const uint64_t *t, unsigned slots, uint64_t id);
 unsigned rd_sized_of(const struct hs_state *st, unsigned kind, uint64_t id);
 /* does the field named name of a listed class (pair cls) pass? */
 int rd_size_kept(const struct hs_state *st, unsigned cls, uint64_t name);
-
-/* Each layer on, in order: for (L_EACH(st, l)) ... (*l)->hook */
-#define L_EACH(st, l) const struct hs_layer *const *l = (st)->mode.layer; *l; l++
-
-/* The core's calls at its fixed points: every layer's hook in turn; those
- * returning int stop at the first that took the unit (1). */
-#define L_CALL(st, hook, ...) do { \
-	for (L_EACH(st, l_)) \
-		if ((*l_)->hook) \
-			(*l_)->hook(__VA_ARGS__); \
-} while (0)
-/* ... the first to take it (1) stops the turn */
-#define L_TAKES(st, hook, ...) \
-	for (L_EACH(st, l_)) \
-		if ((*l_)->hook && (*l_)->hook(__VA_ARGS__)) \
-			return 1; \
-	return 0
-
-static inline int lay_takes_record(const struct hs_state *st, unsigned tag,
-                                   uint32_t len)
-{
-	L_TAKES(st, takes_record, st, tag, len);
-}
-
-static inline int lay_heap_start(struct hs_state *st)
-{
-	L_TAKES(st, heap_start, st);
-}
-
-/* The act of the first layer that has one for this tag; else -1. */
-static inline int lay_act(const struct hs_state *st, unsigned tag)
-{
-	int a;
-
-	for (L_EACH(st, l))
-		if ((*l)->act && (a = (*l)->act(st, tag)) >= 0)
-			return a;
-	return -1;
-}
-
-static inline int lay_heap_header(struct hs_state *st)
-{
-	L_TAKES(st, heap_header, st);
-}
-
-static inline int lay_instance(struct hs_state *st, struct cur *c,
-                               const unsigned char *h, uint64_t len)
-{
-	L_TAKES(st, instance, st, c, h, len);
-}
-
-static inline int lay_objarray(struct hs_state *st, struct cur *c,
-                               const unsigned char *h, uint64_t len)
-{
-	L_TAKES(st, objarray, st, c, h, len);
-}
-
-static inline int lay_reserve(struct hs_state *st, uint64_t len)
-{
-	L_TAKES(st, reserve, st, len);
-}
-
-static inline int lay_array(struct hs_state *st, struct cur *c,
-                            const unsigned char *h, uint64_t bytes)
-{
-	L_TAKES(st, array, st, c, h, bytes);
-}
-
-static inline int lay_fields(const struct hs_state *st)
-{
-	L_TAKES(st, fields, st);
-}
-
-static inline int lay_record_end(struct hs_state *st, struct cur *c)
-{
-	L_TAKES(st, record_end, st, c);
-}
-
-static inline int lay_record_close(struct hs_state *st)
-{
-	L_TAKES(st, record_close, st);
-}
-
-static inline int lay_zeros_held(const struct hs_state *st)
-{
-	L_TAKES(st, zeros_held, st);
-}
-
-static inline int lay_zeros_copy(const struct hs_state *st)
-{
-	L_TAKES(st, zeros_copy, st);
-}
-
-static inline int lay_whole_units(const struct hs_state *st)
-{
-	L_TAKES(st, whole_units, st);
-}
-
-static inline int lay_rewrite(const struct hs_state *st, uint64_t in_off,
-                              size_t len)
-{
-	L_TAKES(st, rewrite, st, in_off, len);
-}
-
-static inline int lay_holds(const struct hs_state *st)
-{
-	L_TAKES(st, holds, st);
-}
-
-static inline int lay_finish(struct hs_state *st, struct cur *c)
-{
-	L_TAKES(st, finish, st, c);
-}
-
-/* The most bytes of a record body a layer reads (0: none). */
-static inline uint32_t lay_reads_record(const struct hs_state *st,
-                                        unsigned tag, uint32_t len)
-{
-	uint32_t most = 0, n;
-
-	for (L_EACH(st, l))
-		if ((*l)->reads_record &&
-		    (n = (*l)->reads_record(st, tag, len)) > most)
-			most = n;
-	return most;
-}
-
-/* The act for a class dump's value: the first layer's that has one. */
-static inline unsigned lay_value(struct hs_state *st, unsigned type)
-{
-	for (L_EACH(st, l))
-		if ((*l)->value)
-			return (*l)->value(st, type);
-	return ACT_PASS;
-}
-
-/* A field read one by one (PH_IF): the layer that took the fields (one
- * layer at most has the hook: resolve_mode). */
-static inline void lay_field(struct hs_state *st, const unsigned char *h)
-{
-	for (L_EACH(st, l))
-		if ((*l)->field) {
-			(*l)->field(st, h);
-			return;
-		}
-}
-
-/* A layer's phase: its step. */
-static inline int lay_step(struct hs_state *st, struct cur *c)
-{
-	int r;
-
-	for (L_EACH(st, l))
-		if ((*l)->step && (r = (*l)->step(st, c)) >= 0)
-			return r;
-	return 0;
-}
 
 /* ---- emit.c: the output; the cursor, inline ------------------------------ */
 

@@ -11,7 +11,7 @@
  * Record lengths never change. Every hook does nothing unless names are
  * on.
  */
-#include "internal.h"
+#include "points.h"
 
 #include <stdlib.h>
 

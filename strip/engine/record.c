@@ -5,7 +5,7 @@
  * passed or dropped, and a parse error (sticky, or the fallback's
  * verbatim copy).
  */
-#include "internal.h"
+#include "points.h"
 
 /* ---- records ----------------------------------------------------------- */
 

@@ -4,7 +4,7 @@
  * placeholder record (HS_OPEN_LEN), in whatever pieces it comes, closes
  * that record.
  */
-#include "internal.h"
+#include "points.h"
 
 /* HS_OPEN_LEN: the writer patched the length of the heap record whose
  * length field sits at input offset len_off to value. Closes the record

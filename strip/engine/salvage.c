@@ -6,7 +6,7 @@
  * the record, and completes the class dumps the cut left out. Every hook
  * does nothing unless salvaging.
  */
-#include "internal.h"
+#include "points.h"
 
 /* The element type a primitive array class name stands for ("[I" in
  * HotSpot dumps, "int[]" in ART's), else 0. */
