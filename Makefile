@@ -22,7 +22,7 @@ ALL_CFLAGS = $(WARN) $(CFLAGS)
 # names with and without 64, undefine it
 LFS = -D_FILE_OFFSET_BITS=64
 
-# the engine, its files top to bottom (strip/engine/internal.h)
+# the engine, its files top to bottom (strip/engine/internal.h strip/engine/points.h)
 ENGINE = strip/engine/rewrite.c strip/engine/engine.c strip/engine/histo.c strip/engine/android.c strip/engine/keep.c \
 	strip/engine/bitmap.c strip/engine/claims.c strip/engine/names.c strip/engine/redact.c strip/engine/exempt.c strip/engine/salvage.c strip/engine/record.c strip/engine/hold.c strip/engine/sweep.c \
 	strip/engine/segment.c strip/engine/emit.c strip/engine/format.c
@@ -33,8 +33,8 @@ IO_HDRS = strip/io/outbuf.h strip/io/namesmap.h strip/io/histo.h strip/io/lineou
 	strip/io/levels.h strip/io/escape.h
 CLI = strip/cli/cli.c strip/cli/args.c strip/cli/names.c strip/cli/out.c $(IO) \
 	strip/cli/info.c strip/cli/keepset.c strip/cli/standaside.c strip/cli/decomp.c \
-	strip/cli/notes.c strip/cli/counts.c strip/cli/histo.c strip/cli/histoload.c \
-	strip/cli/suspects.c $(ANALYZE)
+	strip/cli/input.c strip/cli/notes.c strip/cli/counts.c \
+	strip/cli/histo.c strip/cli/histoload.c strip/cli/suspects.c $(ANALYZE)
 # the leak analysis (hprofstrip --suspects), a reader of its own
 ANALYZE = strip/analyze/big.c strip/analyze/load.c strip/analyze/objects.c \
 	strip/analyze/graph.c strip/analyze/dom.c strip/analyze/findings.c \
@@ -42,7 +42,7 @@ ANALYZE = strip/analyze/big.c strip/analyze/load.c strip/analyze/objects.c \
 ANALYZE_HDRS = strip/analyze/big.h strip/analyze/heap.h strip/analyze/load.h \
 	strip/analyze/dom.h strip/analyze/report.h strip/analyze/suspects.h
 HDRS = strip/engine/hprof.h strip/engine/format.h strip/engine/histo.h strip/engine/layers.h \
-	strip/engine/internal.h strip/cli/cli.h strip/cli/run.h strip/cli/args.h \
+	strip/engine/internal.h strip/engine/points.h strip/cli/cli.h strip/cli/run.h strip/cli/args.h \
 	strip/cli/names.h strip/cli/out.h strip/cli/info.h \
 	strip/cli/keepset.h strip/cli/decomp.h strip/cli/histo.h $(IO_HDRS) \
 	strip/cli/suspects.h $(ANALYZE_HDRS)
@@ -68,15 +68,15 @@ $(BUILD)/hprofrestore: restore/hprofrestore.c $(ENGINE) $(CLI) $(HDRS) | $(BUILD
 	$(CC) $(ALL_CFLAGS) $(LFS) -o $@ restore/hprofrestore.c $(ENGINE) $(CLI) $(LDFLAGS)
 
 SHIM_SRC = preload/wrappers.c preload/libc.c preload/policy.c preload/say.c \
-	preload/api.c preload/fdtable.c preload/session.c preload/summary.c \
-	preload/tables.c preload/rawdump.c \
+	preload/api.c preload/fdtable.c preload/opens.c preload/session.c \
+	preload/feed.c preload/summary.c preload/tables.c preload/rawdump.c \
 	preload/calls.c preload/pipe.c preload/refuse.c preload/histofile.c \
 	preload/suspects.c preload/seal.c preload/inflate.c $(ENGINE) $(IO)
 SHIM_HDRS = preload/libc.h preload/policy.h preload/say.h preload/seal.h \
 	preload/inflate.h \
-	preload/fdtable.h preload/session.h preload/pipe.h preload/refuse.h \
+	preload/fdstate.h preload/fdtable.h preload/session.h preload/pipe.h preload/refuse.h \
 	strip/engine/hprof.h strip/engine/format.h strip/engine/layers.h \
-	strip/engine/internal.h strip/engine/histo.h \
+	strip/engine/internal.h strip/engine/points.h strip/engine/histo.h \
 	$(IO_HDRS) preload/hprofstrip.h
 
 # the hst_* API stays hidden in the shim (HPROFSTRIP_API empty): it
@@ -133,13 +133,13 @@ $(BUILD)/modes.h: tests/modes.tsv tests/modes.sh | $(BUILD)
 	tests/modes.sh header >$@.tmp && mv $@.tmp $@
 
 $(BUILD)/splitcheck: tests/splitcheck.c tests/cutrun.c tests/cutrun.h $(ENGINE) strip/io/histotext.c strip/io/lineout.c strip/io/histo.h \
-		strip/engine/hprof.h strip/engine/internal.h $(BUILD)/modes.h | $(BUILD)
+		strip/engine/hprof.h strip/engine/internal.h strip/engine/points.h $(BUILD)/modes.h | $(BUILD)
 	$(CC) $(ALL_CFLAGS) -I$(BUILD) -o $@ tests/splitcheck.c tests/cutrun.c $(ENGINE) \
 		strip/io/histotext.c strip/io/lineout.c $(LDFLAGS)
 
 # the engine's hold-back clamp, through the public API
 $(BUILD)/holdtest: tests/holdtest.c tests/check.h tests/dumpbuf.h $(ENGINE) strip/engine/hprof.h \
-		strip/engine/internal.h | $(BUILD)
+		strip/engine/internal.h strip/engine/points.h | $(BUILD)
 	$(CC) $(ALL_CFLAGS) -o $@ tests/holdtest.c $(ENGINE) $(LDFLAGS)
 
 # a dump of any size, made as it is written (a 32-bit writer past 2 GiB)
@@ -148,7 +148,7 @@ $(BUILD)/bigdump: tests/bigdump.c | $(BUILD)
 
 # keep-strings' pending table against a model
 $(BUILD)/pendtest: tests/pendtest.c tests/check.h $(ENGINE) strip/engine/hprof.h \
-		strip/engine/internal.h | $(BUILD)
+		strip/engine/internal.h strip/engine/points.h | $(BUILD)
 	$(CC) $(ALL_CFLAGS) -o $@ tests/pendtest.c $(ENGINE) $(LDFLAGS)
 
 # the names map's reader (hprofrestore --unredact) against a model

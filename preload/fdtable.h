@@ -1,28 +1,45 @@
 /*
  * Inside dump tracking (hprofstrip.h): the fd table, which fd refers to
- * which dump's session (session.h), and the pool of sessions. The
- * fd lifetime entry points (hst_opened, hst_begin, hst_close, hst_dup,
- * hst_replace, the fork handlers) are fdtable.c's; these are for the
- * others (api.c), which look a session up here and hand the call to it.
- * Lock order: the table, then a session. Not an interface for anyone
- * else.
+ * which dump's session (session.h; the map and its inline checks are
+ * fdstate.h's), and the pool of sessions. The fd lifetime entry points
+ * are opens.c's (hst_opened, hst_begin) and fdtable.c's (hst_close,
+ * hst_dup, hst_replace, the fork handlers); these are for the others
+ * (api.c), which look a session up and hand the call to it, and for the
+ * two halves of the table. Lock order: the table, then a session. Not
+ * an interface for anyone else.
  */
 #ifndef HPROFSTRIP_FDTABLE_H
 #define HPROFSTRIP_FDTABLE_H
 
+#include "fdstate.h"
 #include "session.h"
 
+#include <pthread.h>
 #include <stddef.h>
 #include <stdint.h>
 
-/* The fds the table holds: 0 to HST_MAX_FD - 1 (a test build makes it
- * smaller, to reach the fds past it). */
-#ifndef HST_MAX_FD
-#define HST_MAX_FD 65536
-#endif
+/* the table's lock: the map's and the pool's changes */
+extern FD_HIDDEN pthread_mutex_t table_lock;
 
-/* fd's session, or NULL. */
-struct session *table_session(int fd);
+/* fd refers to s (NULL: to none) from now on (table_lock held) */
+static inline void map_fd(int fd, struct session *s)
+{
+	__atomic_store_n(&table_fdmap[fd],
+	                 (unsigned char)(s ? s->slot + 1 : 0),
+	                 __ATOMIC_RELEASE);
+}
+
+/* Takes a free session (table_lock held): the first free slot, mapped if
+ * it is not yet; NULL if every slot is taken or (*nomem) no memory. */
+struct session *table_take(int *nomem);
+/* fd (unmapped here) stops referring to s; the last reference ends s's
+ * dump (closing: session_finish; else session_lost), then s is freed.
+ * Not with table_lock held. Returns 0, or the errno of a write that
+ * failed while ending the dump. */
+int table_end_ref(struct session *s, int fd, int closing);
+/* The kernel just handed out fd (open, dup...): whatever it referred to
+ * before was closed behind the shim's back, and is forgotten. */
+void table_fresh_fd(int fd);
 /* With s locked: 1 if fd still refers to s, 0 if it has none by now (a
  * session let go of or refused in another thread). */
 int table_holds(int fd, struct session *s);

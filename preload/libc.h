@@ -87,6 +87,10 @@ struct libc {
  * functions its caller hands it (hst_setup): the shim's are these. */
 extern struct hst_io hst;
 
+/* A file's writer (io_pwrite_fn): the real pwrite (the names map, the
+ * histogram, the bytes held while vetting). */
+ssize_t plain_pwrite(void *user, int fd, const void *buf, size_t len,
+                     int64_t off);
 /* A new file at path through hst.open: O_EXCL and O_NOFOLLOW, so never
  * an existing file, never through a symlink; mode less the umask. The fd
  * (close-on-exec), or -1 with errno. */

@@ -184,17 +184,6 @@ static void gz_give_up(struct session *s, int fd, const char *why,
 		                 : "; the dump is kept as the runtime wrote it");
 }
 
-/* The engine's sink for a gzip dump: the compressor alone (the file
- * holds the runtime's stream). */
-int gz_sink(void *user, const void *buf, size_t len)
-{
-	struct session *s = user;
-
-	if (s->piped)
-		pipe_send(&s->pm->pipe, buf, len);
-	return 0;
-}
-
 /* What gzip -dc gives back: the runtime's plain dump, stripped, once its
  * header shows it is this runtime's (gz_judged); a copy of an older dump
  * is given up on, written as it came. */

@@ -1,12 +1,17 @@
 /*
- * Inside dump tracking (hprofstrip.h): one dump's session. session.c holds
- * its life and its output (start, restart, the engine feed, flush, finish,
- * the compressor or filter child); tables.c the tables each feature asks
- * for (HPROFSTRIP_KEEP, _REDACT and its names map, a child's buffer);
- * rawdump.c the bytes kept as the runtime wrote them (a sealed segment, a
- * gzip dump); histofile.c the histogram; summary.c what it says at the
- * end; calls.c what each call of the runtime's does to it (write, lseek,
- * ftruncate, copy, and the vetting of the header). Their functions take
+ * Inside dump tracking (hprofstrip.h): one dump's session. Its files,
+ * each calling only those below it (tests/circles.sh):
+ *   calls.c      what each call of the runtime's does to it (write,
+ *                lseek, ftruncate, copy, the vetting of the header)
+ *   feed.c       the engine feed, and its end (finish, let go, lost)
+ *   summary.c    what it says at the end
+ *   rawdump.c    the bytes kept as the runtime wrote them (a sealed
+ *                segment, a gzip dump)
+ *   session.c    its start (and start over) and its output (flush, the
+ *                compressor or filter child)
+ *   tables.c     the tables each feature asks for (HPROFSTRIP_KEEP,
+ *                _REDACT and its names map, a child's buffer)
+ *   histofile.c  the histogram beside the dump Their functions take
  * a session, called with its lock held (api.c's session_call takes and
  * releases it); which fd is which session is the fd table's (fdtable.h).
  * Not an interface for anyone else.
@@ -154,7 +159,7 @@ struct pipe_mem {
  * hst_setup. */
 extern uint64_t hst_born_ms;
 
-/* ---- session.c: life and output ---------------------------------------- */
+/* ---- session.c (life and output) and feed.c (the feed, the end) -------- */
 
 /* Starts a dump of kind S_MAIN or S_SEGMENT in s: path for messages, base
  * the dump's (a segment's main dump's), dump the path as opened (relative
@@ -203,16 +208,15 @@ void session_lost(struct session *s);
 /* In a forked child: the dump is the parent's; s is free. */
 void session_forget(struct session *s);
 
-/* ---- session.c's own, for the files below ---------------------------- */
+/* ---- session.c's own, for the files above it ----------------------- */
 
 /* Says once that the engine fell back to copying verbatim. */
 void report(struct session *s);
 /* The dump's first write, to fd: its child starts (pipe_pending). */
 void start_child(struct session *s, int fd);
-/* A file's writer (io_pwrite_fn): the real pwrite (the names map, the
- * histogram, the bytes held while vetting). */
-ssize_t plain_pwrite(void *user, int fd, const void *buf, size_t len,
-                     int64_t off);
+/* A FIFO's writer (io_pwrite_fn): no offsets, the bytes in order. */
+ssize_t fifo_write(void *user, int fd, const void *buf, size_t len,
+                   int64_t off);
 
 /* ---- tables.c: each feature's tables, mapped once per slot ------------ */
 
@@ -252,8 +256,6 @@ int put_raw(struct session *s, int fd, const unsigned char *b, size_t len,
  * engine. 0 or an errno. */
 int put_gz(struct session *s, int fd, const void *buf, size_t len,
            uint64_t at);
-/* The engine's sink for a gzip dump: its compressor alone. */
-int gz_sink(void *user, const void *buf, size_t len);
 /* A gzip stream's end: 0, stripped; -1, the file as written is the dump
  * (or, failed closed, none: s->gz_failed). */
 int gz_end(struct session *s, int fd);

@@ -73,7 +73,7 @@ static __thread struct own {
  * neither fed to the dump (it would wait for this very thread) nor
  * written as it comes (unstripped, unredacted bytes at the wrong
  * offset): it fails and writes nothing. Writes to other files go on. */
-static int refused(int fd, const void *buf)
+static int nested(int fd, const void *buf)
 {
 	uintptr_t b = (uintptr_t)buf, o = (uintptr_t)own.buf;
 
@@ -87,12 +87,12 @@ static int refused(int fd, const void *buf)
 
 /* (a vector's first bytes are looked at only when the shim's own write
  * to fd is under way: a library below it that made it a vector) */
-static int refused_v(int fd, const struct iovec *iov, int cnt)
+static int nested_v(int fd, const struct iovec *iov, int cnt)
 {
 	if (!busy)
 		return 0;
-	return refused(fd, own.fd1 == fd + 1 && own.buf && iov && cnt > 0
-	                   ? iov[0].iov_base : NULL);
+	return nested(fd, own.fd1 == fd + 1 && own.buf && iov && cnt > 0
+	                  ? iov[0].iov_base : NULL);
 }
 
 /* The shim's own writes to its dumps (hst.pwrite, hst.ftruncate). */
@@ -121,7 +121,7 @@ static int own_ftruncate(int fd, int64_t len)
 	return r;
 }
 
-/* GUARDED for a call that writes to fd: refused() when nested. */
+/* GUARDED for a call that writes to fd: nested() refuses it. */
 #define GUARDED_W(type, check, direct, shimmed) \
 	GUARDED(type, (check) ? -1 : (direct), shimmed)
 
@@ -167,49 +167,49 @@ static ssize_t do_pwritev(int fd, const struct iovec *iov, int cnt,
 }
 
 /* A write that is none of dump tracking's goes straight on: a few loads
- * (hst_idle), no lock, nothing else. */
+ * (fd_idle, fdstate.h), no lock, no call, nothing else. */
 #define IDLE(fd, buf, len, direct)              \
 	do {                                    \
-		if (hst_idle(fd, buf, len))     \
+		if (fd_idle(fd, buf, len))      \
 			return direct;          \
 	} while (0)
 
 EXPORT ssize_t write(int fd, const void *buf, size_t len)
 {
 	IDLE(fd, buf, len, REAL(write)(fd, buf, len));
-	GUARDED_W(ssize_t, refused(fd, buf), REAL(write)(fd, buf, len),
+	GUARDED_W(ssize_t, nested(fd, buf), REAL(write)(fd, buf, len),
 	          do_write(fd, buf, len));
 }
 
 EXPORT ssize_t pwrite(int fd, const void *buf, size_t len, off_t off)
 {
 	IDLE(fd, buf, len, REAL(pwrite)(fd, buf, len, off));
-	GUARDED_W(ssize_t, refused(fd, buf), REAL(pwrite)(fd, buf, len, off),
+	GUARDED_W(ssize_t, nested(fd, buf), REAL(pwrite)(fd, buf, len, off),
 	          do_pwrite(fd, buf, len, (int64_t)off));
 }
 
 EXPORT ssize_t pwrite64(int fd, const void *buf, size_t len, int64_t off)
 {
 	IDLE(fd, buf, len, libc_pwrite(fd, buf, len, off));
-	GUARDED_W(ssize_t, refused(fd, buf), libc_pwrite(fd, buf, len, off),
+	GUARDED_W(ssize_t, nested(fd, buf), libc_pwrite(fd, buf, len, off),
 	          do_pwrite(fd, buf, len, off));
 }
 
 EXPORT ssize_t writev(int fd, const struct iovec *iov, int cnt)
 {
-	GUARDED_W(ssize_t, refused_v(fd, iov, cnt), REAL(writev)(fd, iov, cnt),
+	GUARDED_W(ssize_t, nested_v(fd, iov, cnt), REAL(writev)(fd, iov, cnt),
 	          do_writev(fd, iov, cnt));
 }
 
 EXPORT ssize_t pwritev(int fd, const struct iovec *iov, int cnt, off_t off)
 {
-	GUARDED_W(ssize_t, refused_v(fd, iov, cnt), REAL(pwritev)(fd, iov, cnt, off),
+	GUARDED_W(ssize_t, nested_v(fd, iov, cnt), REAL(pwritev)(fd, iov, cnt, off),
 	          do_pwritev(fd, iov, cnt, (int64_t)off));
 }
 
 EXPORT ssize_t pwritev64(int fd, const struct iovec *iov, int cnt, int64_t off)
 {
-	GUARDED_W(ssize_t, refused_v(fd, iov, cnt), libc_pwritev(fd, iov, cnt, off),
+	GUARDED_W(ssize_t, nested_v(fd, iov, cnt), libc_pwritev(fd, iov, cnt, off),
 	          do_pwritev(fd, iov, cnt, off));
 }
 
@@ -267,13 +267,13 @@ static int do_ftruncate32(int fd, off_t len)
 
 EXPORT int ftruncate(int fd, off_t len)
 {
-	GUARDED_W(int, refused(fd, NULL), REAL(ftruncate)(fd, len),
+	GUARDED_W(int, nested(fd, NULL), REAL(ftruncate)(fd, len),
 	          do_ftruncate32(fd, len));
 }
 
 EXPORT int ftruncate64(int fd, int64_t len)
 {
-	GUARDED_W(int, refused(fd, NULL), libc_ftruncate(fd, len),
+	GUARDED_W(int, nested(fd, NULL), libc_ftruncate(fd, len),
 	          do_ftruncate(fd, len));
 }
 
@@ -320,20 +320,20 @@ static ssize_t do_copy_file_range(int in, int64_t *in_off, int out,
 
 EXPORT ssize_t sendfile(int out, int in, off_t *off, size_t n)
 {
-	GUARDED_W(ssize_t, refused(out, NULL), REAL(sendfile)(out, in, off, n),
+	GUARDED_W(ssize_t, nested(out, NULL), REAL(sendfile)(out, in, off, n),
 	          do_sendfile32(out, in, off, n));
 }
 
 EXPORT ssize_t sendfile64(int out, int in, int64_t *off, size_t n)
 {
-	GUARDED_W(ssize_t, refused(out, NULL), libc_sendfile(out, in, off, n),
+	GUARDED_W(ssize_t, nested(out, NULL), libc_sendfile(out, in, off, n),
 	          do_sendfile(out, in, off, n));
 }
 
 EXPORT ssize_t copy_file_range(int in, int64_t *in_off, int out,
                                int64_t *out_off, size_t n, unsigned flags)
 {
-	GUARDED_W(ssize_t, refused(out, NULL),
+	GUARDED_W(ssize_t, nested(out, NULL),
 	          REAL(copy_file_range)(in, in_off, out, out_off, n, flags),
 	          do_copy_file_range(in, in_off, out, out_off, n, flags));
 }
@@ -378,7 +378,7 @@ static int do_fcntl(int (*fn)(int, int, unsigned long), int fd, int cmd,
 
 EXPORT int close(int fd)
 {
-	if (hst_idle_close(fd))
+	if (fd_idle_close(fd))
 		return REAL(close)(fd);
 	GUARDED(int, REAL(close)(fd), do_close(fd));
 }

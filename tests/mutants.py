@@ -195,7 +195,10 @@ AREAS = {
     "preload/refuse.c": SHIM,
     "preload/libc.c": [LIBCRACE] + SHIM + ["redact"],
     "preload/fdtable.c": SHIM,
+    "preload/opens.c": SHIM,
+    "preload/fdstate.h": SHIM,
     "preload/session.c": SHIM + ["redact"],
+    "preload/feed.c": SHIM + ["redact"],
     "preload/tables.c": SHIM + ["redact"],
     "preload/rawdump.c": SHIM + ["redact", "gzip-dumps"],
     "preload/summary.c": SHIM + ["redact"],
@@ -254,7 +257,7 @@ MUTANTS = [
     ("engine: the JDK 8 patch range is off by one", "strip/engine/rewrite.c",
      "in_off >= lo && in_off + len <= lo + 4)",
      "in_off >= lo && in_off + len <= lo + 3)"),
-    ("shim: trunc_at_end is never set", "preload/fdtable.c",
+    ("shim: trunc_at_end is never set", "preload/opens.c",
      "\t\ts->trunc_at_end = sb.st_size > 0;",
      "\t\ts->trunc_at_end = 0;"),
     # ---- survived before issue 8 -----------------------------------------
@@ -269,15 +272,15 @@ MUTANTS = [
      "\t\te = session_feed(s, fd, b + k, n - k, pos);"),
     ("shim: a static table of sessions sits in every process's .bss",
      "preload/fdtable.c",
-     "static struct session *pool[MAX_SESSIONS];",
-     "static struct session *pool[MAX_SESSIONS], spare[MAX_SESSIONS] "
-     "__attribute__((used));"),
+     "struct session *table_pool[MAX_SESSIONS];",
+     "struct session *table_pool[MAX_SESSIONS];\n"
+     "static struct session spare[MAX_SESSIONS] __attribute__((used));"),
     ("shim: ART's ftruncate(fd, 0) erase is ignored", "preload/calls.c",
      "\t\tr = hst.ftruncate(fd, 0);\n"
      "\t\tif (r == 0)\n"
      "\t\t\tsession_restart(s);",
      "\t\tr = 0;\n\t\tif (r == 1)\n\t\t\tsession_restart(s);"),
-    ("shim: JDK 22 .pN segments take the wrong id size", "preload/fdtable.c",
+    ("shim: JDK 22 .pN segments take the wrong id size", "preload/opens.c",
      "\tunsigned i, idsize = (unsigned)sizeof(void *);",
      "\tunsigned i, idsize = 4;"),
     ("shim: JDK 22 .pN segments are not tracked", "preload/policy.c",
@@ -350,7 +353,7 @@ MUTANTS = [
      "\tif (!rc && closefrom)\n",
      "\tif (0 && closefrom)\n"),
     ("shim: the plain copy is removed though the compressor failed",
-     "preload/session.c",
+     "preload/feed.c",
      "\tif (pipe_finish(p, why, sizeof why, &s->lock)) {",
      "\tif (pipe_finish(p, why, sizeof why, &s->lock) && 0) {"),
     ("engine: --salvage keeps the bytes of the cut sub-record",
@@ -372,7 +375,7 @@ MUTANTS = [
     ("shim: ART's libart.so does not count as a runtime", "preload/policy.c",
      "\treturn !strcmp(b, \"libjvm.so\") || !strcmp(b, \"libart.so\");",
      "\treturn !strcmp(b, \"libjvm.so\");"),
-    ("shim: files this process creates are never sniffed", "preload/fdtable.c",
+    ("shim: files this process creates are never sniffed", "preload/opens.c",
      "\t\tset_fd_state(fd, writes && (flags & (O_CREAT | O_TRUNC))",
      "\t\tset_fd_state(fd, 0 && writes && (flags & (O_CREAT | O_TRUNC))"),
     ("shim: the tools' request to stand aside is ignored",
@@ -383,13 +386,13 @@ MUTANTS = [
      "\t\tbusy = 1;                         \\",
      "\t\tbusy = 0;                         \\"),
     ("shim: a file with content opened without O_TRUNC is tracked",
-     "preload/fdtable.c",
+     "preload/opens.c",
      "\t    (!(flags & O_TRUNC) && sb.st_size > 0))\n\t\tgoto out;",
      "\t    0)\n\t\tgoto out;"),
     ("shim: ftruncate(fd, 0) does not restart the dump", "preload/calls.c",
      "\t\tif (r == 0)\n\t\t\tsession_restart(s);",
      "\t\tif (r == 0)\n\t\t\ts->voff = s->voff;"),
-    ("shim: a write past the end feeds no zeros", "preload/session.c",
+    ("shim: a write past the end feeds no zeros", "preload/feed.c",
      "\tif (at > s->st.in_off)\n\t\tgap(s, at);\n",
      ""),
     ("engine: a rewrite of the header is dropped", "strip/engine/rewrite.c",
@@ -432,7 +435,7 @@ MUTANTS = [
      "preload/fdtable.c",
      "\tif (fd_state(oldfd) || fd_state(newfd))\n\t\talias_fd(oldfd, newfd);",
      "\tif (table_session(oldfd))\n\t\talias_fd(oldfd, newfd);"),
-    ("shim: a forked child keeps the compressor's socket", "preload/session.c",
+    ("shim: a forked child keeps the compressor's socket", "preload/feed.c",
      "\tif (s->piped)\n\t\tpipe_forget(&s->pm->pipe);\n",
      ""),
     ("tools: stdout written in place is left where it was", "strip/cli/out.c",
@@ -460,7 +463,7 @@ MUTANTS = [
      ""),
     # ---- issue 18: whose dumps ----------------------------------------------
     ("shim: a process that hosts no runtime and is not named strips",
-     "preload/fdtable.c",
+     "preload/opens.c",
      "\treturn policy_opted_in() ? VET_MAGIC : -1;",
      "\treturn policy_opted_in() ? VET_MAGIC : VET_MAGIC;"),
     ("shim: HPROFSTRIP_PROGRAMS names no program", "preload/policy.c",
@@ -485,10 +488,10 @@ MUTANTS = [
     ("shim: a full disk does not give the compressor up", "preload/session.c",
      "\tif (n >= 0 || (e != ENOSPC && e != EDQUOT) ||",
      "\tif (1 || n >= 0 || (e != ENOSPC && e != EDQUOT) ||"),
-    ("shim: a FIFO target is not tracked", "preload/fdtable.c",
+    ("shim: a FIFO target is not tracked", "preload/opens.c",
      "(!S_ISREG(sb.st_mode) && !S_ISFIFO(sb.st_mode))",
      "!S_ISREG(sb.st_mode)"),
-    ("shim: a JDK 22 segment is tracked without its dump", "preload/fdtable.c",
+    ("shim: a JDK 22 segment is tracked without its dump", "preload/opens.c",
      "\t\tif (!main) {\n"
      "\t\t\tpthread_mutex_unlock(&table_lock);\n"
      "\t\t\tif (refuse_wanted())\n"
@@ -559,7 +562,7 @@ MUTANTS = [
      "\t\tif (s[k] != w[k])\n\t\t\treturn 0;"),
     # ---- issue 27: redaction fails closed; the names map ------------------
     ("closed: a dump with no slot or past the fd table written whole under "
-     "redaction", "preload/fdtable.c",
+     "redaction", "preload/opens.c",
      "\tif (refuse_wanted())\n\t\trefuse_fd(fd, dirfd, path, why, fix);",
      "\tif (0)\n\t\trefuse_fd(fd, dirfd, path, why, fix);"),
     ("closed: the runtime's -gz dump written whole under redaction",
@@ -618,7 +621,7 @@ MUTANTS = [
      "\tif (__atomic_exchange_n(&told, 1, __ATOMIC_RELAXED))\n\t\treturn 2;",
      "\tif (__atomic_exchange_n(&told, 1, __ATOMIC_RELAXED) || 1)\n\t\treturn 2;"),
     ("shim: a glob of HPROFSTRIP_PATTERN fnmatch cannot read is not said",
-     "preload/fdtable.c",
+     "preload/opens.c",
      "\tif (p->pattern_bad[0] && !__atomic_load_n(&told, __ATOMIC_RELAXED) &&",
      "\tif (0 && p->pattern_bad[0] && !__atomic_load_n(&told, __ATOMIC_RELAXED) &&"),
     ("shim: a glob fnmatch cannot read is tried all the same", "preload/policy.c",
@@ -660,11 +663,11 @@ MUTANTS = [
      "\t\tif (k > n) {\n\t\t\tif (far)\n\t\t\t\treturn 1;",
      "\t\tif (k > n) {\n\t\t\tif (far && 0)\n\t\t\t\treturn 1;"),
     ("bystanders: a first write is let go without a look at its header",
-     "preload/fdtable.c",
+     "preload/fdstate.h",
      "\t    (len >= HS_MAGIC_LEN && *(const char *)buf == HS_MAGIC[0]))",
      "\t    0)"),
     ("bystanders: a dump's close is let go as a bystander's",
-     "preload/fdtable.c",
+     "preload/fdstate.h",
      "\tif (st && st <= MAX_SESSIONS)\n\t\treturn 0;\n\tif (st)",
      "\tif (st)"),
     ("bystanders: a refusal is not marked for the quick check",
@@ -685,7 +688,7 @@ MUTANTS = [
      "\tpthread_once(&once, parse_once);",
      "\t(void)once;\n\tparse_once();", [TSAN]),
     ("threads: a segment's counts go into its main without the main's lock",
-     "preload/session.c",
+     "preload/feed.c",
      "\t\tpthread_mutex_lock(&m->lock);\n"
      "\t\tif (m->kind == S_MAIN &&\n"
      "\t\t    !__atomic_load_n(&m->leaving, __ATOMIC_RELAXED)) {\n"
@@ -702,7 +705,7 @@ MUTANTS = [
      "\t\t\tm->seg_arrays += s->st.arrays;\n"
      "\t\t\tm->seg_withheld += s->st.withheld;\n"
      "\t\t}", [TSAN]),
-    ("threads: the main's id size is read without its lock", "preload/fdtable.c",
+    ("threads: the main's id size is read without its lock", "preload/opens.c",
      "\t\tpthread_mutex_lock(&main->lock);\n"
      "\t\tif (main->st.idsize)\n"
      "\t\t\tidsize = main->st.idsize;\n"
@@ -722,7 +725,7 @@ MUTANTS = [
      "\tif (own.fd1 == fd + 1 && (buf ?",
      "\tif (own.fd1 == fd + 2 && (buf ?"),
     ("errno: a sniffed write saves errno after the policy's parse",
-     "preload/fdtable.c",
+     "preload/opens.c",
      "\tif (!policy()->sniff || !buf || len < HS_MAGIC_LEN ||",
      "\tif (!policy()->sniff || (saved = errno, !buf) || len < HS_MAGIC_LEN ||"),
     # ---- issue 28: each layer's memory is the caller's ---------------------

@@ -1,8 +1,9 @@
 /*
- * Between the front end's runs (cli.h): cli.c's input (opened, sniffed,
- * decompressed, fed to the engine), its messages and the checks every
- * run makes; what a run says, notes.c's; and the runs that write no
- * dump, counts.c's --info and --histo.
+ * Between the front end's files (cli.h), each calling only those below
+ * it: cli.c (a transform's run, the mode chosen), counts.c (the runs
+ * that write no dump: --info, --histo), notes.c (what a run says),
+ * input.c (IN opened, sniffed, decompressed, fed to the engine; the
+ * checks every run makes of its output).
  */
 #ifndef HPROFSTRIP_CLI_RUN_H
 #define HPROFSTRIP_CLI_RUN_H
@@ -38,6 +39,8 @@ void run_input_error(struct run *r, const char *what, const char *why);
  * (said). */
 int run_input_sniff(struct run *r);
 
+/* A compressed input: its decompressor started. -1 if it cannot be (said). */
+int run_input_start(struct run *r);
 /* The whole input through the engine, decompressed if need be (the
  * decompressor started and reaped, its status checked): 0, or -1 with the
  * message said. An offset the engine names is one of the decompressed
